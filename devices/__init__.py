@@ -1,0 +1,1 @@
+"""Built-in device profiles (YAML), shipped inside the wheel as roofline.devices."""

@@ -1,0 +1,1 @@
+"""Microbenchmarks that calibrate a device (import name: roofline.microbench)."""

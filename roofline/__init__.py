@@ -1,0 +1,32 @@
+"""roofline: roofline performance modeling.
+
+Library entry points::
+
+    from roofline import find_device, read_kernels, place
+    device = find_device("v100-sxm2")
+    placements = place(read_kernels("kernels.csv"), device)
+    placements.records()       # one dict per kernel: bound, level, efficiency ...
+
+Everything is in SI units (seconds, bytes, FLOP).
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .errors import Advice, InputError, MissingMetricError, RooflineError  # noqa: E402
+from .model import Ceiling, Device, Kernel, KernelSet, MemoryLevel  # noqa: E402
+from .placement import Placements, Rules, place  # noqa: E402
+from .profile import find_device, load_device, save_device  # noqa: E402
+
+
+def read_kernels(*paths) -> KernelSet:
+    """Kernels from any supported profile file(s) (kernels.csv, ncu, nvprof,
+    nsys, Kineto), as one :class:`KernelSet`."""
+    from .importers import read_profile
+    kernels = [k for p in paths for k in read_profile(p).kernels]
+    return KernelSet.from_kernels(kernels)
+
+
+__all__ = ["Advice", "Ceiling", "Device", "InputError", "Kernel", "KernelSet", "MemoryLevel",
+           "MissingMetricError", "Placements", "RooflineError", "Rules", "find_device",
+           "load_device", "place", "read_kernels", "save_device"]

@@ -1,0 +1,270 @@
+"""Core types: what a device can do and what a kernel did. numpy at most.
+
+All quantities in SI base units: seconds, bytes, FLOP, FLOP/s, bytes/s, Hz.
+Names carry the unit where a value crosses an interface (``time_s``,
+``bytes_s``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .errors import Advice
+
+# Memory level names, nearest the cores first. HBM/GDDR is "DRAM"; the host
+# link is "PCIe" (NVLink-C2C and the like also go there).
+LEVELS = ("L1", "L2", "L3", "DRAM", "PCIe")
+HOST_LINK = "PCIe"
+
+# Compute ceiling keys. tensor_* run on matrix units; int32 counts integer ops.
+PRECISIONS = ("fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "int32", "int8",
+              "tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
+              "tensor_fp8", "tensor_int8")
+
+# When a device has no ceiling for a kernel's precision, its work runs on the
+# next unit down this chain (fp16 on a GTX 970 runs at the fp32 rate or
+# slower; a conservative roof would overstate nothing).
+PRECISION_FALLBACK = {
+    "fp16": "fp32", "bf16": "fp32", "tf32": "fp32", "fp8": "fp16",
+    "int8": "int32", "int32": "fp32",
+    "tensor_fp16": "fp16", "tensor_bf16": "bf16", "tensor_tf32": "fp32",
+    "tensor_fp8": "tensor_fp16", "tensor_int8": "int8", "tensor_fp64": "fp64",
+}
+
+
+def _frozen(mapping: Mapping | None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """One roof: a rate (FLOP/s, bytes/s or warp instructions/s).
+
+    ``value`` is the rate the roof is drawn at. For a measured ceiling it is
+    the best sample (peaks come from the max; the median is the robust
+    figure) and ``samples`` keeps every raw rate. ``theoretical`` is the
+    datasheet rate at the clock actually observed, when known.
+    """
+
+    value: float
+    samples: tuple[float, ...] = ()
+    theoretical: float | None = None
+    clock_hz: float | None = None
+    source: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
+        if not (math.isfinite(self.value) and self.value > 0):
+            raise ValueError(f"a ceiling must be a positive finite rate, got {self.value!r}")
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.samples)) if self.samples else self.value
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median of the samples; 0 for a datasheet figure."""
+        if len(self.samples) < 2:
+            return 0.0
+        return (max(self.samples) - min(self.samples)) / self.median
+
+    @property
+    def fraction_of_theoretical(self) -> float | None:
+        return self.value / self.theoretical if self.theoretical else None
+
+    def scaled(self, factor: float) -> "Ceiling":
+        return replace(self, value=self.value * factor,
+                       samples=tuple(s * factor for s in self.samples),
+                       theoretical=None if self.theoretical is None else self.theoretical * factor)
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    """A memory level or the host link: bandwidth plus what is known of it."""
+
+    name: str
+    bandwidth: Ceiling
+    transaction_bytes: float | None = None
+    capacity_bytes: float | None = None
+
+    @property
+    def bytes_s(self) -> float:
+        return self.bandwidth.value
+
+
+@dataclass(frozen=True)
+class Device:
+    """What a device can do: the ceilings of its rooflines.
+
+    ``memory`` is ordered nearest the cores first, host link last.
+    ``instruction_rate`` is in warp instructions per second (GPU) or
+    instructions per second (CPU). ``provenance`` says where the numbers
+    come from (``method``: measured or datasheet, tool, version, date,
+    sources).
+    """
+
+    name: str
+    kind: str
+    compute: Mapping[str, Ceiling]
+    memory: Mapping[str, MemoryLevel]
+    instruction_rate: Ceiling | None = None
+    launch_overhead_s: float | None = None
+    clocks_hz: Mapping[str, float] = field(default_factory=dict)
+    architecture: Mapping[str, object] = field(default_factory=dict)
+    provenance: Mapping[str, object] = field(default_factory=dict)
+    warnings: tuple[Advice, ...] = ()
+
+    def __post_init__(self):
+        if self.kind not in ("cpu", "gpu"):
+            raise ValueError(f"device kind must be 'cpu' or 'gpu', got {self.kind!r}")
+        if not self.compute:
+            raise ValueError(f"device {self.name!r} has no compute ceiling")
+        ordered = sorted(self.memory.items(), key=lambda kv: _level_rank(kv[0]))
+        object.__setattr__(self, "memory", _frozen(ordered))
+        object.__setattr__(self, "compute", _frozen(self.compute))
+        object.__setattr__(self, "clocks_hz", _frozen(self.clocks_hz))
+        object.__setattr__(self, "architecture", _frozen(self.architecture))
+        object.__setattr__(self, "provenance", _frozen(self.provenance))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+
+    def compute_rate(self, precision: str) -> float:
+        """FLOP/s for work of ``precision``, falling back down the unit chain."""
+        key = self.compute_key(precision)
+        return self.compute[key].value
+
+    def compute_key(self, precision: str) -> str:
+        key = precision
+        while key not in self.compute:
+            key = PRECISION_FALLBACK.get(key)
+            if key is None:
+                return self.peak_precision
+        return key
+
+    @property
+    def peak_precision(self) -> str:
+        """The non-tensor precision with the highest rate (the default roof)."""
+        vector = {k: c for k, c in self.compute.items() if not k.startswith("tensor")}
+        pool = vector or self.compute
+        return max(pool, key=lambda k: pool[k].value)
+
+    def bandwidth(self, level: str) -> float:
+        return self.memory[level].bytes_s
+
+    def ridge_point(self, level: str, precision: str | None = None) -> float:
+        """Arithmetic intensity (FLOP/byte) where the ``level`` roof meets the
+        compute roof of ``precision``."""
+        return self.compute_rate(precision or self.peak_precision) / self.bandwidth(level)
+
+    def attainable(self, intensity, level: str, precision: str | None = None):
+        """Roofline: min(peak, intensity x bandwidth), vectorised over intensity."""
+        peak = self.compute_rate(precision or self.peak_precision)
+        return np.minimum(peak, np.asarray(intensity, dtype=float) * self.bandwidth(level))
+
+
+def _level_rank(name: str) -> tuple[int, str]:
+    return (LEVELS.index(name) if name in LEVELS else len(LEVELS) - 1, name)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What one kernel (or kernel group) did.
+
+    ``time_s`` is the total over ``count`` invocations (NaN when the profile
+    has no time). ``flops`` maps precision to FLOP, ``bytes`` maps memory
+    level to bytes moved, both totals over all invocations.
+    ``instructions`` are warp instructions; ``transactions`` per level.
+    """
+
+    name: str
+    time_s: float = math.nan
+    count: int = 1
+    flops: Mapping[str, float] = field(default_factory=dict)
+    bytes: Mapping[str, float] = field(default_factory=dict)
+    instructions: float | None = None
+    transactions: Mapping[str, float] = field(default_factory=dict)
+    launch: Mapping[str, object] = field(default_factory=dict)
+    source: str = ""
+    family: str = ""
+    variant: str = ""
+    modelled: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "flops", _frozen(self.flops))
+        object.__setattr__(self, "bytes", _frozen(self.bytes))
+        object.__setattr__(self, "transactions", _frozen(self.transactions))
+        object.__setattr__(self, "launch", _frozen(self.launch))
+
+    @property
+    def work(self) -> float:
+        return float(sum(self.flops.values()))
+
+
+class KernelSet:
+    """Many kernels as columns, for vectorised placement of millions of rows.
+
+    ``flops`` and ``bytes`` map a precision or level to a float array (NaN
+    where a kernel has no such counter). Build with :meth:`from_kernels` or
+    directly from arrays (importers of huge traces do the latter).
+    """
+
+    def __init__(self, names, time_s, count=None, flops=None, bytes=None,
+                 families=None, variants=None, instructions=None):
+        self.names = np.asarray(names, dtype=object)
+        n = len(self.names)
+        self.time_s = _column(time_s, n, "time_s")
+        self.count = _column(np.ones(n) if count is None else count, n, "count")
+        self.flops = {k: _column(v, n, f"flops[{k}]") for k, v in (flops or {}).items()}
+        self.bytes = {k: _column(v, n, f"bytes[{k}]") for k, v in (bytes or {}).items()}
+        self.families = np.asarray([""] * n if families is None else families, dtype=object)
+        self.variants = np.asarray([""] * n if variants is None else variants, dtype=object)
+        self.instructions = None if instructions is None else _column(instructions, n, "instructions")
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @classmethod
+    def from_kernels(cls, kernels: Iterable[Kernel]) -> "KernelSet":
+        ks = list(kernels)
+        precisions = sorted({p for k in ks for p in k.flops})
+        levels = sorted({lv for k in ks for lv in k.bytes}, key=_level_rank)
+        nan = math.nan
+        has_inst = any(k.instructions is not None for k in ks)
+        return cls(
+            names=[k.name for k in ks],
+            time_s=[k.time_s for k in ks],
+            count=[k.count for k in ks],
+            flops={p: [k.flops.get(p, nan) for k in ks] for p in precisions},
+            bytes={lv: [k.bytes.get(lv, nan) for k in ks] for lv in levels},
+            families=[k.family for k in ks],
+            variants=[k.variant for k in ks],
+            instructions=[nan if k.instructions is None else k.instructions for k in ks] if has_inst else None,
+        )
+
+    def kernels(self) -> list[Kernel]:
+        out = []
+        for i in range(len(self)):
+            out.append(Kernel(
+                name=str(self.names[i]), time_s=float(self.time_s[i]), count=int(self.count[i]),
+                flops={p: float(v[i]) for p, v in self.flops.items() if not math.isnan(v[i])},
+                bytes={lv: float(v[i]) for lv, v in self.bytes.items() if not math.isnan(v[i])},
+                instructions=None if self.instructions is None or math.isnan(self.instructions[i]) else float(self.instructions[i]),
+                family=str(self.families[i]), variant=str(self.variants[i])))
+        return out
+
+    def work(self) -> np.ndarray:
+        """Total FLOP per kernel (NaN where no precision has a counter)."""
+        if not self.flops:
+            return np.full(len(self), math.nan)
+        stack = np.vstack(list(self.flops.values()))
+        return np.where(np.all(np.isnan(stack), axis=0), math.nan, np.nansum(stack, axis=0))
+
+
+def _column(values, n: int, what: str) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    if arr.shape != (n,):
+        raise ValueError(f"{what} has shape {arr.shape}, expected ({n},)")
+    return arr

@@ -1,0 +1,245 @@
+"""Kernels placed on a device's rooflines, and the bound class of each.
+
+The reading (from "Making Deep Learning Go Brrrr", and the hierarchical
+roofline of Yang et al.): for each kernel
+
+    t_compute = sum_p flops_p / peak_p          (each precision on its unit)
+    t_level   = bytes_level / bandwidth_level   (every level with a counter)
+    t_roof    = max(t_compute, t_level ...)
+
+The largest term names the limiter. When t_roof explains less than
+``overhead_share`` of the measured time, the roofline does not explain the
+kernel and it is overhead-bound: launch-bound when its time per call is
+within ``launch_multiple`` x the device's launch overhead, otherwise
+latency/occupancy-bound. Efficiency is t_roof / t (= achieved FLOP/s /
+attainable FLOP/s when the kernel does FLOPs); headroom is its inverse.
+
+All of it is vectorised over a :class:`~roofline.model.KernelSet`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import Advice
+from .model import Device, KernelSet
+
+COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN = "compute", "bandwidth", "overhead", "unknown"
+LAUNCH, LATENCY = "launch", "latency"
+# Fine classes; launch and latency are the two kinds of overhead.
+CLASSES = (COMPUTE, BANDWIDTH, LAUNCH, LATENCY, UNKNOWN)
+_CODE = {c: i for i, c in enumerate(CLASSES)}
+_BOUND_OF = {COMPUTE: COMPUTE, BANDWIDTH: BANDWIDTH, LAUNCH: OVERHEAD,
+             LATENCY: OVERHEAD, UNKNOWN: UNKNOWN}
+
+# A point this far above its roof is reported (counter or ceiling error).
+ABOVE_ROOF_TOLERANCE = 1.05
+# Families that do no FLOPs by nature: no "missing FLOP counter" warning.
+NO_FLOP_FAMILIES = frozenset({"memcpy", "memset"})
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The thresholds of the classification (documented in docs/concepts.md)."""
+
+    overhead_share: float = 0.5
+    launch_multiple: float = 4.0
+
+
+@dataclass
+class Placements:
+    """Columns, one entry per kernel; see the module doc for the formulas."""
+
+    kernels: KernelSet
+    device: Device
+    work: np.ndarray
+    time_compute_s: np.ndarray
+    time_level_s: dict[str, np.ndarray]
+    roofline_time_s: np.ndarray
+    limiter_names: tuple[str, ...]
+    limiter_index: np.ndarray  # into limiter_names; -1 where nothing is known
+    code: np.ndarray           # index into CLASSES
+    efficiency: np.ndarray
+    intensity: dict[str, np.ndarray]
+    warnings: list[Advice] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.kernels)
+
+    # Kept as small integer codes: object arrays of strings would cost more
+    # than the whole placement for a million kernels.
+    @property
+    def limiter(self) -> np.ndarray:
+        names = np.array(self.limiter_names + ("",), dtype=object)
+        return names[self.limiter_index]
+
+    @property
+    def bound(self) -> np.ndarray:
+        return np.array([_BOUND_OF[c] for c in CLASSES], dtype=object)[self.code]
+
+    @property
+    def level(self) -> np.ndarray:
+        return np.where(self.code == _CODE[BANDWIDTH], self.limiter, "")
+
+    @property
+    def overhead_kind(self) -> np.ndarray:
+        kinds = np.array([c if c in (LAUNCH, LATENCY) else "" for c in CLASSES], dtype=object)
+        return kinds[self.code]
+
+    @property
+    def time_per_call_s(self) -> np.ndarray:
+        return self.kernels.time_s / np.maximum(self.kernels.count, 1)
+
+    @property
+    def achieved_flop_s(self) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.work / self.kernels.time_s
+
+    @property
+    def attainable_flop_s(self) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.roofline_time_s > 0, self.work / self.roofline_time_s, math.nan)
+
+    @property
+    def headroom(self) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1.0 / self.efficiency
+
+    @property
+    def cache_aware_intensity(self) -> np.ndarray:
+        """FLOP per byte at the nearest level with a counter (Ilic et al.):
+        every access as the cores see it."""
+        out = np.full(len(self), math.nan)
+        for lv in reversed(list(self.intensity)):
+            vals = self.intensity[lv]
+            out = np.where(np.isnan(vals), out, vals)
+        return out
+
+    def records(self) -> list[dict]:
+        """One plain dict per kernel (the JSON/CSV shape of ``classify``)."""
+        ach, att = self.achieved_flop_s, self.attainable_flop_s
+        bound, level, kind, limiter = self.bound, self.level, self.overhead_kind, self.limiter
+        ks = self.kernels
+        rows = []
+        for i in range(len(self)):
+            rows.append({
+                "name": str(ks.names[i]),
+                "family": str(ks.families[i]) or None,
+                "variant": str(ks.variants[i]) or None,
+                "count": int(ks.count[i]),
+                "time_s": _num(ks.time_s[i]),
+                "flops": _num(self.work[i]),
+                "bytes": {lv: _num(v[i]) for lv, v in ks.bytes.items() if not math.isnan(v[i])},
+                "bound": str(bound[i]),
+                "level": level[i] or None,
+                "overhead_kind": kind[i] or None,
+                "limiter": limiter[i] or None,
+                "intensity": {lv: _num(v[i]) for lv, v in self.intensity.items() if math.isfinite(v[i])},
+                "achieved_flop_s": _num(ach[i]),
+                "attainable_flop_s": _num(att[i]),
+                "roofline_time_s": _num(self.roofline_time_s[i]),
+                "efficiency": _num(self.efficiency[i]),
+            })
+        return rows
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placements:
+    """Place every kernel on ``device``'s rooflines and classify it."""
+    n = len(kernels)
+    warnings: list[Advice] = []
+    no_flop_family = np.zeros(n, dtype=bool)
+    for family in NO_FLOP_FAMILIES:
+        no_flop_family |= kernels.families == family
+    work = kernels.work()
+    work = np.where(np.isnan(work) & no_flop_family, 0.0, work)
+
+    t_compute = _compute_time(kernels, device)
+    t_levels, intensity = _level_times(kernels, device, work, warnings)
+
+    stack = np.vstack([t_compute] + list(t_levels.values()))
+    limiter_names = ("compute",) + tuple(t_levels)
+    known = ~np.all(np.isnan(stack), axis=0)
+    filled = np.where(np.isnan(stack), -1.0, stack)
+    limiter_index = np.where(known, np.argmax(filled, axis=0), -1).astype(np.int8)
+    t_roof = np.where(known, np.max(filled, axis=0), math.nan)
+
+    time_s = kernels.time_s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        efficiency = np.where(time_s > 0, t_roof / time_s, math.nan)
+
+    code = np.where(limiter_index == 0, _CODE[COMPUTE], _CODE[BANDWIDTH]).astype(np.int8)
+    code[~known] = _CODE[UNKNOWN]
+    overhead = known & np.isfinite(efficiency) & (efficiency < rules.overhead_share)
+    per_call = time_s / np.maximum(kernels.count, 1)
+    launch_floor = rules.launch_multiple * (device.launch_overhead_s or 0.0)
+    code[overhead & (per_call <= launch_floor)] = _CODE[LAUNCH]
+    code[overhead & (per_call > launch_floor)] = _CODE[LATENCY]
+
+    _warn_missing(kernels, work, known, no_flop_family, warnings)
+    _warn_above_roof(kernels, efficiency, warnings)
+    return Placements(kernels, device, work, t_compute, t_levels, t_roof,
+                      limiter_names, limiter_index, code, efficiency, intensity, warnings)
+
+
+def _compute_time(kernels: KernelSet, device: Device) -> np.ndarray:
+    """Sum over precisions of FLOP / peak; NaN where no precision is known."""
+    n = len(kernels)
+    total = np.zeros(n)
+    seen = np.zeros(n, dtype=bool)
+    for precision, flops in kernels.flops.items():
+        has = ~np.isnan(flops)
+        total = total + np.where(has, flops, 0.0) / device.compute_rate(precision)
+        seen |= has
+    return np.where(seen, total, math.nan)
+
+
+def _level_times(kernels: KernelSet, device: Device, work: np.ndarray,
+                 warnings: list[Advice]) -> tuple[dict, dict]:
+    times, intensity = {}, {}
+    for lv, nbytes in kernels.bytes.items():
+        if lv not in device.memory:
+            if np.any(~np.isnan(nbytes)):
+                warnings.append(Advice(
+                    f"device {device.name!r} has no {lv} ceiling; those bytes are ignored",
+                    "use a device profile that measures this level", subject=lv))
+            continue
+        times[lv] = nbytes / device.bandwidth(lv)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            intensity[lv] = np.where(nbytes > 0, work / nbytes, math.nan)
+    order = [lv for lv in device.memory if lv in times]
+    return {lv: times[lv] for lv in order}, {lv: intensity[lv] for lv in order}
+
+
+def _warn_missing(kernels, work, known, no_flop_family, warnings):
+    no_counters = ~known
+    if no_counters.any():
+        warnings.append(Advice(
+            f"{int(no_counters.sum())} kernel(s) have neither FLOP nor byte counters and cannot be placed",
+            "collect FLOP and byte metrics (ncu --section SpeedOfLight_RooflineChart) "
+            "or supply work from a cost model", subject="counters"))
+    no_flops = known & np.isnan(work) & ~no_flop_family
+    if no_flops.any():
+        warnings.append(Advice(
+            f"{int(no_flops.sum())} kernel(s) have byte counters but no FLOP counters; "
+            "their compute roof is not checked",
+            "add ncu --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,"
+            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,"
+            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", subject="counters"))
+
+
+def _warn_above_roof(kernels, efficiency, warnings, listed: int = 5):
+    above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
+    for i in above[:listed]:
+        warnings.append(Advice(
+            f"runs at {efficiency[i]:.2f}x its roof",
+            "check the counters and that the device profile matches the GPU the profile came from",
+            subject=str(kernels.names[i])))
+    if len(above) > listed:
+        warnings.append(Advice(f"{len(above) - listed} more kernel(s) above their roof", subject="roof"))

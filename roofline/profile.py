@@ -1,0 +1,298 @@
+"""Device profiles on disk: a versioned YAML schema, validated on load.
+
+Schema history (``schema_version``):
+
+1. 2026-11: first version. Rates in SI: ``flop_s`` (FLOP/s), ``bytes_s``
+   (bytes/s), ``inst_s`` (instructions/s); every ceiling may carry raw
+   ``samples`` (same unit), ``theoretical_*`` and ``clock_hz``; ``median``
+   and ``spread`` are written for readers and recomputed on load.
+
+See docs/formats.md for the full description. Only ``yaml.safe_load`` is
+used: a profile never runs code.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .atomic import write_text_atomic
+from .errors import Advice, ProfileError, UnknownDeviceError
+from .model import Ceiling, Device, MemoryLevel
+
+SCHEMA_VERSION = 1
+_RATE_KEY = {"compute": "flop_s", "memory": "bytes_s", "instruction_rate": "inst_s"}
+
+
+# ---------------------------------------------------------------- writing
+
+def device_to_dict(device: Device) -> dict[str, Any]:
+    """The plain-data form of a profile (what is written to YAML)."""
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "name": device.name,
+        "kind": device.kind,
+        "compute": {k: _ceiling_dict(c, "flop_s") for k, c in device.compute.items()},
+        "memory": {k: _level_dict(m) for k, m in device.memory.items()},
+    }
+    if device.instruction_rate is not None:
+        out["instruction_rate"] = _ceiling_dict(device.instruction_rate, "inst_s")
+    if device.launch_overhead_s is not None:
+        out["launch_overhead_s"] = float(device.launch_overhead_s)
+    for key in ("clocks_hz", "architecture", "provenance"):
+        if getattr(device, key):
+            out[key] = _plain(dict(getattr(device, key)))
+    if device.warnings:
+        out["warnings"] = [{"message": w.message, "advice": w.advice, "subject": w.subject}
+                           for w in device.warnings]
+    return out
+
+
+def _ceiling_dict(c: Ceiling, key: str) -> dict[str, Any]:
+    d: dict[str, Any] = {key: float(c.value)}
+    if c.theoretical is not None:
+        d[f"theoretical_{key}"] = float(c.theoretical)
+    if c.clock_hz is not None:
+        d["clock_hz"] = float(c.clock_hz)
+    if c.samples:
+        d["median"] = c.median
+        d["spread"] = round(c.spread, 6)
+        d["samples"] = [float(s) for s in c.samples]
+    if c.source:
+        d["source"] = c.source
+    return d
+
+
+def _level_dict(m: MemoryLevel) -> dict[str, Any]:
+    d = _ceiling_dict(m.bandwidth, "bytes_s")
+    if m.transaction_bytes is not None:
+        d["transaction_bytes"] = float(m.transaction_bytes)
+    if m.capacity_bytes is not None:
+        d["capacity_bytes"] = float(m.capacity_bytes)
+    return d
+
+
+def _plain(obj):
+    """numpy scalars and tuples to YAML-safe Python types."""
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "item"):
+        return obj.item()
+    return obj
+
+
+def dump_device(device: Device) -> str:
+    return yaml.safe_dump(device_to_dict(device), sort_keys=False, width=100)
+
+
+def save_device(device: Device, path: str | Path) -> Path:
+    """Write atomically: an interrupted write leaves the old file (or none)."""
+    path = Path(path)
+    write_text_atomic(path, dump_device(device))
+    return path
+
+
+# ---------------------------------------------------------------- reading
+
+def load_device(path: str | Path) -> Device:
+    """Read and validate a profile; errors name the file, line and key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ProfileError(path, None, f"cannot read device profile: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ProfileError(path, None, "not a text file (expected a YAML device profile)") from None
+    return parse_device(text, path)
+
+
+def parse_device(text: str, path: str | Path = "<profile>") -> Device:
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        raise ProfileError(path, line, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    return _Reader(path, root).device(data)
+
+
+class _Reader:
+    """Validates plain data against schema 1, naming the file/line/key on error."""
+
+    def __init__(self, path, root):
+        self.path, self.root = path, root
+
+    def fail(self, keys: tuple, message: str):
+        dotted = ".".join(str(k) for k in keys)
+        where = f"key '{dotted}': " if dotted else ""
+        raise ProfileError(self.path, _line_of(self.root, keys), where + message)
+
+    def device(self, data) -> Device:
+        if not isinstance(data, dict):
+            self.fail((), "expected a mapping with name, kind, compute and memory")
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            self.fail(("schema_version",), f"expected {SCHEMA_VERSION}, found {version!r}")
+        name = self.string(data, ("name",))
+        kind = self.string(data, ("kind",))
+        if kind not in ("cpu", "gpu"):
+            self.fail(("kind",), f"expected 'cpu' or 'gpu', found {kind!r}")
+        compute = {k: self.ceiling(v, ("compute", k), "flop_s")
+                   for k, v in self.mapping(data, ("compute",), required=True).items()}
+        if not compute:
+            self.fail(("compute",), "expected at least one compute ceiling (e.g. fp32: {flop_s: ...})")
+        memory = {k: self.level(v, ("memory", k))
+                  for k, v in self.mapping(data, ("memory",), required=True).items()}
+        inst = data.get("instruction_rate")
+        launch = data.get("launch_overhead_s")
+        if launch is not None:
+            launch = self.positive(launch, ("launch_overhead_s",))
+        warnings = tuple(Advice(str(w.get("message", "")), str(w.get("advice", "")),
+                                str(w.get("subject", "")))
+                         for w in data.get("warnings") or [] if isinstance(w, dict))
+        return Device(
+            name=name, kind=kind, compute=compute, memory=memory,
+            instruction_rate=None if inst is None else self.ceiling(inst, ("instruction_rate",), "inst_s"),
+            launch_overhead_s=launch,
+            clocks_hz={k: self.positive(v, ("clocks_hz", k))
+                       for k, v in self.mapping(data, ("clocks_hz",)).items()},
+            architecture=self.mapping(data, ("architecture",)),
+            provenance=self.mapping(data, ("provenance",)),
+            warnings=warnings,
+        )
+
+    def string(self, data, keys):
+        value = data.get(keys[-1])
+        if not isinstance(value, str) or not value:
+            self.fail(keys, f"expected a non-empty string, found {value!r}")
+        return value
+
+    def mapping(self, data, keys, required=False) -> dict:
+        value = data.get(keys[-1])
+        if value is None and not required:
+            return {}
+        if not isinstance(value, dict):
+            self.fail(keys, f"expected a mapping, found {type(value).__name__}")
+        return value
+
+    def positive(self, value, keys) -> float:
+        if isinstance(value, str):  # PyYAML reads 7.8e12 (no dot before e) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            self.fail(keys, f"expected a positive number, found {value!r}")
+        return float(value)
+
+    def ceiling(self, data, keys, rate_key) -> Ceiling:
+        if not isinstance(data, dict):
+            self.fail(keys, f"expected a mapping with '{rate_key}'")
+        if rate_key not in data:
+            self.fail(keys, f"missing '{rate_key}' (the rate in SI units)")
+        samples = data.get("samples") or []
+        if not isinstance(samples, list):
+            self.fail(keys + ("samples",), "expected a list of numbers")
+        theo = data.get(f"theoretical_{rate_key}")
+        clock = data.get("clock_hz")
+        return Ceiling(
+            value=self.positive(data[rate_key], keys + (rate_key,)),
+            samples=tuple(self.positive(s, keys + ("samples",)) for s in samples),
+            theoretical=None if theo is None else self.positive(theo, keys + (f"theoretical_{rate_key}",)),
+            clock_hz=None if clock is None else self.positive(clock, keys + ("clock_hz",)),
+            source=str(data.get("source", "")),
+        )
+
+    def level(self, data, keys) -> MemoryLevel:
+        bw = self.ceiling(data, keys, "bytes_s")
+        tx, cap = data.get("transaction_bytes"), data.get("capacity_bytes")
+        return MemoryLevel(
+            name=keys[-1], bandwidth=bw,
+            transaction_bytes=None if tx is None else self.positive(tx, keys + ("transaction_bytes",)),
+            capacity_bytes=None if cap is None else self.positive(cap, keys + ("capacity_bytes",)),
+        )
+
+
+def _line_of(node, keys) -> int | None:
+    """1-based line of the deepest key of ``keys`` found in a composed YAML tree."""
+    line = None if node is None else node.start_mark.line + 1
+    for key in keys:
+        if not isinstance(node, yaml.MappingNode):
+            break
+        for k, v in node.value:
+            if k.value == str(key):
+                line, node = k.start_mark.line + 1, v
+                break
+        else:
+            break
+    return line
+
+
+# ---------------------------------------------------------------- finding
+
+def user_profile_dir() -> Path:
+    """Where `roofline measure` saves profiles by default.
+
+    ``$ROOFLINE_HOME/devices`` when set, else ``$XDG_DATA_HOME/roofline/devices``
+    (``~/.local/share/roofline/devices``).
+    """
+    home = os.environ.get("ROOFLINE_HOME")
+    if home:
+        return Path(home) / "devices"
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data) / "roofline" / "devices"
+
+
+def builtin_profiles() -> dict[str, Path]:
+    """Built-in datasheet profiles, file stem -> path."""
+    root = resources.files("roofline.devices")
+    return {Path(p.name).stem: Path(str(p)) for p in sorted(root.iterdir(), key=lambda p: p.name)
+            if p.name.endswith(".yaml")}
+
+
+def saved_profiles() -> dict[str, Path]:
+    folder = user_profile_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def _key(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def find_device(name_or_path: str | Path) -> Device:
+    """A profile by path, or by name among saved then built-in profiles.
+
+    Names match file stems or the profile's ``name``, ignoring case and
+    punctuation (``v100-sxm2`` = ``V100 SXM2``).
+    """
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        if not path.exists():
+            raise UnknownDeviceError(f"{path}: no such device profile")
+        return load_device(path)
+    wanted = _key(str(name_or_path))
+    candidates = {**builtin_profiles(), **saved_profiles()}
+    for stem, p in candidates.items():
+        if _key(stem) == wanted:
+            return load_device(p)
+    for stem, p in candidates.items():
+        device = load_device(p)
+        if _key(device.name) == wanted:
+            return device
+    known = ", ".join(sorted(candidates)) or "none"
+    raise UnknownDeviceError(
+        f"no device profile named {name_or_path!r}; known: {known} "
+        "(run `roofline devices`, or pass a path to a .yaml profile)")
+
+
+def today() -> str:
+    return _dt.date.today().isoformat()

@@ -1,0 +1,113 @@
+"""SI conversion at the edges: parse profiler units in, add prefixes on display.
+
+Everything inside the package is in SI base units (seconds, bytes, FLOP,
+hertz); importers call :func:`to_si` / :func:`parse_quantity`, display code
+calls :func:`format_si`.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+# Profilers write decimal prefixes for bytes (nvprof "KB" = 1000 B, ncu
+# "Kbyte" = 1000 B); binary ones are spelled with an "i".
+_PREFIX = {
+    "": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+    "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "p": 1e-12,
+    "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40,
+}
+
+# unit spelling (lower case, prefix stripped) -> (quantity, factor to SI)
+_BASE = {
+    "b": ("bytes", 1.0), "byte": ("bytes", 1.0), "bytes": ("bytes", 1.0),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "second": ("time", 1.0),
+    "seconds": ("time", 1.0),
+    "b/s": ("bandwidth", 1.0), "byte/s": ("bandwidth", 1.0),
+    "byte/second": ("bandwidth", 1.0), "bytes/s": ("bandwidth", 1.0),
+    "hz": ("frequency", 1.0), "cycle/second": ("frequency", 1.0),
+    "cycle/s": ("frequency", 1.0), "cycles/second": ("frequency", 1.0),
+    "flop": ("work", 1.0), "flops": ("work", 1.0), "flop/s": ("rate", 1.0),
+    "inst": ("count", 1.0), "cycle": ("count", 1.0), "cycles": ("count", 1.0),
+    "%": ("ratio", 0.01),
+}
+
+_SPECIAL_TIME = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0,
+                 "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
+                 "min": 60.0, "h": 3600.0}
+
+
+def unit_factor(unit: str) -> float:
+    """Factor that turns a value in ``unit`` into SI base units.
+
+    Accepts the spellings profilers use: ``byte``, ``Kbyte``, ``MB``,
+    ``nsecond``, ``usecond``, ``us``, ``ms``, ``cycle/second``, ``hz``,
+    ``Ghz``, ``GB/s``, ``Gbyte/second``, ``%``, ``KiB``. Empty means 1.
+    Raises ValueError for anything else.
+    """
+    u = unit.strip()
+    if u in ("", "-"):
+        return 1.0
+    if u in _SPECIAL_TIME:
+        return _SPECIAL_TIME[u]
+    for plen in (2, 1, 0):
+        prefix, rest = u[:plen], u[plen:]
+        if prefix not in _PREFIX or not rest:
+            continue
+        base = _BASE.get(rest.lower())
+        if base is None and rest.lower().endswith("second") and rest[:-6] in _PREFIX:
+            continue
+        if base is not None:
+            if plen and rest == "m":  # 'mm' etc. are not units we read
+                continue
+            return _PREFIX[prefix] * base[1]
+        t = rest.lower()
+        if t in ("second", "s") and prefix in ("n", "u", "m"):
+            return _PREFIX[prefix]
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+_NUMBER_UNIT = re.compile(
+    r"^\s*([-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ%/]*)\s*$")
+
+
+def parse_number(text: str) -> float:
+    """A plain number as profilers print it: thousands separators, ``.00``,
+    ``n/a`` (NaN). Raises ValueError otherwise."""
+    t = text.strip().strip('"')
+    if t.lower() in ("n/a", "nan", "", "-"):
+        return math.nan
+    return float(t.replace(",", ""))
+
+
+def parse_quantity(text: str, unit: str = "") -> float:
+    """A number with an embedded or separate unit, in SI: ``43.9GB/s`` ->
+    4.39e10, ``12.258us`` -> 1.2258e-05, ``("1,024", "Kbyte")`` -> 1.024e6,
+    ``n/a`` -> NaN. Raises ValueError when it cannot be read."""
+    t = text.strip().strip('"')
+    if t.lower() in ("n/a", "nan", "", "-"):
+        return math.nan
+    m = _NUMBER_UNIT.match(t)
+    if not m:
+        raise ValueError(f"not a quantity: {text!r}")
+    value = float(m.group(1).replace(",", ""))
+    embedded = m.group(2)
+    if embedded and unit:
+        raise ValueError(f"{text!r} carries a unit and {unit!r} was also given")
+    return value * unit_factor(embedded or unit)
+
+
+_DISPLAY = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"),
+            (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p")]
+
+
+def format_si(value: float, unit: str = "", digits: int = 3) -> str:
+    """``format_si(1.53e9, 'Hz')`` -> ``'1.53 GHz'``; NaN -> ``'n/a'``."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if value == 0:
+        return f"0 {unit}".strip()
+    mag = abs(value)
+    for scale, prefix in _DISPLAY:
+        if mag >= scale * 0.9995:
+            break
+    return f"{value / scale:.{digits}g} {prefix}{unit}".strip()

@@ -1,0 +1,150 @@
+"""Placement and classification: hand-checked cases and properties."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
+from roofline.placement import Rules, place
+
+
+def one(device, kernel):
+    return place(KernelSet.from_kernels([kernel]), device).records()[0]
+
+
+def test_dram_stream_is_bandwidth_bound_at_dram(toy_gpu):
+    # 1 GB through 900 GB/s takes 1.11 ms; measured 1.2 ms -> 93 % of the DRAM roof
+    r = one(toy_gpu, Kernel("stream", time_s=1.2e-3, flops={"fp32": 0.25e9}, bytes={"DRAM": 1e9}))
+    assert (r["bound"], r["level"]) == ("bandwidth", "DRAM")
+    assert r["efficiency"] == pytest.approx((1e9 / 900e9) / 1.2e-3)
+
+
+def test_large_gemm_is_compute_bound(toy_gpu):
+    # 8192^3 SGEMM: 2*8192^3 FLOP = 1.1e12; at 15.7 TFLOP/s that is 70 ms
+    flops = 2 * 8192**3
+    r = one(toy_gpu, Kernel("sgemm", time_s=80e-3, flops={"fp32": flops}, bytes={"DRAM": 3 * 4 * 8192**2}))
+    assert r["bound"] == "compute" and r["level"] is None
+    assert r["attainable_flop_s"] == pytest.approx(15.7e12)
+    assert r["achieved_flop_s"] == pytest.approx(flops / 80e-3)
+
+
+def test_five_microsecond_kernel_is_launch_bound(toy_gpu):
+    r = one(toy_gpu, Kernel("tiny", time_s=5e-6, flops={"fp32": 1e3}, bytes={"DRAM": 4e3}))
+    assert (r["bound"], r["overhead_kind"]) == ("overhead", "launch")
+
+
+def test_slow_kernel_far_below_every_roof_is_latency_bound(toy_gpu):
+    r = one(toy_gpu, Kernel("slow", time_s=0.5, flops={"fp32": 1e9}, bytes={"DRAM": 1e8, "L2": 1e9}))
+    assert (r["bound"], r["overhead_kind"]) == ("overhead", "latency")
+    assert r["efficiency"] < 0.01
+
+
+def test_host_copy_sits_on_the_pcie_roof(toy_gpu):
+    r = one(toy_gpu, Kernel("[CUDA memcpy HtoD]", time_s=1e-3, bytes={"PCIe": 15e6}, family="memcpy"))
+    assert (r["bound"], r["level"]) == ("bandwidth", "PCIe")
+
+
+def test_kernel_without_counters_is_unknown_with_a_warning(toy_gpu):
+    p = place(KernelSet.from_kernels([Kernel("x", time_s=1e-3)]), toy_gpu)
+    assert p.records()[0]["bound"] == "unknown"
+    assert any("neither FLOP nor byte" in w.message for w in p.warnings)
+
+
+def test_bytes_without_flops_warn_with_ncu_metrics(toy_gpu):
+    p = place(KernelSet.from_kernels([Kernel("x", time_s=1e-3, bytes={"DRAM": 1e6})]), toy_gpu)
+    assert any("ncu --metrics" in w.advice for w in p.warnings)
+
+
+def test_point_above_roof_is_reported(toy_gpu):
+    p = place(KernelSet.from_kernels([Kernel("fast", time_s=1e-3, bytes={"DRAM": 2e9})]), toy_gpu)
+    assert any("above" in w.message or "its roof" in w.message for w in p.warnings)
+
+
+def test_mixed_precision_time_adds_per_unit(toy_gpu):
+    r = one(toy_gpu, Kernel("mix", time_s=1.0, flops={"fp64": 7.8e12, "fp32": 15.7e12}))
+    assert r["roofline_time_s"] == pytest.approx(2.0)
+
+
+def test_missing_precision_falls_back_to_a_slower_unit(toy_gpu):
+    assert toy_gpu.compute_rate("bf16") == toy_gpu.compute_rate("fp32")
+    assert toy_gpu.compute_rate("tensor_fp16") == 125e12
+
+
+def test_hierarchical_intensity_per_level(toy_gpu):
+    p = place(KernelSet.from_kernels([Kernel("k", time_s=1e-3, flops={"fp32": 1e9},
+                                             bytes={"L1": 1e9, "L2": 1e8, "DRAM": 1e7})]), toy_gpu)
+    assert {lv: v[0] for lv, v in p.intensity.items()} == pytest.approx({"L1": 1, "L2": 10, "DRAM": 100})
+    assert p.cache_aware_intensity[0] == pytest.approx(1.0)
+
+
+def test_rules_are_parameters(toy_gpu):
+    k = Kernel("k", time_s=2e-3, bytes={"DRAM": 0.9e9}, flops={"fp32": 1.0})
+    assert one(toy_gpu, k)["bound"] == "bandwidth"
+    strict = place(KernelSet.from_kernels([k]), toy_gpu, Rules(overhead_share=0.9)).records()[0]
+    assert strict["bound"] == "overhead"
+
+
+# ------------------------------------------------------------- properties
+
+def simple_device(peak, bw):
+    return Device("d", "gpu", {"fp32": Ceiling(peak)}, {"DRAM": MemoryLevel("DRAM", Ceiling(bw))},
+                  launch_overhead_s=5e-6)
+
+
+rates = st.floats(1e6, 1e15, allow_nan=False, allow_infinity=False)
+amounts = st.floats(1.0, 1e14, allow_nan=False, allow_infinity=False)
+
+
+@given(rates, rates, st.lists(st.floats(1e-4, 1e5), min_size=2, max_size=20))
+def test_roof_never_decreases_with_intensity(peak, bw, xs):
+    d = simple_device(peak, bw)
+    xs = np.sort(np.asarray(xs))
+    roof = d.attainable(xs, "DRAM")
+    assert np.all(np.diff(roof) >= -1e-9 * roof[:-1])
+    assert np.all(roof <= peak * (1 + 1e-12))
+
+
+@given(rates, rates, st.floats(0.01, 100))
+def test_bound_flips_at_the_ridge(peak, bw, factor):
+    d = simple_device(peak, bw)
+    ridge = d.ridge_point("DRAM")
+    nbytes = 1e9
+    work = ridge * factor * nbytes
+    roof_time = max(work / peak, nbytes / bw)
+    r = one(d, Kernel("k", time_s=roof_time, flops={"fp32": work}, bytes={"DRAM": nbytes}))
+    if factor > 1.0001:
+        assert r["bound"] == "compute"
+    elif factor < 0.9999:
+        assert r["bound"] == "bandwidth"
+
+
+@settings(max_examples=50)
+@given(amounts, amounts, st.floats(1e-6, 10), st.floats(1e-3, 1e3))
+def test_scaling_work_bytes_and_time_together_changes_nothing(flops, nbytes, t, scale):
+    d = simple_device(15.7e12, 900e9)
+    a = one(d, Kernel("k", time_s=t, flops={"fp32": flops}, bytes={"DRAM": nbytes}))
+    b = one(d, Kernel("k", time_s=t * scale, flops={"fp32": flops * scale}, bytes={"DRAM": nbytes * scale}))
+    assert a["bound"] == b["bound"] or a["overhead_kind"] != b["overhead_kind"]
+    assert b["efficiency"] == pytest.approx(a["efficiency"], rel=1e-9)
+    assert b["intensity"]["DRAM"] == pytest.approx(a["intensity"]["DRAM"], rel=1e-9)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(amounts, amounts, st.floats(1e-6, 1.0)), min_size=1, max_size=30))
+def test_vectorised_equals_one_at_a_time(rows):
+    d = simple_device(15.7e12, 900e9)
+    ks = [Kernel(f"k{i}", time_s=t, flops={"fp32": f}, bytes={"DRAM": b}) for i, (f, b, t) in enumerate(rows)]
+    together = place(KernelSet.from_kernels(ks), d).records()
+    for k, r in zip(ks, together):
+        alone = one(d, k)
+        assert (alone["bound"], alone["level"]) == (r["bound"], r["level"])
+        assert alone["efficiency"] == pytest.approx(r["efficiency"])
+
+
+def test_kernelset_round_trips_kernels():
+    ks = [Kernel("a", time_s=1.0, count=3, flops={"fp64": 2.0}, bytes={"L2": 5.0}, family="gemm"),
+          Kernel("b", time_s=math.nan, bytes={"DRAM": 1.0})]
+    assert KernelSet.from_kernels(ks).kernels()[0] == ks[0]
+    assert KernelSet.from_kernels(ks).kernels()[1].bytes == {"DRAM": 1.0}
