@@ -1,0 +1,46 @@
+"""`roofline classify`: the bound class of every kernel, as a table, CSV or JSON."""
+from __future__ import annotations
+
+from .common import add_device_argument, add_inputs_argument, load_inputs, warn
+
+HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
+EPILOG = """\
+bound classes:
+  compute     the compute roof explains the time
+  bandwidth   a memory level's roof explains it (column 'level': L1, L2, L3, DRAM, PCIe)
+  overhead    no roof explains half the time: launch-bound when a call lasts under
+              4x the device's launch overhead, otherwise latency/occupancy-bound
+  unknown     the file has neither FLOP nor byte counters for the kernel
+
+examples:
+  roofline classify examples/ece408_kernels.csv --device v100-sxm2
+  roofline classify run.ncu-rep --device a100-40gb-sxm --format json > kernels.json
+"""
+
+
+def add_parser(sub) -> None:
+    import argparse
+    p = sub.add_parser("classify", help=HELP, description=HELP, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_inputs_argument(p)
+    add_device_argument(p)
+    p.add_argument("--format", "-f", choices=("table", "csv", "json"), default="table",
+                   help="output format (default: table; csv and json list every kernel)")
+    p.add_argument("--top", type=int, default=30, metavar="N",
+                   help="table only: show the N longest kernels (default 30)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..placement import place
+    from ..profile import find_device
+    from ..tables import placements_csv, placements_json, placements_table
+    device = find_device(args.device)
+    kernels, results = load_inputs(args.files)
+    placements = place(kernels, device)
+    for advice in [w for r in results for w in r.warnings] + placements.warnings:
+        warn("classify", advice)
+    formatter = {"json": placements_json, "csv": placements_csv,
+                 "table": lambda p: placements_table(p, limit=args.top)}[args.format]
+    print(formatter(placements), end="")
+    return 0

@@ -1,0 +1,49 @@
+"""`roofline devices` and `roofline show`: the device profiles we know."""
+from __future__ import annotations
+
+from .common import DEVICE_HELP
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("devices", help="list built-in and saved device profiles",
+                       description="List the built-in datasheet profiles and those saved by "
+                                   "`roofline measure`.")
+    p.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    p.set_defaults(func=run_devices)
+    s = sub.add_parser("show", help="show one device profile's ceilings",
+                       description="Show a device profile: compute and memory ceilings, "
+                                   "launch overhead, clocks, provenance.")
+    s.add_argument("device", metavar="NAME_OR_PATH", help=DEVICE_HELP)
+    s.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    s.set_defaults(func=run_show)
+
+
+def run_devices(args) -> int:
+    import json
+    from ..profile import builtin_profiles, load_device, saved_profiles
+    from ..units import format_si
+    rows = []
+    for origin, profiles in (("built-in", builtin_profiles()), ("saved", saved_profiles())):
+        for stem, path in profiles.items():
+            d = load_device(path)
+            top = d.compute[d.peak_precision].value
+            dram = d.memory["DRAM"].bytes_s if "DRAM" in d.memory else None
+            rows.append({"name": stem, "device": d.name, "kind": d.kind, "origin": origin,
+                         "path": str(path), "peak_flop_s": top, "peak_precision": d.peak_precision,
+                         "dram_bytes_s": dram})
+    if args.format == "json":
+        print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        peak = f"{format_si(r['peak_flop_s'], 'FLOP/s')} {r['peak_precision']}"
+        dram = format_si(r["dram_bytes_s"], "B/s")
+        print(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {peak:>22}  DRAM {dram:>11}  {r['device']}")
+    return 0
+
+
+def run_show(args) -> int:
+    from ..profile import find_device
+    from ..tables import device_json, device_table
+    device = find_device(args.device)
+    print(device_json(device) if args.format == "json" else device_table(device), end="")
+    return 0

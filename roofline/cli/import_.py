@@ -1,0 +1,49 @@
+"""`roofline import`: any supported profile to kernels.csv or JSON."""
+from __future__ import annotations
+
+import argparse
+
+from .common import warn
+
+HELP = "convert a profiler output to kernels.csv (or JSON)"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("import", help=HELP, description=HELP + ". The format is recognised "
+                       "from the content.", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="examples:\n  roofline import report.ncu-rep -o kernels.csv\n"
+                              "  roofline import trace.json.gz --format json")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="PATH", help="write here (default: standard output)")
+    p.add_argument("--format", "-f", choices=("csv", "json"), default=None,
+                   help="default: from the output extension, else csv")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import json
+    from ..atomic import write_text_atomic
+    from ..importers import read_profile
+    from ..importers.kernels_csv import format_kernels
+    result = read_profile(args.file)
+    for advice in result.warnings:
+        warn("import", advice)
+    fmt = args.format or ("json" if (args.output or "").endswith(".json") else "csv")
+    if fmt == "json":
+        text = json.dumps([_kernel_json(k) for k in result.kernels], indent=1) + "\n"
+    else:
+        text = format_kernels(result.kernels)
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        print(text, end="")
+    return 0
+
+
+def _kernel_json(k) -> dict:
+    import math
+    return {"name": k.name, "count": k.count,
+            "time_s": None if math.isnan(k.time_s) else k.time_s,
+            "flops": dict(k.flops), "bytes": dict(k.bytes), "family": k.family or None,
+            "instructions": k.instructions, "variant": k.variant or None,
+            "modelled": k.modelled}

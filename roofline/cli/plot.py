@@ -1,0 +1,55 @@
+"""`roofline plot`: kernels on the device's rooflines, written to PNG/SVG/PDF."""
+from __future__ import annotations
+
+import argparse
+
+from .common import add_device_argument, add_inputs_argument, load_inputs, warn
+
+HELP = "draw kernels on a device's rooflines (PNG, SVG or PDF)"
+EPILOG = """\
+views:
+  hierarchical  one marker per memory level a kernel has bytes for (L1 o, L2 s, L3 ^, DRAM D)
+  cache-aware   one marker per kernel at its intensity over the nearest level (Ilic et al. 2014)
+  auto          hierarchical when some kernel has bytes at two or more levels (default)
+
+Markers are sized by share of total time and coloured by bound class.
+Kernels without FLOPs (copies, memsets) are listed in a corner box.
+
+examples:
+  roofline plot examples/ece408_kernels.csv --device v100-sxm2 -o ece408.png
+  roofline plot ncu.csv --device my-cpu --view cache-aware -o roof.svg
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("plot", help=HELP, description=HELP, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_inputs_argument(p)
+    add_device_argument(p)
+    p.add_argument("-o", "--output", default="roofline.png", metavar="PATH",
+                   help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
+    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware"), default="auto")
+    p.add_argument("--title", help="chart title (default: view and device)")
+    p.add_argument("--label-top", type=int, default=8, metavar="N", help="name the N longest kernels (default 8)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..errors import InputError
+    from ..placement import place
+    from ..profile import find_device
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".png", ".svg", ".pdf"):
+        raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
+    device = find_device(args.device)
+    kernels, results = load_inputs(args.files)
+    placements = place(kernels, device)
+    for advice in [w for r in results for w in r.warnings] + placements.warnings:
+        warn("plot", advice)
+    from ..plot import roofline_figure, save_figure
+    fig = roofline_figure(placements, view=args.view, title=args.title, label_top=args.label_top)
+    save_figure(fig, args.output)
+    print(f"wrote {args.output} ({len(kernels)} kernels on {device.name})")
+    return 0

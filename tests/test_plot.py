@@ -1,0 +1,55 @@
+"""Plots are written, have the right size, and are not blank."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import DATA, REPO
+
+EXAMPLE = REPO / "examples" / "ece408_kernels.csv"
+
+
+@pytest.mark.parametrize("view", ["cache-aware", "hierarchical"])
+def test_png_is_drawn(tmp_path, view):
+    out = tmp_path / "roof.png"
+    run = subprocess.run([sys.executable, "-m", "roofline.cli.main", "plot", str(EXAMPLE), "--device",
+                          str(DATA / "toy_gpu.yaml"), "-o", str(out), "--view", view],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    import matplotlib.image as mpimg
+    img = mpimg.imread(out)
+    assert img.shape[0] >= 900 and img.shape[1] >= 1400
+    rgb = img[..., :3]
+    assert rgb.std() > 0.05  # not blank
+    # kernels are drawn in the bound-class colours (overhead latency: #CC79A7)
+    pink = np.all(np.abs(rgb - np.array([0xCC, 0x79, 0xA7]) / 255) < 0.05, axis=-1)
+    assert pink.sum() > 100
+
+
+@pytest.mark.parametrize("suffix,magic", [(".svg", b"<?xml"), (".pdf", b"%PDF")])
+def test_vector_formats(tmp_path, suffix, magic, toy_gpu):
+    from roofline import place, read_kernels
+    from roofline.plot import roofline_figure, save_figure
+    out = tmp_path / f"roof{suffix}"
+    save_figure(roofline_figure(place(read_kernels(EXAMPLE), toy_gpu)), out)
+    assert out.read_bytes().startswith(magic)
+
+
+def test_crowded_plot_of_many_kernels(tmp_path, toy_gpu):
+    from roofline.model import KernelSet
+    from roofline.placement import place
+    from roofline.plot import roofline_figure, save_figure
+    rng = np.random.default_rng(0)
+    n = 5000
+    ks = KernelSet([f"k{i}" for i in range(n)], rng.uniform(1e-5, 1e-2, n),
+                   flops={"fp32": rng.uniform(1e6, 1e11, n)}, bytes={"DRAM": rng.uniform(1e6, 1e9, n)})
+    save_figure(roofline_figure(place(ks, toy_gpu)), tmp_path / "many.png")
+    assert (tmp_path / "many.png").stat().st_size > 10_000
+
+
+def test_short_names():
+    from roofline.plot import short_name
+    assert short_name("void cudnn::detail::implicit_convolve_sgemm<float, float, 1024>(int, int)") == \
+        "cudnn::detail::implicit_convolve_…"
+    assert short_name("volta_sgemm_128x128_tn") == "volta_sgemm_128x128_tn"
