@@ -61,8 +61,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     ax.set_ylim(*ylim)
     _draw_ceilings(ax, p, xlim)
     _draw_kernels(ax, p, shown, view, label_top)
-    ax.set_xlabel("arithmetic intensity [FLOP/byte]"
-                  + (" at each memory level" if view == "hierarchical" else " (nearest level with a counter)"))
+    ax.set_xlabel("arithmetic intensity [FLOP/byte]" + _x_qualifier(levels, view))
     ax.set_ylabel("performance [FLOP/s]")
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
@@ -72,6 +71,14 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     _legend(ax, p, shown, view)
     _note_unplotted(ax, p, shown)
     return fig
+
+
+def _x_qualifier(levels, view) -> str:
+    if view == "hierarchical":
+        return " at each memory level"
+    if len(levels) == 1:
+        return f" over {levels[0]} bytes"
+    return " over bytes at the nearest level with a counter"
 
 
 def _points(p: Placements, view: str) -> dict[str, np.ndarray]:
@@ -92,12 +99,15 @@ def _limits(p: Placements, shown):
     lo_x = min([0.01] + list(xs / 3) + [r / 30 for r in ridges])
     hi_x = max([100.0] + list(xs * 3) + [r * 10 for r in ridges])
     lo_y = min([peak / 1e4] + list(ys / 3))
-    return (lo_x, hi_x), (lo_y, peak * 3)
+    return (lo_x, hi_x), (lo_y, peak * 2.5)
 
 
 def _draw_ceilings(ax, p: Placements, xlim) -> None:
     device = p.device
-    used = {device.compute_key(k) for k in p.kernels.flops} | {device.peak_precision}
+    # Roofs for the precisions the kernels use; the device's peak only when
+    # no kernel has a FLOP counter. Bandwidth lines meet the highest of these.
+    used = {device.compute_key(k) for k, v in p.kernels.flops.items() if np.nansum(v) > 0}
+    used = used or {device.peak_precision}
     roofs = sorted(((k, device.compute[k].value) for k in used), key=lambda kv: -kv[1])
     top = roofs[0][1]
     for i, (key, rate) in enumerate(roofs):
@@ -107,7 +117,7 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
     for lv, level in device.memory.items():
         # The host link only belongs on a FLOP roofline when kernels have
         # bytes there; copies (no FLOPs) are listed in the corner box instead.
-        if lv == HOST_LINK and not np.isfinite(p.intensity.get(lv, np.array([np.nan]))).any():
+        if lv == HOST_LINK and not np.any(p.intensity.get(lv, np.array([0.0])) > 0):
             continue
         bw = level.bytes_s
         ridge = top / bw

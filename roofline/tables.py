@@ -64,7 +64,8 @@ def device_table(device) -> str:
         lines.append(f"  compute  {key:<12} {format_si(c.value, 'FLOP/s'):>14}" + _extra(c))
     if device.instruction_rate is not None:
         unit = "warp inst/s" if device.kind == "gpu" else "inst/s"
-        lines.append(f"  issue    {'instructions':<12} {format_si(device.instruction_rate.value, unit):>14}")
+        rate = format_si(device.instruction_rate.value, "")
+        lines.append(f"  issue    {'instructions':<12} {rate:>12} {unit}")
     for key, m in device.memory.items():
         cap = f"  capacity {format_si(m.capacity_bytes, 'B')}" if m.capacity_bytes else ""
         lines.append(f"  memory   {key:<12} {format_si(m.bytes_s, 'B/s'):>14}" + _extra(m.bandwidth) + cap)
@@ -81,7 +82,7 @@ def _extra(c) -> str:
     parts = []
     if c.samples:
         parts.append(f"median {format_si(c.median)}, spread {100 * c.spread:.1f}%, n={len(c.samples)}")
-    if c.fraction_of_theoretical:
+    if c.samples and c.fraction_of_theoretical:  # datasheet ceilings are their own theory
         parts.append(f"{100 * c.fraction_of_theoretical:.0f}% of theoretical")
     return f"  ({'; '.join(parts)})" if parts else ""
 

@@ -1,0 +1,592 @@
+"""Built-in GPU profiles derived in code from published architecture parameters.
+
+Every ceiling is computed from a handful of per-chip parameters with a
+short formula, and carries a ``source`` naming the formula and the document
+the parameters come from. Nothing here is measured: these are theoretical
+peaks at the boost clock, the roofs a measured profile is compared with.
+
+Formulas (SI units throughout):
+
+- vector FLOP/s   = SMs x 2 x FMA units/SM x clock
+- tensor FLOP/s   = SMs x dense FLOP/clk/SM x clock (no structured sparsity)
+- warp instr/s    = SMs x warp schedulers/SM x 1 instr/clk x clock
+                    (Ding & Williams 2019, instruction roofline)
+- DRAM bytes/s    = bus width (bits) / 8 x data rate per pin (bit/s)
+- L1 bytes/s      = SMs x L1/shared bytes/clk/SM x clock
+- L2 bytes/s      = L2 bytes/clk x clock (only where NVIDIA published it)
+- PCIe bytes/s    = lanes x transfer rate x 128/130 / 8, one direction
+
+Regenerate the YAML files in ``devices/`` with ``python -m roofline.datasheet``;
+``python -m roofline.datasheet --check`` reports drift between code and files.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Mapping
+
+import yaml
+
+from .model import Ceiling, Device, MemoryLevel
+from .profile import dump_device, save_device
+
+GENERATED_BY = "roofline.datasheet"
+
+# Host-side launch cost of an empty kernel, back to back. No datasheet gives
+# it; a few microseconds is the usual figure, so it is marked as assumed.
+LAUNCH_OVERHEAD_S = 5e-6
+LAUNCH_OVERHEAD_SOURCE = ("assumption: typical CUDA kernel launch overhead (~5 us host side); "
+                          "not published for any GPU, measure it with `roofline measure`")
+
+SECTOR_BYTES = 32  # L1/L2/DRAM transaction (sector) size; Ding & Williams 2019
+
+# ---------------------------------------------------------------- sources
+
+SRC = {
+    "maxwell": "NVIDIA GeForce GTX 980 whitepaper (Maxwell GM204, 2014)",
+    "gtx970": ("NVIDIA GeForce GTX 970 specifications (1050/1178 MHz, 256-bit 7 Gbps GDDR5) and "
+               "NVIDIA's Jan 2015 correction (13 SMM, 1792 KB L2, 3.5 GB + 0.5 GB segments)"),
+    "turing": "NVIDIA Turing GPU Architecture whitepaper (WP-09183-001, 2018)",
+    "gtx1650": "NVIDIA GeForce GTX 1650 specifications (TU117, 14 SMs, 1665 MHz boost, 8 Gbps GDDR5)",
+    "t4": "NVIDIA T4 Tensor Core GPU datasheet (40 SMs, 1590 MHz boost, 320 GB/s GDDR6)",
+    "volta": "NVIDIA Tesla V100 GPU Architecture whitepaper (WP-08608-001, 2017)",
+    "v100ds": "NVIDIA Tesla V100 datasheet (SXM2 1530 MHz, PCIe 1380 MHz, HBM2 876 MHz DDR)",
+    "dw2019": "Ding & Williams 2019, 'An Instruction Roofline Model for GPUs' (PMBS'19)",
+    "jia2018": ("Jia et al. 2018, 'Dissecting the NVIDIA Volta GPU Architecture via "
+                "Microbenchmarking' (arXiv:1804.06826)"),
+    "ampere": "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)",
+    "a100ds": "NVIDIA A100 datasheet (40GB HBM2 1555 GB/s, 80GB HBM2e 2039 GB/s)",
+    "hopper": "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), Table 3",
+    "h100ds": "NVIDIA H100 datasheet (SXM 3.35 TB/s HBM3, PCIe 2.0 TB/s HBM2e)",
+    "h200ds": "NVIDIA H200 datasheet (141 GB HBM3e, 4.8 TB/s; compute as H100 SXM)",
+    "ada": "NVIDIA Ada GPU Architecture whitepaper (2022), RTX 4090 and L4 tables",
+    "l4ds": "NVIDIA L4 datasheet (2023)",
+    "cuda_guide": ("CUDA C++ Programming Guide: shared memory has 32 banks, each 32 bits per "
+                   "clock, i.e. 128 B/clk/SM"),
+    "pcie": "PCI Express Base Specification (Gen3/4/5: 8/16/32 GT/s per lane, 128b/130b)",
+}
+
+
+# ---------------------------------------------------------------- parameters
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """Published architecture parameters of one GPU product (SI units).
+
+    ``fma_per_sm`` counts FMA results per SM per clock (half2 counts two);
+    ``tensor_flop_per_sm`` is dense tensor-core FLOP per SM per clock.
+    ``src`` names where each group of parameters comes from.
+    """
+
+    stem: str
+    name: str
+    chip: str
+    family: str
+    compute_capability: str
+    sms: int
+    boost_clock_hz: float
+    fma_per_sm: Mapping[str, int]
+    schedulers_per_sm: int
+    memory_type: str
+    bus_bits: int
+    data_rate_bps: float
+    dram_bytes: float
+    l2_bytes: float
+    l1_bytes_per_sm: int
+    pcie_gen: int
+    pcie_lanes: int
+    src: Mapping[str, str]
+    tensor_flop_per_sm: Mapping[str, int] = field(default_factory=dict)
+    tensor_clock_hz: float | None = None  # Hopper quotes low-precision tensor peaks lower
+    l1_bytes_per_clk: int | None = 128
+    l2_bytes_per_clk: int | None = None
+    notes: Mapping[str, str] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+
+def _kib(n: float) -> float:
+    return float(n * 1024)
+
+
+def _mib(n: float) -> float:
+    return float(n * 1024 ** 2)
+
+
+def _gib(n: float) -> float:
+    return float(n * 1024 ** 3)
+
+
+_VOLTA_SM = {"fp64": 32, "fp32": 64, "fp16": 128}
+_TURING_SM = {"fp64": 2, "fp32": 64, "fp16": 128}
+_AMPERE_SM = {"fp64": 32, "fp32": 64, "fp16": 256, "bf16": 128}
+_HOPPER_SM = {"fp64": 64, "fp32": 128, "fp16": 256, "bf16": 256}
+_ADA_SM = {"fp64": 2, "fp32": 128, "fp16": 128, "bf16": 128}
+
+_A100_TENSOR = {"tensor_fp64": 128, "tensor_tf32": 1024, "tensor_fp16": 2048,
+                "tensor_bf16": 2048, "tensor_int8": 4096}
+_H100_TENSOR = {"tensor_fp64": 256, "tensor_tf32": 2048, "tensor_fp16": 4096,
+                "tensor_bf16": 4096, "tensor_fp8": 8192, "tensor_int8": 8192}
+
+_GEFORCE_ACC = ("FP16 accumulate; GeForce parts run FP16 and FP8 MMA with FP32 accumulate "
+                "at half this rate")
+_V100_SRC = {"units": SRC["volta"], "clock": SRC["v100ds"], "tensor": SRC["volta"],
+             "dram": SRC["v100ds"],
+             "l1": (f"128 B/clk/SM, {SRC['jia2018']}; {SRC['dw2019']} measured "
+                    "437.5 GTXN/s x 32 B = 14.0 TB/s on V100 SXM2"),
+             "l2": (f"2048 B/clk, {SRC['ampere']} (V100 vs A100 L2 read bandwidth); "
+                    f"{SRC['dw2019']} measured 93.6 GTXN/s x 32 B = 3.0 TB/s")}
+_A100_SRC = {"units": SRC["ampere"], "clock": SRC["ampere"], "tensor": SRC["ampere"],
+             "dram": SRC["a100ds"], "l1": SRC["cuda_guide"],
+             "l2": f"5120 B/clk L2 read bandwidth, {SRC['ampere']}"}
+_H100_SRC = {"units": SRC["hopper"], "clock": SRC["hopper"],
+             "tensor": SRC["hopper"] + " (tensor peaks except FP64 quoted at the lower tensor clock)",
+             "dram": SRC["h100ds"], "l1": SRC["cuda_guide"]}
+
+SPECS: tuple[GpuSpec, ...] = (
+    GpuSpec(
+        stem="gtx-970", name="NVIDIA GeForce GTX 970", chip="GM204", family="Maxwell",
+        compute_capability="5.2", sms=13, boost_clock_hz=1178e6,
+        fma_per_sm={"fp64": 4, "fp32": 128}, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=256, data_rate_bps=7e9, dram_bytes=_gib(4),
+        l2_bytes=_kib(1792), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["maxwell"], "clock": SRC["gtx970"], "dram": SRC["gtx970"],
+             "l1": SRC["cuda_guide"] + " (Maxwell: 96 KB shared memory per SMM)"},
+        notes={"dram": ("only the first 3.5 GB sit on 224 bits (196 GB/s); the last 0.5 GB "
+                        "on 32 bits (28 GB/s)"),
+               "fp16": "no native FP16 arithmetic on compute capability 5.2 (FP16 runs as FP32)",
+               "issue": "Maxwell schedulers can dual-issue; 1 instr/clk/scheduler is the "
+                        "Ding & Williams convention"}),
+    GpuSpec(
+        stem="gtx-1650", name="NVIDIA GeForce GTX 1650", chip="TU117", family="Turing",
+        compute_capability="7.5", sms=14, boost_clock_hz=1665e6,
+        fma_per_sm=_TURING_SM, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=128, data_rate_bps=8e9, dram_bytes=_gib(4),
+        l2_bytes=_mib(1), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["turing"] + " (TU11x: no tensor cores, dedicated FP16 units at 2x FP32)",
+             "clock": SRC["gtx1650"], "dram": SRC["gtx1650"],
+             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"},
+        notes={"dram": "GDDR5 launch model; the 2020 GDDR6 model runs 12 Gbps (192 GB/s)"}),
+    GpuSpec(
+        stem="rtx-2070", name="NVIDIA GeForce RTX 2070", chip="TU106", family="Turing",
+        compute_capability="7.5", sms=36, boost_clock_hz=1620e6,
+        fma_per_sm=_TURING_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_fp16": 1024, "tensor_int8": 2048},
+        memory_type="GDDR6", bus_bits=256, data_rate_bps=14e9, dram_bytes=_gib(8),
+        l2_bytes=_mib(4), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["turing"], "clock": SRC["turing"] + " (reference boost; FE 1710 MHz)",
+             "tensor": SRC["turing"] + " (8 tensor cores/SM x 64 FP16 FMA/clk)",
+             "dram": SRC["turing"],
+             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"},
+        notes={"tensor_fp16": _GEFORCE_ACC},
+        extra={"tensor_fp32_accumulate_flop_per_sm_per_clk": {"tensor_fp16": 512}}),
+    GpuSpec(
+        stem="t4", name="NVIDIA Tesla T4", chip="TU104", family="Turing",
+        compute_capability="7.5", sms=40, boost_clock_hz=1590e6,
+        fma_per_sm=_TURING_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_fp16": 1024, "tensor_int8": 2048},
+        memory_type="GDDR6", bus_bits=256, data_rate_bps=10e9, dram_bytes=_gib(16),
+        l2_bytes=_mib(4), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["turing"], "clock": SRC["t4"],
+             "tensor": SRC["t4"] + " (65 TFLOP/s mixed precision, 130 TOPS INT8)",
+             "dram": SRC["t4"],
+             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"}),
+    GpuSpec(
+        stem="v100-sxm2", name="NVIDIA Tesla V100 SXM2", chip="GV100", family="Volta",
+        compute_capability="7.0", sms=80, boost_clock_hz=1530e6,
+        fma_per_sm=_VOLTA_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_fp16": 1024},
+        memory_type="HBM2", bus_bits=4096, data_rate_bps=1.752e9, dram_bytes=_gib(16),
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_bytes_per_clk=2048,
+        pcie_gen=3, pcie_lanes=16, src=_V100_SRC,
+        notes={"issue": "Ding & Williams 2019 use 489.6 warp GIPS for this part"}),
+    GpuSpec(
+        stem="v100-pcie", name="NVIDIA Tesla V100 PCIe", chip="GV100", family="Volta",
+        compute_capability="7.0", sms=80, boost_clock_hz=1380e6,
+        fma_per_sm=_VOLTA_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_fp16": 1024},
+        memory_type="HBM2", bus_bits=4096, data_rate_bps=1.752e9, dram_bytes=_gib(16),
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_bytes_per_clk=2048,
+        pcie_gen=3, pcie_lanes=16, src=_V100_SRC),
+    GpuSpec(
+        stem="a100-40gb-sxm", name="NVIDIA A100 40GB SXM4", chip="GA100", family="Ampere",
+        compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
+        fma_per_sm=_AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=_A100_TENSOR,
+        memory_type="HBM2", bus_bits=5120, data_rate_bps=2.43e9, dram_bytes=_gib(40),
+        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_bytes_per_clk=5120,
+        pcie_gen=4, pcie_lanes=16, src=_A100_SRC),
+    GpuSpec(
+        stem="a100-80gb-sxm", name="NVIDIA A100 80GB SXM4", chip="GA100", family="Ampere",
+        compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
+        fma_per_sm=_AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=_A100_TENSOR,
+        memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.186e9, dram_bytes=_gib(80),
+        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_bytes_per_clk=5120,
+        pcie_gen=4, pcie_lanes=16, src=_A100_SRC),
+    GpuSpec(
+        stem="h100-sxm", name="NVIDIA H100 SXM5", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
+        memory_type="HBM3", bus_bits=5120, data_rate_bps=5.234375e9, dram_bytes=_gib(80),
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
+        pcie_gen=5, pcie_lanes=16, src=_H100_SRC,
+        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure",
+               "l2": "L2 bandwidth not published: level omitted"}),
+    GpuSpec(
+        stem="h100-pcie", name="NVIDIA H100 PCIe", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=114, boost_clock_hz=1755e6, tensor_clock_hz=1620e6,
+        fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
+        memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.125e9, dram_bytes=_gib(80),
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
+        pcie_gen=5, pcie_lanes=16, src=_H100_SRC,
+        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure",
+               "l2": "L2 bandwidth not published: level omitted"}),
+    GpuSpec(
+        stem="h200", name="NVIDIA H200 SXM", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
+        memory_type="HBM3e", bus_bits=6144, data_rate_bps=6.25e9, dram_bytes=141e9,
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
+        pcie_gen=5, pcie_lanes=16,
+        src={**_H100_SRC, "clock": SRC["hopper"] + " (H100 SXM5 clocks; H200 datasheet peaks match)",
+             "dram": SRC["h200ds"] + " (six 1024-bit HBM3e stacks)"},
+        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure",
+               "l2": "L2 bandwidth not published: level omitted"}),
+    GpuSpec(
+        stem="rtx-4090", name="NVIDIA GeForce RTX 4090", chip="AD102", family="Ada Lovelace",
+        compute_capability="8.9", sms=128, boost_clock_hz=2520e6,
+        fma_per_sm=_ADA_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512,
+                            "tensor_fp8": 2048, "tensor_int8": 2048},
+        memory_type="GDDR6X", bus_bits=384, data_rate_bps=21e9, dram_bytes=_gib(24),
+        l2_bytes=_mib(72), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        src={"units": SRC["ada"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
+             "clock": SRC["ada"], "tensor": SRC["ada"], "dram": SRC["ada"],
+             "l1": SRC["cuda_guide"] + "; Ada L1 data-cache hit rate not published"},
+        notes={"tensor_fp16": _GEFORCE_ACC, "tensor_fp8": _GEFORCE_ACC,
+               "tensor_bf16": "BF16 MMA accumulates in FP32 (half the FP16-accumulate rate)",
+               "tensor_tf32": "GeForce TF32 rate (half the datacenter Ada rate per SM)"},
+        extra={"tensor_fp32_accumulate_flop_per_sm_per_clk": {"tensor_fp16": 512,
+                                                              "tensor_fp8": 1024}}),
+    GpuSpec(
+        stem="l4", name="NVIDIA L4", chip="AD104", family="Ada Lovelace",
+        compute_capability="8.9", sms=58, boost_clock_hz=2040e6,
+        fma_per_sm=_ADA_SM, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_tf32": 512, "tensor_fp16": 1024, "tensor_bf16": 1024,
+                            "tensor_fp8": 2048, "tensor_int8": 2048},
+        memory_type="GDDR6", bus_bits=192, data_rate_bps=12.5e9, dram_bytes=_gib(24),
+        l2_bytes=_mib(48), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        src={"units": SRC["ada"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
+             "clock": SRC["l4ds"] + " (2040 MHz boost)",
+             "tensor": SRC["l4ds"] + " (sparse figures halved: 121 FP16, 242.5 FP8/INT8)",
+             "dram": SRC["l4ds"] + " (300 GB/s, 192-bit GDDR6)",
+             "l1": SRC["cuda_guide"] + "; Ada L1 data-cache hit rate not published"},
+        notes={"sms": ("58 SMs: NVIDIA's 30.3 TFLOP/s FP32 and 242 TFLOP/s sparse FP16 at 2040 MHz "
+                       "imply 58 (third-party databases list 60)")}),
+)
+
+SPECS_BY_STEM: dict[str, GpuSpec] = {s.stem: s for s in SPECS}
+
+
+# ---------------------------------------------------------------- formulas
+
+def flop_rate(sms: int, flop_per_clk_per_sm: float, clock_hz: float) -> float:
+    """FLOP/s = SMs x FLOP per clock per SM x clock."""
+    return sms * flop_per_clk_per_sm * clock_hz
+
+
+def fma_flop_rate(sms: int, fma_per_clk_per_sm: float, clock_hz: float) -> float:
+    """FLOP/s of FMA units: each FMA is 2 FLOP."""
+    return flop_rate(sms, 2 * fma_per_clk_per_sm, clock_hz)
+
+
+def warp_instruction_rate(sms: int, schedulers_per_sm: int, clock_hz: float) -> float:
+    """Peak warp instructions/s = SMs x schedulers x 1 instr/clk x clock (Ding & Williams)."""
+    return sms * schedulers_per_sm * 1 * clock_hz
+
+
+def dram_bandwidth(bus_bits: int, data_rate_bps: float) -> float:
+    """Bytes/s = bus width in bits / 8 x data rate per pin (bit/s)."""
+    return bus_bits / 8 * data_rate_bps
+
+
+def per_clock_bandwidth(units: int, bytes_per_clk: float, clock_hz: float) -> float:
+    """Bytes/s of ``units`` parts each moving ``bytes_per_clk`` per clock."""
+    return units * bytes_per_clk * clock_hz
+
+
+PCIE_GT_S = {3: 8e9, 4: 16e9, 5: 32e9}
+PCIE_ENCODING = 128 / 130  # Gen3 and later
+
+
+def pcie_bandwidth(gen: int, lanes: int) -> float:
+    """Raw link bytes/s in one direction = lanes x transfers/s x 128/130 / 8."""
+    return lanes * PCIE_GT_S[gen] * PCIE_ENCODING / 8
+
+
+# ---------------------------------------------------------------- ceilings
+
+def _fmt_rate(value: float, unit: str) -> str:
+    for scale, prefix in ((1e12, "T"), (1e9, "G")):
+        if value >= scale:
+            return f"{value / scale:.4g} {prefix}{unit}"
+    return f"{value:.4g} {unit}"
+
+
+def _mhz(hz: float) -> str:
+    return f"{hz / 1e6:g} MHz"
+
+
+def _ceiling(value: float, clock_hz: float | None, source: str) -> Ceiling:
+    return Ceiling(value=float(value), theoretical=float(value),
+                   clock_hz=None if clock_hz is None else float(clock_hz), source=source)
+
+
+def _with_note(text: str, spec: GpuSpec, key: str) -> str:
+    note = spec.notes.get(key)
+    return f"{text}; {note}" if note else text
+
+
+def tensor_clock(spec: GpuSpec, key: str) -> float:
+    """Clock a tensor peak is quoted at (FP64 MMA runs at the boost clock)."""
+    if spec.tensor_clock_hz is None or key == "tensor_fp64":
+        return spec.boost_clock_hz
+    return spec.tensor_clock_hz
+
+
+def vector_ceiling(spec: GpuSpec, key: str) -> Ceiling:
+    fma = spec.fma_per_sm[key]
+    value = fma_flop_rate(spec.sms, fma, spec.boost_clock_hz)
+    text = (f"{key} = {spec.sms} SMs x {2 * fma} FLOP/clk/SM ({fma} FMA) x "
+            f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'FLOP/s')}; "
+            f"{spec.src['units']}; clock: {spec.src['clock']}")
+    return _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, key))
+
+
+def tensor_ceiling(spec: GpuSpec, key: str) -> Ceiling:
+    per_sm = spec.tensor_flop_per_sm[key]
+    clock = tensor_clock(spec, key)
+    value = flop_rate(spec.sms, per_sm, clock)
+    text = (f"{key} = {spec.sms} SMs x {per_sm} dense FLOP/clk/SM x {_mhz(clock)} = "
+            f"{_fmt_rate(value, 'FLOP/s')}; {spec.src['tensor']}")
+    return _ceiling(value, clock, _with_note(text, spec, key))
+
+
+def instruction_ceiling(spec: GpuSpec) -> Ceiling:
+    value = warp_instruction_rate(spec.sms, spec.schedulers_per_sm, spec.boost_clock_hz)
+    text = (f"warp instructions/s = {spec.sms} SMs x {spec.schedulers_per_sm} schedulers x "
+            f"1 instr/clk x {_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'inst/s')}; "
+            f"formula: {SRC['dw2019']}; schedulers: {spec.src['units']}")
+    return _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, "issue"))
+
+
+def dram_level(spec: GpuSpec) -> MemoryLevel:
+    value = dram_bandwidth(spec.bus_bits, spec.data_rate_bps)
+    text = (f"DRAM = {spec.bus_bits} bit / 8 x {spec.data_rate_bps / 1e9:g} Gbit/s/pin "
+            f"{spec.memory_type} = {_fmt_rate(value, 'B/s')}; {spec.src['dram']}")
+    return MemoryLevel("DRAM", _ceiling(value, None, _with_note(text, spec, "dram")),
+                       transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.dram_bytes)
+
+
+def l1_level(spec: GpuSpec) -> MemoryLevel | None:
+    if spec.l1_bytes_per_clk is None:
+        return None
+    value = per_clock_bandwidth(spec.sms, spec.l1_bytes_per_clk, spec.boost_clock_hz)
+    text = (f"L1/shared = {spec.sms} SMs x {spec.l1_bytes_per_clk} B/clk/SM x "
+            f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'B/s')}; {spec.src['l1']}")
+    return MemoryLevel("L1", _ceiling(value, spec.boost_clock_hz, text),
+                       transaction_bytes=SECTOR_BYTES,
+                       capacity_bytes=float(spec.sms * spec.l1_bytes_per_sm))
+
+
+def l2_level(spec: GpuSpec) -> MemoryLevel | None:
+    if spec.l2_bytes_per_clk is None:
+        return None
+    value = per_clock_bandwidth(1, spec.l2_bytes_per_clk, spec.boost_clock_hz)
+    text = (f"L2 = {spec.l2_bytes_per_clk} B/clk x {_mhz(spec.boost_clock_hz)} = "
+            f"{_fmt_rate(value, 'B/s')}; {spec.src['l2']}")
+    return MemoryLevel("L2", _ceiling(value, spec.boost_clock_hz, text),
+                       transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.l2_bytes)
+
+
+def pcie_level(spec: GpuSpec) -> MemoryLevel:
+    value = pcie_bandwidth(spec.pcie_gen, spec.pcie_lanes)
+    text = (f"PCIe Gen{spec.pcie_gen} x{spec.pcie_lanes} = {spec.pcie_lanes} lanes x "
+            f"{PCIE_GT_S[spec.pcie_gen] / 1e9:g} GT/s x 128/130 / 8 = {_fmt_rate(value, 'B/s')} "
+            f"per direction (raw link; packet overhead lowers what copies reach); {SRC['pcie']}")
+    return MemoryLevel("PCIe", _ceiling(value, None, text))
+
+
+# ---------------------------------------------------------------- devices
+
+def compute_ceilings(spec: GpuSpec) -> dict[str, Ceiling]:
+    out = {k: vector_ceiling(spec, k) for k in spec.fma_per_sm}
+    out.update({k: tensor_ceiling(spec, k) for k in spec.tensor_flop_per_sm})
+    return out
+
+
+def memory_levels(spec: GpuSpec) -> dict[str, MemoryLevel]:
+    levels = [l1_level(spec), l2_level(spec), dram_level(spec), pcie_level(spec)]
+    return {lv.name: lv for lv in levels if lv is not None}
+
+
+def clocks(spec: GpuSpec) -> dict[str, float]:
+    out = {"boost": float(spec.boost_clock_hz)}
+    if spec.tensor_clock_hz is not None:
+        out["boost_tensor"] = float(spec.tensor_clock_hz)
+    return out
+
+
+def architecture(spec: GpuSpec) -> dict[str, object]:
+    """The parameters every ceiling was derived from (YAML-safe plain data)."""
+    arch: dict[str, object] = {
+        "vendor": "NVIDIA", "chip": spec.chip, "family": spec.family,
+        "compute_capability": spec.compute_capability, "sms": spec.sms,
+        "schedulers_per_sm": spec.schedulers_per_sm,
+        "boost_clock_hz": float(spec.boost_clock_hz),
+        "fma_per_sm_per_clk": dict(spec.fma_per_sm),
+        "tensor_dense_flop_per_sm_per_clk": dict(spec.tensor_flop_per_sm),
+        "memory_type": spec.memory_type, "memory_bus_bits": spec.bus_bits,
+        "memory_data_rate_bps": float(spec.data_rate_bps),
+        "dram_bytes": float(spec.dram_bytes), "l2_bytes": float(spec.l2_bytes),
+        "l1_shared_bytes_per_sm": spec.l1_bytes_per_sm,
+        "pcie_gen": spec.pcie_gen, "pcie_lanes": spec.pcie_lanes,
+        "launch_overhead_source": LAUNCH_OVERHEAD_SOURCE,
+    }
+    if spec.tensor_clock_hz is not None:
+        arch["tensor_clock_hz"] = float(spec.tensor_clock_hz)
+    if spec.l1_bytes_per_clk is not None:
+        arch["l1_bytes_per_clk_per_sm"] = spec.l1_bytes_per_clk
+    if spec.l2_bytes_per_clk is not None:
+        arch["l2_bytes_per_clk"] = spec.l2_bytes_per_clk
+    arch.update({k: v for k, v in spec.extra.items()})
+    if spec.notes:
+        arch["notes"] = dict(spec.notes)
+    return arch
+
+
+def sources(texts) -> list[str]:
+    """The documents of SRC named in any of ``texts``, in SRC order."""
+    return [doc for doc in SRC.values() if any(doc in t for t in texts)]
+
+
+def build_device(spec: GpuSpec) -> Device:
+    compute, memory = compute_ceilings(spec), memory_levels(spec)
+    inst = instruction_ceiling(spec)
+    texts = [c.source for c in compute.values()] + [m.bandwidth.source for m in memory.values()]
+    return Device(
+        name=spec.name, kind="gpu", compute=compute, memory=memory, instruction_rate=inst,
+        launch_overhead_s=LAUNCH_OVERHEAD_S,
+        clocks_hz=clocks(spec), architecture=architecture(spec),
+        provenance={"method": "datasheet", "sources": sources(texts + [inst.source]),
+                    "generated_by": GENERATED_BY},
+    )
+
+
+def devices() -> dict[str, Device]:
+    """Every datasheet profile, file stem -> Device."""
+    return {spec.stem: build_device(spec) for spec in SPECS}
+
+
+# ---------------------------------------------------------------- docs
+
+_TABLE_COLUMNS = (("FP64", "compute", "fp64", 1e12), ("FP32", "compute", "fp32", 1e12),
+                  ("FP16", "compute", "fp16", 1e12), ("Tensor FP16", "compute", "tensor_fp16", 1e12),
+                  ("DRAM", "memory", "DRAM", 1e9), ("L2", "memory", "L2", 1e9),
+                  ("L1", "memory", "L1", 1e12), ("PCIe", "memory", "PCIe", 1e9))
+
+
+def _cell(dev: Device, group: str, key: str, scale: float) -> str:
+    table = dev.compute if group == "compute" else dev.memory
+    if key not in table:
+        return "-"
+    value = table[key].value if group == "compute" else table[key].bytes_s
+    return f"{value / scale:.4g}"
+
+
+def markdown_table() -> str:
+    """The headline ceilings of every profile as a Markdown table (docs/devices.md)."""
+    head = ("| profile | chip | SMs | boost MHz | FP64 TFLOP/s | FP32 TFLOP/s | FP16 TFLOP/s | "
+            "Tensor FP16 TFLOP/s | DRAM GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | warp GIPS | "
+            "FP32 ridge FLOP/B |")
+    rows = [head, "|" + "---|" * 14]
+    for spec in SPECS:
+        dev = build_device(spec)
+        cells = [_cell(dev, *col[1:]) for col in _TABLE_COLUMNS]
+        rows.append(f"| `{spec.stem}` | {spec.chip} | {spec.sms} | {spec.boost_clock_hz / 1e6:g} | "
+                    + " | ".join(cells)
+                    + f" | {dev.instruction_rate.value / 1e9:.4g}"
+                    + f" | {dev.ridge_point('DRAM', 'fp32'):.3g} |")
+    return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------- files
+
+def default_folder() -> Path:
+    """The package's devices/ folder (the source tree in an editable install)."""
+    return Path(str(resources.files("roofline.devices")))
+
+
+def write_profiles(folder: str | Path | None = None) -> list[Path]:
+    """(Re)write ``<stem>.yaml`` for every spec; returns the paths written."""
+    folder = Path(folder) if folder is not None else default_folder()
+    return [save_device(dev, folder / f"{stem}.yaml") for stem, dev in devices().items()]
+
+
+def _plain(device: Device) -> dict:
+    """The device as it reads back from YAML (tuples become lists, etc.)."""
+    return yaml.safe_load(dump_device(device))
+
+
+def _diff(a, b, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in list(a) + [k for k in b if k not in a]:
+            where = f"{prefix}.{key}" if prefix else str(key)
+            if key not in a or key not in b:
+                out.append(f"{where}: only in {'file' if key in a else 'code'}")
+            else:
+                out.extend(_diff(a[key], b[key], where))
+        return out
+    return [] if a == b else [f"{prefix}: file {a!r} != code {b!r}"]
+
+
+def compare_with_files(folder: str | Path | None = None) -> dict[str, list[str]]:
+    """Drift between the code and the YAML files: stem -> differences.
+
+    A stem is listed when its file is missing or differs in any value; the
+    list is empty for every stem whose file matches the code exactly.
+    """
+    folder = Path(folder) if folder is not None else default_folder()
+    report: dict[str, list[str]] = {}
+    for stem, device in devices().items():
+        path = folder / f"{stem}.yaml"
+        if not path.exists():
+            report[stem] = [f"{path}: missing"]
+            continue
+        on_disk = yaml.safe_load(path.read_text(encoding="utf-8"))
+        report[stem] = _diff(on_disk, _plain(device))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m roofline.datasheet",
+                                     description="Write or check the built-in GPU profiles.")
+    parser.add_argument("--out", type=Path, default=None, help="folder (default: roofline.devices)")
+    parser.add_argument("--check", action="store_true",
+                        help="report drift between code and files; write nothing")
+    args = parser.parse_args(argv)
+    if args.check:
+        drift = {k: v for k, v in compare_with_files(args.out).items() if v}
+        for stem, problems in drift.items():
+            sys.stdout.write(f"{stem}: " + "; ".join(problems[:5]) + "\n")
+        sys.stdout.write(f"{len(SPECS) - len(drift)}/{len(SPECS)} profiles match the code\n")
+        return 1 if drift else 0
+    for path in write_profiles(args.out):
+        sys.stdout.write(f"wrote {path}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
