@@ -20,8 +20,8 @@ typical use:
 
 
 def _command_modules():
-    from . import classify, devices, import_, plot
-    modules = [plot, classify, import_, devices]
+    from . import classify, devices, diff, import_, plot
+    modules = [plot, classify, import_, diff, devices]
     try:
         from . import measure
         modules.insert(0, measure)
