@@ -212,7 +212,7 @@ class KernelSet:
     """
 
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
-                 families=None, variants=None, instructions=None):
+                 families=None, variants=None, instructions=None, transactions=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -222,6 +222,7 @@ class KernelSet:
         self.families = np.asarray([""] * n if families is None else families, dtype=object)
         self.variants = np.asarray([""] * n if variants is None else variants, dtype=object)
         self.instructions = None if instructions is None else _column(instructions, n, "instructions")
+        self.transactions = {k: _column(v, n, f"transactions[{k}]") for k, v in (transactions or {}).items()}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -233,6 +234,7 @@ class KernelSet:
         levels = sorted({lv for k in ks for lv in k.bytes}, key=_level_rank)
         nan = math.nan
         has_inst = any(k.instructions is not None for k in ks)
+        tx_levels = sorted({lv for k in ks for lv in k.transactions}, key=_level_rank)
         return cls(
             names=[k.name for k in ks],
             time_s=[k.time_s for k in ks],
@@ -242,6 +244,7 @@ class KernelSet:
             families=[k.family for k in ks],
             variants=[k.variant for k in ks],
             instructions=[nan if k.instructions is None else k.instructions for k in ks] if has_inst else None,
+            transactions={lv: [k.transactions.get(lv, nan) for k in ks] for lv in tx_levels},
         )
 
     def kernels(self) -> list[Kernel]:
@@ -252,6 +255,7 @@ class KernelSet:
                 flops={p: float(v[i]) for p, v in self.flops.items() if not math.isnan(v[i])},
                 bytes={lv: float(v[i]) for lv, v in self.bytes.items() if not math.isnan(v[i])},
                 instructions=None if self.instructions is None or math.isnan(self.instructions[i]) else float(self.instructions[i]),
+                transactions={lv: float(v[i]) for lv, v in self.transactions.items() if not math.isnan(v[i])},
                 family=str(self.families[i]), variant=str(self.variants[i])))
         return out
 

@@ -148,3 +148,10 @@ def test_kernelset_round_trips_kernels():
           Kernel("b", time_s=math.nan, bytes={"DRAM": 1.0})]
     assert KernelSet.from_kernels(ks).kernels()[0] == ks[0]
     assert KernelSet.from_kernels(ks).kernels()[1].bytes == {"DRAM": 1.0}
+
+
+def test_kernelset_keeps_instructions_and_transactions():
+    k = Kernel("a", time_s=1.0, instructions=10.0, transactions={"L2": 4.0, "DRAM": 2.0})
+    back = KernelSet.from_kernels([k, Kernel("b")]).kernels()
+    assert back[0].instructions == 10.0 and back[0].transactions == {"L2": 4.0, "DRAM": 2.0}
+    assert back[1].transactions == {} and back[1].instructions is None
