@@ -29,6 +29,12 @@ _BASE = {
     "flop": ("work", 1.0), "flops": ("work", 1.0), "flop/s": ("rate", 1.0),
     "inst": ("count", 1.0), "cycle": ("count", 1.0), "cycles": ("count", 1.0),
     "%": ("ratio", 0.01),
+    # ncu counter units: a sector is a 32-byte count, kept as a count here
+    "sector": ("count", 1.0), "sectors": ("count", 1.0),
+    "inst/cycle": ("count", 1.0), "byte/cycle": ("count", 1.0),
+    # ncu prints clocks as cycle/nsecond (= GHz) in some versions
+    "cycle/nsecond": ("frequency", 1e9), "cycle/usecond": ("frequency", 1e6),
+    "cycle/msecond": ("frequency", 1e3),
 }
 
 _SPECIAL_TIME = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .common import DEVICE_HELP, warn
 
-HELP = "compare two runs (time, % of roof, bound per kernel or family) or two device profiles"
+HELP = "compare two runs (time, share of roof, bound per kernel or family) or two device profiles"
 EPILOG = """\
 A and B are either two profiles of the same program (kernels.csv, ncu, nvprof,
 nsys, Kineto; --device needed) or two device profiles (built-in names, saved

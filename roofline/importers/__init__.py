@@ -10,6 +10,12 @@ from pathlib import Path
 
 from .base import ImportResult, ProgramTime, Reader, detect, readers, register
 from . import kernels_csv  # noqa: F401  (registers the project's own format)
+from . import nsys  # noqa: F401  (Nsight Systems SQLite exports and nsys stats CSV)
+from . import kineto  # noqa: F401  (PyTorch profiler / Kineto Chrome traces)
+from . import ert  # noqa: F401  (ERT results: device profiles, recognised to say so)
+from . import ncu_rep  # noqa: F401  (Nsight Compute .ncu-rep, needs ncu-report)
+from . import ncu_csv  # noqa: F401  (Nsight Compute CSV: details, raw, section exports)
+from . import nvprof  # noqa: F401  (nvprof summary, GPU trace, metrics/events; CSV or text)
 
 __all__ = ["ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "register"]
 

@@ -1,0 +1,539 @@
+"""Profiler counters -> work, traffic and time: the rules every GPU reader shares.
+
+Readers collect a kernel's metrics into a :class:`MetricSet` (name -> value
+and unit as the file wrote them) and call :func:`ncu_counts` or
+:func:`nvprof_counts`; both return a :class:`Counts` in SI units.
+
+Work (FLOP), per precision
+--------------------------
+Nsight Compute counts thread instructions per opcode
+(``sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum``, or the
+``smsp__`` variant, which sums to the same total)::
+
+    FLOP[p] = add[p] + mul[p] + 2 * fma[p]        p in fp64 (d), fp32 (f), fp16 (h)
+
+plus Blackwell's paired fp32 opcodes ``fadd2``/``fmul2`` (2 FLOP each) and
+``ffma2`` (4 FLOP). A precision where only some of add/mul/fma were collected
+gets the partial sum and a note saying it is a lower bound. nvprof's
+``flop_count_{dp,sp,hp}`` already count an FMA twice; without them the reader
+uses ``flop_count_*_add + _mul + 2 * _fma``.
+
+Tensor cores, in order of preference:
+
+1. ``sm__ops_path_tensor_src_<type>[_dst_<type>].sum``: operations on the
+   tensor path, taken as FLOP (a multiply-add is two), which is how Nsight
+   Compute's own tensor roofline plots them. ``_sparsity_on/off`` variants
+   are used only when the plain counter is absent (they are its two halves).
+2. ``sm__inst_executed_pipe_tensor[_op_{hmma,imma,dmma}].sum`` (warp
+   instructions) times the FLOP of one instruction, which depends on the
+   chip and the instruction shape:
+
+   * compute capability 7.0/7.2 (Volta): 512 FLOP per HMMA (Yang et al.,
+     "Hierarchical Roofline Analysis for GPUs", 2019, on V100);
+   * DMMA (fp64, A100/H100 ``_op_dmma``): m8n8k4 = 512 FLOP;
+   * otherwise only when the kernel name states the shape: cuBLAS/CUTLASS
+     names such as ``ampere_s16816gemm_fp16_*`` (m16n8k16: 2*16*8*16 = 4096
+     FLOP), ``turing_h1688gemm_*`` (2048), or CUTLASS's
+     ``arch::Mma<GemmShape<16, 8, 8>, 32, cutlass::half_t, ...>``, and the
+     input type can be read from the name too.
+
+   Anything else (Hopper ``wgmma``, names without a shape) stays unknown and
+   gets a note: there is no single FLOP-per-instruction figure across chips.
+
+Traffic (bytes), per level
+--------------------------
+* DRAM: ``dram__bytes.sum``, else ``dram__bytes_read.sum + dram__bytes_write.sum``,
+  else ``dram__sectors_{read,write}.sum`` x 32 B; nvprof ``dram_{read,write}_bytes``,
+  else ``dram_{read,write}_transactions`` x 32 B, else the Kepler events
+  ``fb_subp*_{read,write}_sectors`` x 32 B.
+* L2: ``lts__t_bytes.sum``, else ``lts__t_sectors.sum`` x 32 B, else
+  ``derived__lts__lts2xbar_bytes`` (the hierarchical-roofline section's L2
+  figure); nvprof ``l2_{read,write}_transactions`` x 32 B.
+* L1: ``l1tex__t_bytes.sum``, else ``l1tex__t_sectors.sum`` x 32 B, else
+  ``derived__l1tex__lsu_writeback_bytes_mem_lg``; nvprof
+  ``gld_transactions + gst_transactions`` x 32 B (32 B sectors; on Kepler
+  with L1-cached loads a transaction is a 128 B line, so a lower bound there).
+
+Transactions per level are the 32-byte sectors (bytes / 32 where only bytes
+were collected). Any total can also come from its rate: ``X.sum.per_second``
+x time, or ``X.sum.per_cycle_elapsed`` x ``<unit>__cycles_elapsed.avg.per_second``
+x time (section exports such as the hierarchical roofline charts).
+
+Time
+----
+``gpu__time_duration.sum``, else the section's ``Duration``, else
+``sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second`` (or the
+``smsp__``/``gpc__`` pair, or ``Elapsed Cycles`` / ``SM Frequency``).
+:attr:`Counts.time_source` says which was used.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..units import parse_number, parse_quantity, unit_factor
+
+SECTOR_BYTES = 32.0
+
+# --------------------------------------------------------------------------
+# metric values as the file wrote them
+# --------------------------------------------------------------------------
+
+_COUNT_UNITS = {"", "inst", "instruction", "instructions", "sector", "sectors", "cycle",
+                "cycles", "op", "ops", "warp", "warps", "request", "requests", "flop",
+                "transaction", "transactions", "wavefront", "wavefronts", "thread", "threads",
+                "block", "blocks", "pass", "passes", "register", "registers"}
+_COUNT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+@dataclass
+class Metric:
+    """One metric as read: ``value`` is the text (or a number from a binary
+    report), ``unit`` the unit string, ``line`` where it was read."""
+
+    value: object
+    unit: str = ""
+    line: int | None = None
+
+
+class MetricSet:
+    """A kernel's metrics by name; :meth:`get` returns SI floats.
+
+    Values are converted only when asked for, so an odd unit on a metric the
+    rules never use cannot fail a file. ``n/a`` reads as absent.
+    """
+
+    def __init__(self, path, metrics: dict[str, Metric] | None = None):
+        self.path = path
+        self.metrics: dict[str, Metric] = dict(metrics or {})
+
+    def __contains__(self, name: str) -> bool:
+        return self.get(name) is not None
+
+    def names(self) -> list[str]:
+        return list(self.metrics)
+
+    def get(self, name: str) -> float | None:
+        m = self.metrics.get(name)
+        if m is None:
+            return None
+        try:
+            if isinstance(m.value, (int, float)):
+                value = float(m.value) * _factor(m.unit)
+            else:
+                try:
+                    value = parse_number(str(m.value)) * _factor(m.unit)
+                except ValueError:
+                    if m.unit.strip():
+                        raise
+                    value = parse_quantity(str(m.value))   # nvprof: "43.99GB/s", "12.5%"
+            if math.isnan(value):
+                return None
+        except ValueError as exc:
+            raise InputError(self.path, m.line, f"metric {name}: cannot read value "
+                             f"{m.value!r} {m.unit!r} ({exc})") from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError(self.path, m.line, f"metric {name}: expected a finite non-negative "
+                             f"value, found {m.value!r}")
+        return value
+
+    def unit(self, name: str) -> str:
+        m = self.metrics.get(name)
+        return "" if m is None else m.unit
+
+
+def _factor(unit: str) -> float:
+    """SI factor of a unit; counts (inst, sector, thread ... and per-cycle
+    counts) are 1, or 1e3/1e6/... with a K/M/G prefix."""
+    u = unit.strip()
+    base = u.split("/")[0]
+    if u.endswith("/cycle") or "/" not in u:
+        if base.lower() in _COUNT_UNITS:
+            return 1.0
+        if base[:1] in _COUNT_PREFIX and base[1:].lower() in _COUNT_UNITS - {""}:
+            return _COUNT_PREFIX[base[:1]]
+    return unit_factor(u)
+
+
+def _kind(unit: str) -> str:
+    """'time', 'frequency', 'bandwidth', 'bytes' or 'other' for a unit string."""
+    u = unit.strip().lower()
+    if u.endswith("/s") or u.endswith("/second"):
+        return "frequency" if u.startswith("cycle") else "bandwidth"
+    if u.endswith("hz") or u.startswith("cycle/"):
+        return "frequency"
+    if u.endswith("second") or u in ("s", "ns", "us", "ms", "µs"):
+        return "time"
+    if u.endswith("byte") or u.endswith("bytes") or u in ("b", "kb", "mb", "gb"):
+        return "bytes"
+    return "other"
+
+
+# --------------------------------------------------------------------------
+# result of the rules
+# --------------------------------------------------------------------------
+
+@dataclass
+class Counts:
+    time_s: float = math.nan
+    time_source: str = ""
+    flops: dict[str, float] = field(default_factory=dict)
+    bytes: dict[str, float] = field(default_factory=dict)
+    transactions: dict[str, float] = field(default_factory=dict)
+    instructions: float | None = None
+    notes: list[str] = field(default_factory=list)
+    has_fp_counters: bool = False   # CUDA-core FP counters (SASS opcodes, flop_count_*)
+    from_rates: bool = False
+
+    def scaled(self, factor: float) -> "Counts":
+        """Totals times ``factor`` (per-invocation averages -> totals)."""
+        return Counts(self.time_s * factor if math.isfinite(self.time_s) else self.time_s,
+                      self.time_source,
+                      {k: v * factor for k, v in self.flops.items()},
+                      {k: v * factor for k, v in self.bytes.items()},
+                      {k: v * factor for k, v in self.transactions.items()},
+                      None if self.instructions is None else self.instructions * factor,
+                      list(self.notes), self.has_fp_counters, self.from_rates)
+
+
+# --------------------------------------------------------------------------
+# Nsight Compute
+# --------------------------------------------------------------------------
+
+_FP_PREFIX = {"d": "fp64", "f": "fp32", "h": "fp16"}
+# opcode -> FLOP per thread instruction
+_FP_OPS = {"add": 1.0, "mul": 1.0, "fma": 2.0}
+_FP32_PAIRED = {"fadd2": 2.0, "fmul2": 2.0, "ffma2": 4.0}
+
+# The FLOP counters a roofline needs, for the advice when they are missing.
+NCU_FLOP_METRICS = tuple(
+    f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum"
+    for p in "dfh" for op in ("add", "mul", "fma"))
+NCU_BYTE_METRICS = ("dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum")
+NCU_TIME_METRICS = ("gpu__time_duration.sum",)
+NVPROF_FLOP_METRICS = ("flop_count_dp", "flop_count_sp", "flop_count_hp")
+NVPROF_BYTE_METRICS = ("dram_read_transactions", "dram_write_transactions",
+                       "l2_read_transactions", "l2_write_transactions",
+                       "gld_transactions", "gst_transactions")
+
+_TENSOR_SRC = {"fp16": "tensor_fp16", "bf16": "tensor_bf16", "tf32": "tensor_tf32",
+               "fp64": "tensor_fp64", "fp8": "tensor_fp8", "int8": "tensor_int8",
+               "int4": "tensor_int8", "int1": "tensor_int8"}
+
+
+class _Rates:
+    """Totals from ``X.sum``, or from rates x time when only rates exist."""
+
+    def __init__(self, ms: MetricSet):
+        self.ms = ms
+        self.time_s = math.nan
+        self.used_rates = False
+
+    def total(self, base: str, rates: bool = True) -> float | None:
+        ms = self.ms
+        v = ms.get(base + ".sum")
+        if v is not None:
+            return v
+        if not rates or not math.isfinite(self.time_s):
+            return None
+        v = ms.get(base + ".sum.per_second")
+        if v is not None:
+            self.used_rates = True
+            return v * self.time_s
+        v = ms.get(base + ".sum.per_cycle_elapsed")
+        if v is not None:
+            unit = base.split("__", 1)[0]
+            hz = ms.get(f"{unit}__cycles_elapsed.avg.per_second")
+            if hz is not None:
+                self.used_rates = True
+                return v * hz * self.time_s
+        return None
+
+
+def ncu_time(ms: MetricSet) -> tuple[float, str]:
+    """(seconds, which metric) or (nan, '')."""
+    v = ms.get("gpu__time_duration.sum")
+    if v is not None:
+        return v, "gpu__time_duration.sum"
+    if "Duration" in ms.metrics and _kind(ms.unit("Duration")) == "time":
+        v = ms.get("Duration")
+        if v is not None:
+            return v, "Duration"
+    for cycles, hz in (("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
+                       ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),
+                       ("gpc__cycles_elapsed.max", "gpc__cycles_elapsed.avg.per_second"),
+                       ("Elapsed Cycles", "SM Frequency")):
+        c, f = ms.get(cycles), ms.get(hz)
+        if c is not None and f:
+            return c / f, f"{cycles} / {hz}"
+    return math.nan, ""
+
+
+def ncu_counts(ms: MetricSet, kernel_name: str = "", cc: str | None = None) -> Counts:
+    """Apply the Nsight Compute rules (module docstring) to one launch."""
+    out = Counts()
+    out.time_s, out.time_source = ncu_time(ms)
+    r = _Rates(ms)
+    r.time_s = out.time_s
+
+    # ---- FP work from thread-instruction counters
+    for letter, precision in _FP_PREFIX.items():
+        total, found, missing = 0.0, [], []
+        for op, weight in _FP_OPS.items():
+            v = None
+            for unit in ("smsp", "sm"):
+                v = r.total(f"{unit}__sass_thread_inst_executed_op_{letter}{op}_pred_on")
+                if v is not None:
+                    break
+            if v is None:
+                missing.append(letter + op)
+            else:
+                found.append(letter + op)
+                total += weight * v
+        if precision == "fp32":
+            for op, weight in _FP32_PAIRED.items():
+                for unit in ("smsp", "sm"):
+                    v = r.total(f"{unit}__sass_thread_inst_executed_op_{op}_pred_on")
+                    if v is not None:
+                        total += weight * v
+                        break
+        if found:
+            out.has_fp_counters = True
+            out.flops[precision] = total
+            if missing:
+                out.notes.append(f"{precision} work counts only {'/'.join(found).upper()} "
+                                 f"({'/'.join(missing).upper()} not collected): a lower bound")
+
+    _ncu_tensor(ms, r, out, kernel_name, cc)
+
+    # ---- traffic: direct totals first, rates x time only when no total exists
+    for rates in (False, True):
+        dram = _dram(r, rates, out)
+        if dram is not None:
+            out.bytes["DRAM"] = dram
+            break
+    else:
+        if "Memory Throughput" in ms.metrics and math.isfinite(out.time_s) \
+                and _kind(ms.unit("Memory Throughput")) == "bandwidth":
+            # Memory Workload Analysis: "Memory Throughput" is dram__bytes.sum.per_second
+            bw = ms.get("Memory Throughput")
+            if bw is not None:
+                out.bytes["DRAM"] = bw * out.time_s
+                r.used_rates = True
+    for level, chain in (("L2", ("lts__t_bytes", "lts__t_sectors", "derived__lts__lts2xbar_bytes")),
+                         ("L1", ("l1tex__t_bytes", "l1tex__t_sectors",
+                                 "derived__l1tex__lsu_writeback_bytes_mem_lg"))):
+        for rates in (False, True):
+            v = None
+            for base in chain:
+                v = r.total(base, rates)
+                if v is not None:
+                    if base.endswith("_sectors"):
+                        v *= SECTOR_BYTES
+                    break
+            if v is not None:
+                out.bytes[level] = v
+                break
+    for level in ("L1", "L2", "DRAM"):
+        if level in out.bytes:
+            out.transactions[level] = out.bytes[level] / SECTOR_BYTES
+
+    # ---- warp instructions
+    for base in ("smsp__inst_executed", "sm__inst_executed"):
+        v = r.total(base)
+        if v is not None:
+            out.instructions = v
+            break
+    else:
+        v = ms.get("Executed Instructions")
+        if v is not None:
+            out.instructions = v
+    out.from_rates = r.used_rates
+    return out
+
+
+def _dram(r: _Rates, rates: bool, out: Counts) -> float | None:
+    v = r.total("dram__bytes", rates)
+    if v is not None:
+        return v
+    rd, wr = r.total("dram__bytes_read", rates), r.total("dram__bytes_write", rates)
+    if rd is not None or wr is not None:
+        if rd is None or wr is None:
+            out.notes.append(f"DRAM bytes count only {'reads' if wr is None else 'writes'}: "
+                             "a lower bound")
+        return (rd or 0.0) + (wr or 0.0)
+    v = r.total("dram__sectors", rates)
+    if v is None:
+        sr, sw = r.total("dram__sectors_read", rates), r.total("dram__sectors_write", rates)
+        if sr is not None and sw is not None:
+            v = sr + sw
+    return None if v is None else v * SECTOR_BYTES
+
+
+def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None) -> None:
+    # 1. sm__ops_path_tensor_src_<type>[_dst_<type>][_sparsity_on|off]
+    bases: dict[str, set[str]] = {}
+    for metric in ms.names():
+        m = re.match(r"(sm__ops_path_tensor_src_[a-z0-9]+(?:_dst_[a-z0-9]+)?)"
+                     r"(_sparsity_(?:on|off))?\.sum(?:\.per_second|\.per_cycle_elapsed)?$", metric)
+        if m:
+            bases.setdefault(m.group(1), set()).add(m.group(2) or "")
+    ops_found = False
+    for base, variants in sorted(bases.items()):
+        src = re.match(r"sm__ops_path_tensor_src_([a-z0-9]+)", base).group(1)
+        precision = _TENSOR_SRC.get(src)
+        if precision is None:
+            continue
+        v = r.total(base) if "" in variants else None
+        if v is None and {"_sparsity_on", "_sparsity_off"} <= variants:
+            on, off = r.total(base + "_sparsity_on"), r.total(base + "_sparsity_off")
+            v = None if on is None or off is None else on + off
+        if v is None:
+            continue
+        ops_found = True
+        if v:
+            out.flops[precision] = out.flops.get(precision, 0.0) + v
+    if ops_found:
+        return
+
+    # 2. tensor-pipe warp instructions x FLOP per instruction
+    inst = None
+    for unit in ("sm", "smsp"):
+        for suffix in ("_op_hmma", "_op_imma", "_op_dmma", ""):
+            base = f"{unit}__inst_executed_pipe_tensor{suffix}"
+            v = r.total(base)
+            if v is None:
+                continue
+            if suffix == "_op_dmma":
+                if v:
+                    out.flops["tensor_fp64"] = out.flops.get("tensor_fp64", 0.0) + 512.0 * v
+                continue
+            if inst is None:
+                inst = v
+        if inst is not None:
+            break
+    if inst is None:
+        return
+    if inst == 0:
+        return
+    per_inst, precision, why = tensor_flop_per_instruction(name, cc)
+    if per_inst is None:
+        out.notes.append(f"tensor-core work unknown: {inst:.4g} tensor-pipe warp instructions, "
+                         f"but the FLOP per instruction {why}; collect "
+                         "sm__ops_path_tensor_src_<type>_dst_<type>.sum")
+        return
+    out.flops[precision] = out.flops.get(precision, 0.0) + per_inst * inst
+    out.notes.append(f"tensor-core FLOP = tensor-pipe warp instructions x {per_inst:g} ({why})")
+
+
+_CUBLAS_SHAPE = re.compile(r"(?:^|[^a-z0-9])([hsdic])(16|8)(8)(4|8|16|32|64|128|256)gemm")
+_CUTLASS_MMA = re.compile(
+    r"arch::Mma<cutlass::gemm::GemmShape<(?:\(int\))?(\d+), ?(?:\(int\))?(\d+), ?(?:\(int\))?(\d+)>,"
+    r" ?(?:\(int\))?32, ?([\w:]+)")
+_CUTLASS_TYPES = {"cutlass::half_t": "tensor_fp16", "half": "tensor_fp16", "__half": "tensor_fp16",
+                  "cutlass::bfloat16_t": "tensor_bf16", "cutlass::tfloat32_t": "tensor_tf32",
+                  "int8_t": "tensor_int8", "signed char": "tensor_int8", "unsigned char": "tensor_int8",
+                  "cutlass::int4b_t": "tensor_int8", "double": "tensor_fp64",
+                  "cutlass::float_e4m3_t": "tensor_fp8", "cutlass::float_e5m2_t": "tensor_fp8"}
+
+
+def _cc_tuple(cc: str | None) -> tuple[int, int] | None:
+    if not cc:
+        return None
+    m = re.match(r"\s*(\d+)\.(\d+)", str(cc))
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def tensor_flop_per_instruction(name: str, cc: str | None) -> tuple[float | None, str, str]:
+    """(FLOP per tensor-pipe warp instruction, precision key, reason) for a
+    kernel, or (None, '', why not)."""
+    arch = _cc_tuple(cc)
+    low = name.lower()
+    if arch in ((7, 0), (7, 2)) or (arch is None and low.startswith("volta_")):
+        return 512.0, "tensor_fp16", "Volta HMMA: 512 FLOP per warp instruction (Yang et al. 2019)"
+    m = _CUTLASS_MMA.search(name)
+    if m:
+        mm, nn, kk = (int(g) for g in m.group(1, 2, 3))
+        precision = _CUTLASS_TYPES.get(m.group(4))
+        if precision and nn == 8 and mm in (8, 16):
+            return 2.0 * mm * nn * kk, precision, f"CUTLASS instruction shape m{mm}n{nn}k{kk} in the name"
+    m = _CUBLAS_SHAPE.search(low)
+    if m:
+        prefix, mm, nn, kk = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+        if "bf16" in low:
+            precision = "tensor_bf16"
+        elif "tf32" in low:
+            precision = "tensor_tf32"
+        elif prefix == "i" or "int8" in low or "_i8" in low:
+            precision = "tensor_int8"
+        elif prefix == "d":
+            precision = "tensor_fp64"
+        elif prefix == "h" or "fp16" in low or "f16" in low:
+            precision = "tensor_fp16"
+        else:
+            precision = ""
+        if precision:
+            return 2.0 * mm * nn * kk, precision, f"instruction shape m{mm}n{nn}k{kk} in the name"
+        return None, "", "depends on the input type, which the name does not state"
+    where = f"on compute capability {cc}" if cc else "without the compute capability"
+    return None, "", f"depends on the instruction shape, which the name does not state ({where})"
+
+
+# --------------------------------------------------------------------------
+# nvprof
+# --------------------------------------------------------------------------
+
+def nvprof_counts(ms: MetricSet) -> Counts:
+    """Apply the nvprof rules to one kernel's per-invocation metrics/events."""
+    out = Counts()
+    for tag, precision in (("dp", "fp64"), ("sp", "fp32"), ("hp", "fp16")):
+        v = ms.get(f"flop_count_{tag}")
+        if v is None:
+            parts = {op: ms.get(f"flop_count_{tag}_{op}") for op in ("add", "mul", "fma")}
+            if any(p is not None for p in parts.values()):
+                v = (parts["add"] or 0.0) + (parts["mul"] or 0.0) + 2.0 * (parts["fma"] or 0.0)
+                missing = [op for op, p in parts.items() if p is None]
+                if missing:
+                    out.notes.append(f"{precision} work lacks flop_count_{tag}_"
+                                     f"{'/'.join(missing)}: a lower bound")
+        if v is not None:
+            out.has_fp_counters = True
+            out.flops[precision] = v
+
+    def pair(a: str, b: str, scale: float = 1.0) -> float | None:
+        va, vb = ms.get(a), ms.get(b)
+        if va is None and vb is None:
+            return None
+        if va is None or vb is None:
+            out.notes.append(f"{b if va is None else a} without {a if va is None else b}: "
+                             "a lower bound")
+        return ((va or 0.0) + (vb or 0.0)) * scale
+
+    dram = pair("dram_read_bytes", "dram_write_bytes")
+    if dram is None:
+        dram = pair("dram_read_transactions", "dram_write_transactions", SECTOR_BYTES)
+    if dram is None:   # Kepler events: per-subpartition frame-buffer sectors
+        rd = [ms.get(n) for n in ms.names() if re.fullmatch(r"fb_subp\d+_read_sectors", n)]
+        wr = [ms.get(n) for n in ms.names() if re.fullmatch(r"fb_subp\d+_write_sectors", n)]
+        if rd or wr:
+            dram = sum(v or 0.0 for v in rd + wr) * SECTOR_BYTES
+            if not rd or not wr:
+                out.notes.append(f"DRAM bytes count only {'reads' if rd else 'writes'} "
+                                 "(fb_subp*_read/write_sectors): a lower bound")
+    if dram is not None:
+        out.bytes["DRAM"] = dram
+        out.transactions["DRAM"] = dram / SECTOR_BYTES
+    l2 = pair("l2_read_transactions", "l2_write_transactions")
+    if l2 is not None:
+        out.transactions["L2"] = l2
+        out.bytes["L2"] = l2 * SECTOR_BYTES
+    l1 = pair("gld_transactions", "gst_transactions")
+    if l1 is not None:
+        out.transactions["L1"] = l1
+        out.bytes["L1"] = l1 * SECTOR_BYTES
+    inst = ms.get("inst_executed")
+    if inst is not None:
+        out.instructions = inst
+    return out

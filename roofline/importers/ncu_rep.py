@@ -1,0 +1,131 @@
+"""Nsight Compute binary reports (``.ncu-rep``) -> one kernel per profiled launch.
+
+Needs the optional ``ncu-report`` package (``pip install 'roofline[ncu]'``),
+which reads reports without a GPU or an Nsight Compute install. Every scalar
+metric of each action (launch) goes through the same counter rules as the CSV
+exports (:mod:`roofline.importers.counters`), so a report and
+``ncu --import report.ncu-rep --csv`` give the same kernels; launch IDs are
+numbered in report order across ranges, as in the CSV.
+
+Two checks guard against bad files, because ``ncu_report.load_report`` does
+not fail on them: a report with zero ranges (what it returns for garbage) is
+an error, and so is a file whose block framing does not end exactly at the
+end of the file. Every report seen so far (Nsight Compute 2019 to 2025) is
+the magic ``NVR\\0`` followed by blocks of a 4-byte little-endian length and
+that many bytes; a truncated or spliced file breaks that chain, where the
+library would silently return the launches before the damage.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from pathlib import Path
+
+from ..errors import InputError, RooflineError
+from .base import ImportResult, Reader, register
+from .counters import Metric, MetricSet, ncu_counts
+from .results import advice_for, family_for, kernel_from_counts
+
+MAGIC = b"NVR\x00"
+INSTALL_HINT = "pip install 'roofline[ncu]'"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return head.startswith(MAGIC)
+
+
+def _ncu_report():
+    try:
+        import ncu_report  # noqa: PLC0415 - optional dependency, imported on use
+    except ImportError:
+        raise RooflineError("reading .ncu-rep files needs the ncu-report package: "
+                            f"{INSTALL_HINT}") from None
+    return ncu_report
+
+
+def check_framing(path, data: bytes) -> None:
+    """Raise InputError unless ``data`` is MAGIC + length-prefixed blocks
+    ending exactly at the end of the file."""
+    if not data.startswith(MAGIC):
+        raise InputError(path, None, "not an Nsight Compute report (no NVR magic)")
+    offset, blocks = len(MAGIC), 0
+    while offset < len(data):
+        if offset + 4 > len(data):
+            break
+        (size,) = struct.unpack_from("<I", data, offset)
+        offset += 4 + size
+        blocks += 1
+    if offset != len(data):
+        raise InputError(path, None, f"truncated or corrupted report: block {blocks} ends at byte "
+                         f"{offset}, the file has {len(data)} bytes")
+
+
+def read(path: Path) -> ImportResult:
+    ncu_report = _ncu_report()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
+    check_framing(path, data)
+    try:
+        report = ncu_report.load_report(str(path))
+        n_ranges = report.num_ranges()
+    except Exception as exc:  # noqa: BLE001 - the binding raises anything on bad input
+        raise InputError(path, None, f"ncu_report cannot read the report ({exc})") from None
+    if n_ranges == 0:
+        raise InputError(path, None, "not a readable Nsight Compute report: it has no ranges")
+    kernels, counted, device = [], [], None
+    launch_id = 0
+    try:
+        for r in range(n_ranges):
+            rng = report.range_by_idx(r)
+            for a in range(rng.num_actions()):
+                action = rng.action_by_idx(a)
+                name = action.name(action.NameBase_DEMANGLED) or action.name()
+                metrics, strings = _metrics(action, path)
+                ms = MetricSet(path, metrics)
+                cc = None
+                major = ms.get("device__attribute_compute_capability_major")
+                minor = ms.get("device__attribute_compute_capability_minor")
+                if major is not None and minor is not None:
+                    cc = f"{int(major)}.{int(minor)}"
+                counts = ncu_counts(ms, name, cc)
+                launch = {"id": launch_id}
+                for metric, key in (("launch__grid_size", "grid"), ("launch__block_size", "block"),
+                                    ("launch__stream_id", "stream"), ("launch__context_id", "context")):
+                    v = ms.get(metric)
+                    if v is not None and math.isfinite(v):
+                        launch[key] = int(v)
+                if cc:
+                    launch["cc"] = cc
+                device = device or strings.get("device__attribute_display_name")
+                kernels.append(kernel_from_counts(name, counts, launch=launch,
+                                                  family=family_for(name)))
+                counted.append(counts)
+                launch_id += 1
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - see above
+        raise InputError(path, None, f"ncu_report failed on launch {launch_id} ({exc})") from None
+    if not kernels:
+        raise InputError(path, None, "the report has no profiled kernel")
+    return ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
+                        warnings=tuple(advice_for(path, kernels, counted, tool="ncu")))
+
+
+def _metrics(action, path) -> tuple[dict[str, Metric], dict[str, str]]:
+    """Scalar numeric metrics (value, unit) and string metrics of one action."""
+    numbers, strings = {}, {}
+    for name in action.metric_names():
+        m = action.metric_by_name(name)
+        if m is None or m.num_instances() > 0:
+            continue
+        value = m.value()
+        if isinstance(value, str):
+            strings[name] = value.strip()
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            numbers[name] = Metric(float(value), m.unit() or "")
+    return numbers, strings
+
+
+register(Reader("ncu-rep", sniff, read))

@@ -1,0 +1,271 @@
+"""From counter totals to import results: kernels, advice, merging.
+
+:func:`kernel_from_counts` and :func:`advice_for` turn the
+:class:`~roofline.importers.counters.Counts` of each launch into kernels and
+the warnings that name the exact ``ncu``/``nvprof`` metrics to collect;
+:func:`merge_results` combines several files of one run (two-pass roofline
+collections, nvprof ``--metrics`` with its trace).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import Advice, InputError
+from ..model import Kernel
+from .base import ImportResult
+from .counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
+                       NVPROF_FLOP_METRICS, Counts)
+
+# --------------------------------------------------------------------------
+# shared helpers for readers
+# --------------------------------------------------------------------------
+
+def kernel_from_counts(name: str, counts: Counts, *, count: int = 1, launch=None,
+                       family: str = "") -> Kernel:
+    launch = dict(launch or {})
+    if counts.time_source:
+        launch["time_source"] = counts.time_source
+    return Kernel(name=name, time_s=counts.time_s, count=count, flops=counts.flops,
+                  bytes=counts.bytes, instructions=counts.instructions,
+                  transactions=counts.transactions, launch=launch, family=family)
+
+
+def family_for(name: str) -> str:
+    """Family of a kernel name (roofline.families when available)."""
+    try:
+        from ..families import family_of
+    except ImportError:  # pragma: no cover - the classifier ships with the package
+        return ""
+    try:
+        return family_of(name)
+    except Exception:  # noqa: BLE001 - a heuristic must never fail an import
+        return ""
+
+
+MISSING = "kernels have"   # prefix of the missing-counter advice (merge recomputes it)
+
+
+def missing_counter_advice(kernels, *, tool: str, subject: str) -> list[Advice]:
+    """Advice naming the exact metrics to collect when no kernel has
+    CUDA-core FLOPs, bytes, or (ncu) a duration."""
+    kernels = list(kernels)
+    out: list[Advice] = []
+    if not kernels:
+        return out
+    cmd = "ncu --metrics" if tool == "ncu" else "nvprof --metrics"
+    if not any(any(not p.startswith("tensor") for p in k.flops) for k in kernels):
+        has_bytes = any(k.bytes for k in kernels if k.family not in ("memcpy", "memset"))
+        tensor = sum(1 for k in kernels if k.flops)
+        what = "bytes but no floating-point work" if has_bytes else "no floating-point work"
+        if tensor:
+            what += f" (except tensor-core work in {tensor} kernel{'s' if tensor > 1 else ''})"
+        metrics = NCU_FLOP_METRICS if tool == "ncu" else NVPROF_FLOP_METRICS
+        out.append(Advice(f"{MISSING} {what}: the file has no floating-point instruction counters",
+                          f"collect them with: {cmd} {','.join(metrics)} ..."
+                          + (" (tensor-core kernels: add sm__ops_path_tensor_src_<type>_dst_<type>.sum)"
+                             if tool == "ncu" else ""), subject))
+    if not any(k.bytes for k in kernels if k.family not in ("memcpy", "memset")):
+        metrics = NCU_BYTE_METRICS if tool == "ncu" else NVPROF_BYTE_METRICS
+        out.append(Advice(f"{MISSING} no memory traffic: the file has no byte counters",
+                          f"collect them with: {cmd} {','.join(metrics)} ...", subject))
+    if not any(math.isfinite(k.time_s) for k in kernels):
+        if tool == "ncu":
+            out.append(Advice(f"{MISSING} no duration",
+                              f"collect it with: ncu --metrics {','.join(NCU_TIME_METRICS)} ...",
+                              subject))
+        else:
+            out.append(Advice(f"{MISSING} no duration: nvprof --metrics/--events replays kernels "
+                              "and reports no time", "merge with the summary or --print-gpu-trace "
+                              "output of the same run: merge_results([...])", subject))
+    return out
+
+
+def advice_for(path, kernels, counts: list[Counts], *, tool: str) -> list[Advice]:
+    """Warnings for a file: missing counters (with the exact metrics to add),
+    notes from the rules, and where time came from."""
+    subject = Path(str(path)).name
+    out = missing_counter_advice(kernels, tool=tool, subject=subject)
+    sources = {c.time_source for c in counts if c.time_source}
+    derived = sorted(s for s in sources if "/" in s)
+    if derived:
+        out.append(Advice(f"kernel time derived from {' and '.join(derived)}",
+                          "gpu__time_duration.sum measures it directly", subject))
+    if any(c.from_rates for c in counts):
+        out.append(Advice("some totals are rates x duration (the file holds per-second or "
+                          "per-cycle values)", "", subject))
+    notes: dict[str, int] = {}
+    for c in counts:
+        for n in c.notes:
+            notes[n] = notes.get(n, 0) + 1
+    for note, n in notes.items():
+        out.append(Advice(f"{note} ({n} kernel{'s' if n > 1 else ''})", "", subject))
+    return out
+
+
+# --------------------------------------------------------------------------
+# merging several files of one run
+# --------------------------------------------------------------------------
+
+def _is_measured(source: str) -> bool:
+    return bool(source) and "/" not in source and not source.startswith("normalised")
+
+
+def merge_results(results: Iterable[ImportResult]) -> ImportResult:
+    """Merge several imports of one program run into one result.
+
+    Typical use: the two passes of a roofline collection (one ncu run with
+    ``dram__bytes``, one with the FLOP counters), or nvprof's ``--metrics``
+    output with its GPU trace or summary. Kernels match on launch ID and name
+    when every kernel has an ID, otherwise on name (per-launch kernels are
+    then summed per name first). Counters are taken from whichever file has
+    them and never added across files; a counter present in two files keeps
+    the first value (a warning says so when they differ by more than 5 %).
+    Time: a measured duration beats one derived from cycles; between two of
+    the same kind the shorter wins, since instrumented passes (SASS
+    instruction counters) run much longer. A roofline-chart export (rates
+    over a normalised second) is scaled by the other file's duration.
+    """
+    results = list(results)
+    if not results:
+        raise InputError(None, None, "merge_results: no results to merge")
+    if len(results) == 1:
+        return results[0]
+    warnings: list[Advice] = []
+    by_id = all(k.launch.get("id") is not None for r in results for k in r.kernels)
+    merged: dict[tuple, Kernel] = {}
+    seen_in: dict[tuple, set[int]] = {}
+    for i, r in enumerate(results):
+        kernels = list(r.kernels) if by_id else _per_name(r.kernels)
+        for k in kernels:
+            key = (k.launch.get("id"), k.name) if by_id else (None, k.name)
+            seen_in.setdefault(key, set()).add(i)
+            if key not in merged:
+                merged[key] = k
+            else:
+                merged[key] = _merge_two(merged[key], k, warnings)
+    partial = [key for key, files in seen_in.items() if len(files) < len(results)]
+    if partial:
+        what = "launch ID and name" if by_id else "name"
+        example = partial[0][1][:60] + (f" (ID {partial[0][0]})" if by_id else "")
+        warnings.append(Advice(f"{len(partial)} of {len(merged)} kernels match no kernel "
+                               f"(by {what}) in at least one other file, e.g. {example}",
+                               "were the files collected from the same run?", "merge"))
+    kernels = tuple(merged.values())
+    tool = "ncu" if any(r.format.startswith("ncu") for r in results) else "nvprof"
+    kept = [w for r in results for w in r.warnings if not w.message.startswith(MISSING)]
+    missing = missing_counter_advice(kernels, tool=tool, subject="merge")
+    return ImportResult(
+        path=";".join(r.path for r in results),
+        format="+".join(r.format for r in results),
+        kernels=kernels,
+        device_name=next((r.device_name for r in results if r.device_name), None),
+        program=next((r.program for r in results if r.program is not None), None),
+        warnings=tuple(_dedupe(kept + missing + warnings)),
+    )
+
+
+def merge_files(paths) -> ImportResult:
+    """Read each file (format recognised from its content) and merge them:
+    ``merge_files(["time-dram.csv", "time-flops.csv"])``."""
+    from . import read_profile   # the package imports this module
+
+    return merge_results([read_profile(p) for p in paths])
+
+
+def _dedupe(items: list[Advice]) -> list[Advice]:
+    return list(dict.fromkeys(items))
+
+
+def _per_name(kernels) -> list[Kernel]:
+    """Per-launch kernels summed per name (counters kept only when every
+    launch has them)."""
+    groups: dict[str, list[Kernel]] = {}
+    for k in kernels:
+        groups.setdefault(k.name, []).append(k)
+    out = []
+    for name, ks in groups.items():
+        if len(ks) == 1:
+            k = ks[0]
+            launch = {key: v for key, v in k.launch.items() if key in ("time_source",)}
+            out.append(Kernel(name=k.name, time_s=k.time_s, count=k.count, flops=k.flops,
+                              bytes=k.bytes, instructions=k.instructions,
+                              transactions=k.transactions, launch=launch, family=k.family,
+                              variant=k.variant, source=k.source))
+            continue
+
+        def summed(attr):
+            keys = set.intersection(*(set(getattr(k, attr)) for k in ks))
+            return {key: sum(getattr(k, attr)[key] for k in ks) for key in keys}
+        insts = [k.instructions for k in ks]
+        sources = {k.launch.get("time_source", "") for k in ks}
+        out.append(Kernel(
+            name=name, time_s=sum(k.time_s for k in ks), count=sum(k.count for k in ks),
+            flops=summed("flops"), bytes=summed("bytes"), transactions=summed("transactions"),
+            instructions=None if any(i is None for i in insts) else sum(insts),
+            launch={"time_source": sources.pop()} if len(sources) == 1 and "" not in sources else {},
+            family=ks[0].family, variant=ks[0].variant, source=ks[0].source))
+    return out
+
+
+def _normalised(k: Kernel) -> bool:
+    return str(k.launch.get("time_source", "")).startswith("normalised")
+
+
+def _merge_two(a: Kernel, b: Kernel, warnings: list[Advice]) -> Kernel:
+    """One kernel from two files' views of it (see :func:`merge_results`)."""
+    real = [k for k in (a, b) if not _normalised(k) and math.isfinite(k.time_s)]
+    target = real[0].count if real else a.count
+    if a.count != b.count:
+        warnings.append(Advice(f"{a.name}: {a.count} calls in one file, {b.count} in another",
+                               f"counters were scaled per call to {target} calls", "merge"))
+    # candidate durations, scaled to the target number of calls
+    candidates = [(k.time_s * target / k.count, str(k.launch.get("time_source", "")))
+                  for k in real]
+    if candidates:
+        time_s, source = candidates[0]
+        if len(candidates) == 2:
+            (t0, s0), (t1, s1) = candidates
+            if (_is_measured(s1) and not _is_measured(s0)) or \
+                    (_is_measured(s0) == _is_measured(s1) and t1 < t0):
+                time_s, source = t1, s1
+            lo, hi = sorted((t0, t1))
+            if lo > 0 and hi / lo > 1.5:
+                warnings.append(Advice(
+                    f"{a.name}: durations differ {hi / lo:.3g}x between files; kept "
+                    f"{time_s:.4g} s ({source or 'measured'})",
+                    "passes that collect SASS instruction counters run slower", "merge"))
+    else:  # only rates over a normalised second (or no time at all)
+        time_s, source = a.time_s, str(a.launch.get("time_source", ""))
+
+    def factor(k: Kernel) -> float:
+        if _normalised(k) and candidates:
+            return time_s / k.time_s   # rates x real duration
+        return target / k.count
+
+    fa, fb = factor(a), factor(b)
+
+    def union(attr: str) -> dict:
+        da = {key: v * fa for key, v in getattr(a, attr).items()}
+        for key, v in getattr(b, attr).items():
+            v *= fb
+            if key not in da:
+                da[key] = v
+            elif abs(da[key] - v) > 0.05 * max(abs(da[key]), abs(v)):
+                warnings.append(Advice(f"{a.name}: {attr}[{key}] differs between files "
+                                       f"({da[key]:.4g} vs {v:.4g}); kept the first", "", "merge"))
+        return da
+
+    inst = a.instructions * fa if a.instructions is not None else (
+        b.instructions * fb if b.instructions is not None else None)
+    launch = dict(b.launch)
+    launch.update(a.launch)
+    if source:
+        launch["time_source"] = source
+    else:
+        launch.pop("time_source", None)
+    return Kernel(name=a.name, time_s=time_s, count=target,
+                  flops=union("flops"), bytes=union("bytes"), transactions=union("transactions"),
+                  instructions=inst, launch=launch, family=a.family or b.family,
+                  variant=a.variant or b.variant, source=a.source or b.source)
