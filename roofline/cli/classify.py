@@ -1,7 +1,7 @@
 """`roofline classify`: the bound class of every kernel, as a table, CSV or JSON."""
 from __future__ import annotations
 
-from .common import add_device_argument, add_inputs_argument, load_inputs, warn
+from .common import add_device_argument, add_inputs_argument, load_inputs, warn_all
 
 HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
 EPILOG = """\
@@ -36,10 +36,9 @@ def run(args) -> int:
     from ..profile import find_device
     from ..tables import placements_csv, placements_json, placements_table
     device = find_device(args.device)
-    kernels, results = load_inputs(args.files)
+    kernels, results = load_inputs(args.files, merge=args.merge)
     placements = place(kernels, device)
-    for advice in [w for r in results for w in r.warnings] + placements.warnings:
-        warn("classify", advice)
+    warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
     formatter = {"json": placements_json, "csv": placements_csv,
                  "table": lambda p: placements_table(p, limit=args.top)}[args.format]
     print(formatter(placements), end="")

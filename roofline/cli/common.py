@@ -15,17 +15,38 @@ def add_inputs_argument(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
                         help="kernels.csv, Nsight Compute CSV/.ncu-rep, nvprof, nsys (CSV/SQLite) "
                              "or PyTorch/Kineto trace; the format is recognised from the content")
+    parser.add_argument("--merge", action="store_true",
+                        help="the files are passes of ONE run (e.g. ncu bytes pass + FLOP pass, or "
+                             "nvprof --metrics + trace): merge their counters per kernel instead of "
+                             "listing the kernels of every file")
 
 
-def load_inputs(paths):
-    """(KernelSet, [ImportResult]) from profile files of any supported format."""
+def load_inputs(paths, merge: bool = False):
+    """(KernelSet, [ImportResult]) from profile files of any supported format;
+    kernels without a family get one from their name."""
+    from dataclasses import replace
+
+    from ..families import family_of
     from ..importers import read_profile
+    from ..importers.results import merge_results
     from ..model import KernelSet
     results = [read_profile(p) for p in paths]
-    kernels = [k for r in results for k in r.kernels]
+    if merge:
+        results = [merge_results(results)]
+    kernels = [k if k.family else replace(k, family=family_of(k.name)) for r in results for k in r.kernels]
     return KernelSet.from_kernels(kernels), results
 
 
 def warn(command: str, advice) -> None:
     """Advice goes to stderr, one line each, so stdout stays machine-readable."""
     print(f"roofline {command}: warning: {advice}", file=sys.stderr)
+
+
+def warn_all(command: str, advices, limit: int = 6) -> None:
+    """The first ``limit`` warnings, then how many more there were."""
+    advices = list(dict.fromkeys(advices))
+    for advice in advices[:limit]:
+        warn(command, advice)
+    if len(advices) > limit:
+        print(f"roofline {command}: {len(advices) - limit} more warning(s) not shown "
+              "(the JSON/CSV output is unaffected)", file=sys.stderr)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_device_argument, add_inputs_argument, load_inputs, warn
+from .common import add_device_argument, add_inputs_argument, load_inputs, warn_all
 
 HELP = "draw kernels on a device's rooflines (PNG, SVG or PDF)"
 EPILOG = """\
@@ -44,10 +44,9 @@ def run(args) -> int:
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
     device = find_device(args.device)
-    kernels, results = load_inputs(args.files)
+    kernels, results = load_inputs(args.files, merge=args.merge)
     placements = place(kernels, device)
-    for advice in [w for r in results for w in r.warnings] + placements.warnings:
-        warn("plot", advice)
+    warn_all("plot", [w for r in results for w in r.warnings] + placements.warnings)
     from ..plot import roofline_figure, save_figure
     fig = roofline_figure(placements, view=args.view, title=args.title, label_top=args.label_top)
     save_figure(fig, args.output)
