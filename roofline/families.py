@@ -1,0 +1,207 @@
+"""Kernel families from kernel names, and aggregation by family or name.
+
+A family says what kind of work a kernel does, so that a report can put
+cuDNN's implicit GEMM next to its Winograd and FFT kernels and a hand-written
+convolution, or sum the 900k kernels of a training trace into a dozen rows.
+It is read from the name alone (no counters), so it is a heuristic; the
+rules below are ordered and the first match wins.
+
+How a name is matched
+---------------------
+The name is lower-cased and its trailing parameter list is dropped
+(``foo<float, 4>(float*, int)`` -> ``foo<float, 4>``): template arguments
+carry the useful words (``cutlass::Kernel2<cutlass_80_tensorop_..._gemm>``,
+``MapPlanKernel<..., ReduceWithAxisExp<...>>``) while parameter types
+mislead (``fft2d_c2r(..., cudnn::reduced_divisor, ...)``). Mangled names
+(``_Z5test0Pdyy``) still contain the identifier and work the same way.
+
+Rules, in order (``FAMILIES`` lists the names)
+----------------------------------------------
+1. ``memcpy``: a copy-engine transfer, named as profilers name them:
+   ``[CUDA memcpy HtoD]`` (nvprof, nsys), ``Memcpy HtoD (Pageable -> Device)``
+   (Kineto), ``[Unified Memory Memcpy DtoH]``.
+2. ``memset``: ``[CUDA memset]``, ``Memset (Device)``.
+3. ``communication``: collective and point-to-point kernels (``nccl``,
+   ``rccl``, ``AllReduce``, ``AllGather``, ``ReduceScatter``, ``SendRecv``).
+   Not "reduction": they are bound by the interconnect.
+4. ``attention``: fused attention (``flash_fwd_kernel``, ``fmha_cutlassF``,
+   ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``).
+5. ``winograd``: fused and non-fused Winograd convolution
+   (``maxwell_scudnn_winograd_*``, ``cudnn::winograd_nonfused::*``,
+   ``generateWinogradTilesKernel``): any name containing ``winograd``.
+6. ``fft``: FFT convolution and its helpers: ``fft2d_r2c_*``, ``fft2d_c2r_*``,
+   any ``*fft*``, ``*_r2c``/``*_c2r``, ``flip_filter``,
+   ``compute_gemm_pointers``, and the complex GEMM/GEMV that does the
+   pointwise product in the frequency domain (``volta_cgemm_*``,
+   ``ampere_gcgemm_*``, ``gemv*<..., float2, ...>``). A program that calls
+   cuBLAS complex GEMM directly sees those under ``fft`` too.
+7. ``explicit_gemm``: ``im2col``/``col2im`` and ``explicit_convolve_sgemm``.
+8. ``implicit_gemm``: cuDNN implicit (precomputed) GEMM convolution:
+   ``implicit_convolve_sgemm``, ``*implicit_gemm*`` (``sm80_xmma_fprop_implicit_gemm_*``,
+   ``xmma_new::gemm::kernel<xmma_new::implicit_gemm::fprop...>``), CUTLASS/XMMA
+   ``fprop``/``dgrad``/``wgrad`` kernels, and the architecture-prefixed cuDNN
+   kernels (``volta_scudnn_128x64_relu_interior_nn_v1``,
+   ``turing_fp16_s1688cudnn_fp16_*``), MIOpen ``igemm_fwd_*``.
+9. ``gemm``: cuBLAS, cuBLASLt and CUTLASS GEMM/GEMV (``volta_sgemm_128x128_tn``,
+   ``ampere_bf16_s16816gemm_*``, ``sm90_xmma_gemm_*``, ``nvjet_*``,
+   ``cutlass::Kernel2<...gemm...>``, ``gemv2T_kernel_val``,
+   ``gemvx``, ``cublasGemv*``, ``splitKreduce_kernel``), Eigen contractions,
+   ``*matmul*``/``*_mm_*``, Triton ``triton_tem_fused_*mm`` and AMD
+   Tensile/hipBLASLt ``Cijk_Alik_Bljk_*`` (C_ijk = A_ilk B_jlk). A real GEMV
+   inside a non-fused Winograd convolution lands here: the name cannot tell.
+10. ``normalization``: batch, layer, group, instance and RMS norm
+    (``cudnn::bn_fw_tr_1C11_kernel_NCHW``, ``vectorized_layer_norm_kernel``,
+    ``batch_norm_collect_statistics_kernel``, ``cuApplyLayerNorm``).
+11. ``softmax``: any name containing ``softmax``.
+12. ``pooling``: any name containing ``pool`` (``pooling_fw_4d_kernel``,
+    ``max_pool_forward_nchw``, ``adaptive_average_pool``).
+13. ``conv_custom``: a convolution outside the library algorithms above:
+    a hand-written ``forward_kernel`` (``mxnet::op::forward_kernel``, the
+    ECE408 project), ``conv_forward_kernel``, PyTorch's depthwise and direct
+    convolutions: a name with ``conv`` (not ``convert``/``conversion``) or a
+    component named ``forward_kernel``.
+14. ``reduction``: ``reduce``/``reduction`` (``at::native::reduce_kernel``,
+    ``cub::DeviceReduceKernel``, Eigen ``FullReductionKernel``, mshadow
+    ``MapPlanKernel<..., ReduceWithAxisExp<...>>``), scans, arg-max, top-k,
+    Triton ``triton_red_*``/``triton_per_*``. ``reduced_divisor`` (a cuDNN
+    parameter type) does not count.
+15. ``elementwise``: pointwise and data-movement kernels: Eigen
+    ``EigenMetaKernel``, mshadow ``MapPlan*``, PyTorch
+    ``vectorized_elementwise_kernel``/``unrolled_elementwise_kernel``/
+    ``elementwise_kernel``, cuDNN ``op_generic_tensor_kernel`` and epilogues,
+    layout changes (``nchwToNhwcKernel``, transpose, TensorFlow
+    ``ShuffleInTensor3``), copies, fills and random fills, casts, bias adds,
+    activations, dropout, gathers/scatters/index, upsampling, concatenation,
+    optimizer ``multi_tensor_apply_kernel``, Triton ``triton_poi_*``.
+16. ``other``: everything else (``init_array``, ``vector_add``, ``test0``).
+
+``family_of`` is cached per unique name; ``families_of`` classifies each
+distinct name once, so a million kernels with a few hundred names cost a few
+hundred regex searches.
+"""
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Iterable
+
+import numpy as np
+
+from .model import Kernel
+
+FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
+            "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax",
+            "pooling", "conv_custom", "reduction", "elementwise", "other")
+
+_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern)) for family, pattern in (
+    ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )?memcpy\b"),
+    ("memset", r"^\s*\[?\s*(cuda |hip )?memset\b"),
+    ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"),
+    ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_"),
+    ("winograd", r"winograd"),
+    ("fft", r"fft|_r2c|_c2r|\br2c|\bc2r|flip_filter|compute_gemm_pointers"
+            r"|(^|[_:\s])g?cgemm|gemv\w*<[^()]*\b(float2|double2|cucomplex|cudoublecomplex)\b"),
+    ("explicit_gemm", r"im2col|col2im|explicit_convolve"),
+    ("implicit_gemm", r"implicit_convolve|implicit_gemm|implicit_precomp"
+                      r"|(xmma|cutlass)\w*(fprop|dgrad|wgrad)|\b(fprop|dgrad|wgrad)_"
+                      r"|(^|[_:\s])(maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell|sm\d+)_\w*cudnn"
+                      r"|igemm_(fwd|bwd|wrw)"),
+    ("gemm", r"gemm|gemv|cublas|cutlass|nvjet|matmul|contraction|splitkreduce|(^|\s)cijk_"
+             r"|(^|[_:\s])(bmm|addmm|mm)(_|$)|triton_tem_fused_\w*mm"),
+    ("normalization", r"(batch|layer|group|instance|rms|weight)_?norm|(^|::|_|\s)bn_|welford"
+                      r"|rowwisemoments|norm_(fw|bw|fwd|bwd|forward|backward)"),
+    ("softmax", r"softmax"),
+    ("pooling", r"pool"),
+    ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel\b"),
+    ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|argmax|argmin|topk|cumsum|triton_(red|per)_"),
+    ("elementwise", r"eigen|mapplan|elementwise|op_generic_tensor|optensor|epilogue|nchwtonhwc|nhwctonchw"
+                    r"|transpose|shuffle|permute|copy|fill|philox|random|cast|bias|relu|gelu|silu|sigmoid"
+                    r"|tanh|activation|dropout|gather|scatter|index|arange|upsample|concat|multi_tensor_apply"
+                    r"|triton_poi_"),
+))
+
+
+def strip_parameters(name: str) -> str:
+    """``ns::f<T, 4>(float*, int) const`` -> ``ns::f<T, 4>``: the trailing
+    balanced parameter list goes, template arguments stay."""
+    text = name.rstrip()
+    if text.endswith(" const"):
+        text = text[:-6].rstrip()
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                head = text[:i].rstrip()
+                # "(anonymous namespace)" or a bare "(...)" is not a parameter list
+                return head if head else text
+    return text
+
+
+@lru_cache(maxsize=65536)
+def family_of(name: str) -> str:
+    """The family of one kernel name (see the module doc for the rules)."""
+    key = strip_parameters(str(name)).lower()
+    for family, pattern in _RULES:
+        if pattern.search(key):
+            return family
+    return "other"
+
+
+def families_of(names: Iterable[str]) -> np.ndarray:
+    """Families of many names (an object array), each distinct name
+    classified once."""
+    names = list(names) if not isinstance(names, (list, tuple, np.ndarray)) else names
+    table = {n: family_of(str(n)) for n in set(names)}
+    return np.array([table[n] for n in names], dtype=object)
+
+
+def aggregate(kernels: Iterable[Kernel], by: str = "family") -> list[Kernel]:
+    """Sum kernels into one row per family (``by="family"``) or per name.
+
+    Time, count, FLOPs per precision, bytes per level, instructions and
+    transactions are summed. A member without a value for a quantity
+    contributes nothing to it; the group has no value (NaN time, no key)
+    only when no member has one. Kernels without a family get
+    :func:`family_of` their name. Rows come in order of first appearance.
+    ``launch`` is dropped (it differs between members); ``source`` and
+    ``variant`` are kept when all members agree.
+    """
+    if by not in ("family", "name"):
+        raise ValueError(f"aggregate by 'family' or 'name', not {by!r}")
+    groups: dict[str, dict] = {}
+    for k in kernels:
+        family = k.family or family_of(k.name)
+        key = family if by == "family" else k.name
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {"time": math.nan, "count": 0, "flops": {}, "bytes": {},
+                               "inst": None, "txn": {}, "family": family,
+                               "source": k.source, "variant": k.variant}
+        if not math.isnan(k.time_s):
+            g["time"] = k.time_s if math.isnan(g["time"]) else g["time"] + k.time_s
+        g["count"] += k.count
+        for p, v in k.flops.items():
+            g["flops"][p] = g["flops"].get(p, 0.0) + v
+        for lv, v in k.bytes.items():
+            g["bytes"][lv] = g["bytes"].get(lv, 0.0) + v
+        for lv, v in k.transactions.items():
+            g["txn"][lv] = g["txn"].get(lv, 0.0) + v
+        if k.instructions is not None:
+            g["inst"] = k.instructions + (g["inst"] or 0.0)
+        if g["source"] != k.source:
+            g["source"] = ""
+        if g["variant"] != k.variant:
+            g["variant"] = ""
+        if by == "name" and g["family"] != family:
+            g["family"] = g["family"] or family
+    return [Kernel(name=key, time_s=g["time"], count=g["count"], flops=g["flops"],
+                   bytes=g["bytes"], instructions=g["inst"], transactions=g["txn"],
+                   family=g["family"], source=g["source"], variant=g["variant"])
+            for key, g in groups.items()]
