@@ -97,3 +97,10 @@ def test_import_writes_csv_and_json(tmp_path):
     js = json.loads(roofline("import", EXAMPLE, "--format", "json").stdout)
     assert js[0]["bytes"]["PCIe"] == 92160000 and js[0]["family"] == "memcpy"
     assert set(js[0]) >= {"name", "count", "time_s", "flops", "bytes", "family"}
+
+
+def test_ert_roofline_json_works_as_a_device(realdata):
+    ert = realdata / "ert" / "WeakKnight__roofline__kingspeak-p100-gpu_Run.002_roofline.json"
+    data = json.loads(roofline("show", ert, "--format", "json").stdout)
+    assert data["compute"]["fp64"] == pytest.approx(4258.4e9)
+    assert data["memory"]["DRAM"] == pytest.approx(508.35e9)

@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..placement import place
-    from ..profile import find_device
+    from .common import find_any_device as find_device
     from ..tables import placements_csv, placements_json, placements_table
     device = find_device(args.device)
     kernels, results = load_inputs(args.files, merge=args.merge)

@@ -50,3 +50,14 @@ def warn_all(command: str, advices, limit: int = 6) -> None:
     if len(advices) > limit:
         print(f"roofline {command}: {len(advices) - limit} more warning(s) not shown "
               "(the JSON/CSV output is unaffected)", file=sys.stderr)
+
+
+def find_any_device(name_or_path):
+    """A device profile by name or path; an ERT ``roofline.json`` works too."""
+    from pathlib import Path
+
+    from ..profile import find_device
+    if Path(str(name_or_path)).suffix.lower() == ".json":
+        from ..importers.ert import read_ert_device
+        return read_ert_device(name_or_path)
+    return find_device(name_or_path)

@@ -42,7 +42,7 @@ def run_devices(args) -> int:
 
 
 def run_show(args) -> int:
-    from ..profile import find_device
+    from .common import find_any_device as find_device
     from ..tables import device_json, device_table
     device = find_device(args.device)
     print(device_json(device) if args.format == "json" else device_table(device), end="")

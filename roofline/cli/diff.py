@@ -49,7 +49,7 @@ def looks_like_device(arg: str) -> bool:
 def run(args) -> int:
     from ..diff import diff_devices, diff_json, diff_placements, diff_table
     from ..errors import RooflineError
-    from ..profile import find_device
+    from .common import find_any_device as find_device
     kinds = (looks_like_device(args.a), looks_like_device(args.b))
     if all(kinds):
         result = diff_devices(find_device(args.a), find_device(args.b))

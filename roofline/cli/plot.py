@@ -39,7 +39,7 @@ def run(args) -> int:
 
     from ..errors import InputError
     from ..placement import place
-    from ..profile import find_device
+    from .common import find_any_device as find_device
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
