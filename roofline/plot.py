@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -155,9 +156,10 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top) -> None:
     alpha = 0.85 if len(p) < 200 else 0.5
     if view == "hierarchical":  # thin line joining one kernel's levels
         xs = np.vstack(list(shown.values()))
-        for i in np.flatnonzero(np.sum(np.isfinite(xs), axis=0) > 1)[:2000]:
-            finite = np.isfinite(xs[:, i])
-            ax.plot(xs[finite, i], np.full(finite.sum(), y[i]), color=colors[i], lw=0.6, alpha=0.5, zorder=3)
+        joined = np.flatnonzero(np.sum(np.isfinite(xs), axis=0) > 1)[:2000]
+        segments = [[(np.nanmin(xs[:, i]), y[i]), (np.nanmax(xs[:, i]), y[i])] for i in joined]
+        ax.add_collection(LineCollection(segments, colors=list(colors[joined]), linewidths=0.6,
+                                         alpha=0.5, zorder=3))
     for lv, x in shown.items():
         draw = np.isfinite(x)
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),

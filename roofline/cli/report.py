@@ -1,0 +1,69 @@
+"""`roofline report`: an optimisation report as one HTML page (or Markdown)."""
+from __future__ import annotations
+
+import argparse
+
+from .common import add_device_argument, add_inputs_argument, warn
+
+HELP = "write an HTML or Markdown report: bounds, families, variants, rooflines, overhead"
+EPILOG = """\
+The report has: a summary (total time, time by bound class, top kernels), a
+table per kernel family, before/after tables and arrows for the variants of
+a kernel, the cache-aware and hierarchical rooflines, the instruction
+roofline when the profile has warp instruction counts, the overhead
+breakdown (launch-bound kernels, host API share, GPU idle time, time per
+call against work) and every warning.
+
+HTML is one self-contained file (charts embedded, no JavaScript); Markdown
+writes its charts as PNG files beside it (REPORT_roofline-cache-aware.png ...).
+Traces of more than 2000 kernel rows are summed by name before plotting and
+drawn as a density.
+
+variants:
+  rows with the same kernel name and different values in the `variant` column
+  of kernels.csv are versions of one kernel; arrows join them in the order the
+  variants first appear, or in the order --variants gives.
+
+examples:
+  roofline report examples/ece408_kernels.csv --device v100-sxm2 -o report.html
+  roofline report run.ncu-rep --device a100-40gb-sxm \\
+      --variants baseline,constmem,tiled,double-buffer -o report.md
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("report", help=HELP, description=HELP, epilog=EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_inputs_argument(p)
+    add_device_argument(p)
+    p.add_argument("-o", "--output", default="report.html", metavar="PATH",
+                   help="report to write: .html (self-contained) or .md (PNGs beside it); default report.html")
+    p.add_argument("--variants", metavar="A,B,...",
+                   help="order of the variants to link with arrows (default: as they first appear)")
+    p.add_argument("--title", help="report title (default: 'Roofline report')")
+    p.add_argument("--top", type=int, default=15, metavar="N", help="list the N longest kernels (default 15)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import time
+    from pathlib import Path
+
+    from ..errors import InputError, RooflineError
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".html", ".htm", ".md", ".markdown"):
+        raise InputError(args.output, None, "expected an output file ending in .html or .md")
+    if args.top < 1:
+        raise RooflineError(f"--top must be at least 1, not {args.top}")
+    t0 = time.perf_counter()
+    from ..profile import find_device
+    from ..report import build_report
+    device = find_device(args.device)
+    report = build_report(args.files, device, variants=args.variants, title=args.title, top=args.top)
+    for advice in report.warnings():
+        warn("report", advice)
+    written = report.save(args.output)
+    extra = f" and {len(written) - 1} image(s)" if len(written) > 1 else ""
+    print(f"wrote {args.output}{extra} ({len(report.placements):,} kernel rows on {device.name}, "
+          f"{time.perf_counter() - t0:.1f} s)")
+    return 0
