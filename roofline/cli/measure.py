@@ -1,0 +1,190 @@
+"""`roofline measure`: calibrate this machine and save a device profile.
+
+Heavy imports (numba, cupy) happen inside :func:`run` only, so
+`roofline --help` stays instant.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import MeasurementError
+
+DEFAULT_NAME = "my-cpu"
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "measure", help="calibrate this machine (CPU, or GPU when present) and save its profile",
+        description="Run microbenchmarks and save a device profile: FP64/FP32 peaks (all cores "
+                    "and one core), bandwidth of every cache level and DRAM found from the "
+                    "bandwidth-vs-working-set curve, launch overhead and clock. Without a usable "
+                    "GPU, --device auto measures the CPU.")
+    p.add_argument("--device", default="auto", metavar="auto|cpu|gpu|gpu:N",
+                   help="what to measure (default: auto = the first GPU if one works, else the CPU)")
+    p.add_argument("--all", action="store_true",
+                   help="measure the CPU and every GPU found, one profile each")
+    p.add_argument("--quick", action="store_true",
+                   help="coarser sweep and fewer samples (under 10 s on the CPU)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="where to write the profile (default: the user profile folder, "
+                        "as my-cpu.yaml / my-gpu.yaml so `--device my-cpu` finds it)")
+    p.add_argument("--name", help="device name stored in the profile (default: my-cpu / my-gpu<N>)")
+    p.set_defaults(func=run)
+
+
+def _parse_device(text: str) -> tuple[str, int | None]:
+    t = (text or "auto").strip().lower()
+    if t in ("auto", "cpu"):
+        return t, None
+    if t == "gpu":
+        return "gpu", 0
+    if t.startswith("gpu:"):
+        try:
+            return "gpu", int(t[4:])
+        except ValueError:
+            pass
+    raise MeasurementError(f"--device {text!r}: expected auto, cpu, gpu or gpu:N")
+
+
+def _gpu_runner():
+    """The GPU backend module, or None while it is not installed."""
+    try:
+        from ..microbench.gpu import runner
+    except ImportError:
+        return None
+    return runner
+
+
+def _probe_gpu(index: int) -> str | None:
+    """None when GPU ``index`` is usable, else a one-line reason."""
+    runner = _gpu_runner()
+    if runner is None:
+        return "the GPU backend (roofline.microbench.gpu) is not available"
+    try:
+        runner.probe_gpu(index)
+    except MeasurementError as exc:
+        return str(exc)
+    except ImportError as exc:
+        return f"GPU libraries are missing ({exc})"
+    return None
+
+
+def _gpu_count() -> int:
+    """How many GPUs probe as usable (stops at the first that does not)."""
+    n = 0
+    while n < 64 and _probe_gpu(n) is None:
+        n += 1
+    return n
+
+
+def _measure_cpu(quick: bool, name: str):
+    from ..microbench.cpu.run import measure_cpu_isolated
+    return measure_cpu_isolated(quick=quick, progress=sys.stderr.isatty(), name=name)
+
+
+def _measure_gpu(index: int, quick: bool, name: str):
+    runner = _gpu_runner()
+    if runner is None:
+        raise MeasurementError("the GPU backend (roofline.microbench.gpu) is not available")
+    device = runner.measure_gpu(index=index, quick=quick, progress=sys.stderr.isatty())
+    if name and device.name != name:
+        from dataclasses import replace
+        device = replace(device, name=name)
+    return device
+
+
+def _default_path(stem: str) -> Path:
+    from ..profile import user_profile_dir
+    return user_profile_dir() / f"{stem}.yaml"
+
+
+def _output_path(args, stem: str, several: bool) -> Path:
+    if not args.output:
+        return _default_path(stem)
+    out = Path(args.output)
+    if several:  # one file per device: my.yaml -> my-cpu.yaml, my-gpu0.yaml
+        return out.with_name(f"{out.stem}-{stem}{out.suffix or '.yaml'}")
+    return out
+
+
+def run(args) -> int:
+    from ..profile import save_device
+
+    kind, index = _parse_device(args.device)
+    jobs: list[tuple[str, int | None]] = []
+    if args.all:
+        jobs.append(("cpu", None))
+        jobs += [("gpu", i) for i in range(_gpu_count())]
+        if len(jobs) == 1:
+            print(f"roofline measure: no GPU found ({_probe_gpu(0)}); measuring the CPU only")
+    elif kind == "gpu":
+        reason = _probe_gpu(index)
+        if reason:
+            raise MeasurementError(f"GPU {index}: {reason}")
+        jobs.append(("gpu", index))
+    elif kind == "auto":
+        reason = _probe_gpu(0)
+        if reason is None:
+            jobs.append(("gpu", 0))
+        else:
+            print(f"roofline measure: no GPU found ({reason}); measuring the CPU")
+            jobs.append(("cpu", None))
+    else:
+        jobs.append(("cpu", None))
+
+    several = len(jobs) > 1
+    for what, idx in jobs:
+        stem = "my-cpu" if what == "cpu" else ("my-gpu" if idx == 0 and not several else f"my-gpu{idx}")
+        name = args.name if (args.name and not several) else (
+            f"{args.name}-{stem}" if args.name else stem)
+        if what == "cpu":
+            device = _measure_cpu(args.quick, name)
+        else:
+            device = _measure_gpu(idx, args.quick, name)
+        path = save_device(device, _output_path(args, stem, several))
+        _report(device, path)
+    return 0
+
+
+def _report(device, path: Path) -> None:
+    from ..units import format_si
+    prov = device.provenance
+    print(f"profile written to {path}")
+    extra = []
+    if "compile_time_s" in prov:
+        extra.append(f"compile/cache load {prov['compile_time_s']:.1f} s "
+                     f"(numba cache {prov.get('numba_cache', '?')})")
+    if "wall_time_s" in prov:
+        extra.append(f"measured in {prov['wall_time_s']:.1f} s")
+    if extra:
+        print("  " + ", ".join(extra))
+    rows = []
+    single = (device.architecture.get("single_core") or {}) if device.architecture else {}
+    for key, c in device.compute.items():
+        one = ((single.get("compute") or {}).get(key) or {}).get("flop_s")
+        rows.append((key, format_si(c.value, "FLOP/s"), _pct(c), format_si(one, "FLOP/s") if one else "",
+                     f"{100 * c.spread:.0f} %"))
+    for key, m in device.memory.items():
+        c = m.bandwidth
+        one = ((single.get("memory") or {}).get(key) or {}).get("bytes_s")
+        cap = f" ({format_si(m.capacity_bytes, 'B')})" if m.capacity_bytes and key != "DRAM" else ""
+        rows.append((key + cap, format_si(c.value, "B/s"), _pct(c), format_si(one, "B/s") if one else "",
+                     f"{100 * c.spread:.0f} %"))
+    header = ("ceiling", "all cores" if device.kind == "cpu" else "device", "% theor.",
+              "one core" if device.kind == "cpu" else "", "spread")
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(5)]
+    for r in [header] + rows:
+        print("  " + "  ".join(str(v).ljust(widths[i]) if i == 0 else str(v).rjust(widths[i])
+                               for i, v in enumerate(r)).rstrip())
+    if device.launch_overhead_s:
+        print(f"  launch overhead {format_si(device.launch_overhead_s, 's')}"
+              + "".join(f", clock {k} {format_si(v, 'Hz')}" for k, v in device.clocks_hz.items()
+                        if k in ("core", "fma_implied", "sm")))
+    for w in device.warnings:
+        print(f"roofline measure: warning: {w}", file=sys.stderr)
+
+
+def _pct(c) -> str:
+    f = c.fraction_of_theoretical
+    return f"{100 * f:.0f} %" if f else ""

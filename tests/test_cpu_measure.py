@@ -1,0 +1,366 @@
+"""CPU measurement: timing and level detection (deterministic), the numba
+kernels' assembly, a tiny real calibration, and the `measure` command."""
+from __future__ import annotations
+
+import importlib.util
+import math
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from roofline.errors import MeasurementError
+from roofline.microbench import levels as L
+from roofline.microbench import timing as T
+from roofline.model import Ceiling, Device, MemoryLevel
+
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
+
+
+# ------------------------------------------------------------------ timing, fake clock
+
+class FakeKernel:
+    """fn(reps) advancing a fake clock by overhead + reps * per_rep (+ one-off costs)."""
+
+    def __init__(self, per_rep: float, overhead: float = 0.0, first_call_extra: float = 0.0):
+        self.now = 0.0
+        self.per_rep, self.overhead, self.extra = per_rep, overhead, first_call_extra
+        self.calls: list[int] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def __call__(self, reps: int) -> None:
+        self.now += self.overhead + reps * self.per_rep + (self.extra if not self.calls else 0.0)
+        self.calls.append(reps)
+
+
+def test_calibrate_reaches_min_time_with_bounded_growth():
+    k = FakeKernel(per_rep=1e-6)
+    reps, elapsed = T.calibrate(k, 0.01, clock=k.clock)
+    assert elapsed >= 0.01
+    assert reps * 1e-6 == pytest.approx(elapsed)
+    assert reps <= 10 * 0.012 / 1e-6  # never grossly overshoots
+    for a, b in zip(k.calls, k.calls[1:]):
+        assert b <= 10 * a  # growth capped at x10 per step
+
+
+def test_calibrate_is_not_fooled_by_a_slow_first_call():
+    # waking sleeping worker threads costs 10 ms once; the work itself is 1 us/rep
+    k = FakeKernel(per_rep=1e-6, first_call_extra=0.010)
+    reps, elapsed = T.calibrate(k, 0.005, clock=k.clock)
+    assert reps >= 5000 and elapsed >= 0.005
+
+
+def test_measure_keeps_every_sample_and_computes_rates():
+    k = FakeKernel(per_rep=2e-6)
+    s = T.measure(k, work_per_rep=100.0, min_time_s=0.01, repeats=5, warmup=1, clock=k.clock)
+    assert len(s.rates) == 5 and len(s.times_s) == 5
+    assert all(r == pytest.approx(100.0 / 2e-6) for r in s.rates)
+    assert s.best == pytest.approx(s.median) and s.spread == pytest.approx(0.0)
+
+
+def test_measure_long_calls_keep_the_calibration_call():
+    k = FakeKernel(per_rep=0.2)  # one rep already lasts 200 ms (a DRAM-sized set)
+    s = T.measure(k, 1.0, min_time_s=0.01, repeats=5, long_call_s=0.05, long_repeats=2, clock=k.clock)
+    assert len(k.calls) == 3 and len(s.rates) == 3
+
+
+def test_samples_statistics():
+    s = T.Samples(rates=(10.0, 12.0, 11.0, 9.0))
+    assert s.best == 12.0
+    assert s.median == 10.5
+    assert s.spread == pytest.approx(3.0 / 10.5)
+    assert T.Samples(rates=(5.0,)).spread == 0.0
+
+
+def test_per_call_seconds():
+    now = [0.0]
+
+    def clock():
+        return now[0]
+
+    def call():
+        now[0] += 250e-9
+
+    s = T.per_call_seconds(call, min_time_s=0.001, repeats=3, clock=clock)
+    assert all(v == pytest.approx(250e-9) for v in s.rates)
+
+
+def test_geometric_sizes():
+    sizes = T.geometric_sizes(4096, 1 << 20, 4, multiple=512)
+    assert sizes[0] == 4096 and sizes[-1] >= 1 << 20
+    assert all(b > a for a, b in zip(sizes, sizes[1:]))
+    assert all(s % 512 == 0 for s in sizes)
+    ratios = [b / a for a, b in zip(sizes, sizes[1:])]
+    assert max(ratios) < 1.3  # small geometric steps
+    with pytest.raises(ValueError):
+        T.geometric_sizes(0, 10, 2)
+
+
+# ------------------------------------------------------------------ level detection
+
+def synthetic_curve(plateaus, edges, sizes, noise=0.0, seed=0, small_dip=False):
+    """Rates with smooth (logistic in log-size) steps between plateaus at ``edges``."""
+    rng = np.random.default_rng(seed)
+    logs = np.log(sizes)
+    y = np.full(len(sizes), math.log(plateaus[0]))
+    for (hi, lo), edge in zip(zip(plateaus, plateaus[1:]), edges):
+        y += (math.log(lo) - math.log(hi)) / (1 + np.exp(-(logs - math.log(edge)) * 6))
+    rates = np.exp(y) * (1 + noise * rng.standard_normal(len(sizes)))
+    if small_dip:  # call overhead at the smallest sizes
+        rates[:2] *= 0.8
+    return rates
+
+
+SIZES = np.array(T.geometric_sizes(4096, 2 << 30, 4), dtype=float)
+OS = [L.OsCache(1, "Data", 48 << 10), L.OsCache(2, "Unified", 2 << 20),
+      L.OsCache(3, "Unified", 480 << 20, shared_cpus=2)]
+
+
+def test_four_plateaus_are_found_and_named():
+    rates = synthetic_curve([420e9, 170e9, 28e9, 15e9], [52e3, 1.6e6, 100e6], SIZES,
+                            noise=0.02, small_dip=True)
+    fit = L.detect_levels(SIZES, rates, os_caches=OS)
+    names = [p.name for p in fit.plateaus]
+    assert names == ["L1", "L2", "L3", "DRAM"]
+    byname = fit.by_name()
+    for name, cap in (("L1", 52e3), ("L2", 1.6e6), ("L3", 100e6)):
+        assert cap / 1.5 < byname[name].capacity_bytes < cap * 1.5
+    assert byname["L1"].best == pytest.approx(420e9, rel=0.08)
+    assert byname["DRAM"].median == pytest.approx(15e9, rel=0.08)
+    assert byname["L2"].os_bytes == 2 << 20
+    assert byname["DRAM"].capacity_bytes is None
+
+
+def test_missing_middle_level_is_named_by_size():
+    # no separate L2 plateau (L2 and L3 alike): the middle level ends near 32 MB -> L3
+    rates = synthetic_curve([200e9, 60e9, 18e9], [40e3, 32e6], SIZES, noise=0.01)
+    os_caches = [L.OsCache(1, "Data", 32 << 10), L.OsCache(2, "Unified", 512 << 10),
+                 L.OsCache(3, "Unified", 32 << 20)]
+    fit = L.detect_levels(SIZES, rates, os_caches=os_caches)
+    assert [p.name for p in fit.plateaus] == ["L1", "L3", "DRAM"]
+
+
+def test_flat_curve_is_one_level_and_noise_makes_no_levels():
+    rates = 100e9 * (1 + 0.03 * np.random.default_rng(1).standard_normal(len(SIZES)))
+    fit = L.detect_levels(SIZES, rates)
+    assert len(fit.plateaus) == 1
+
+
+def test_isotonic_fit_is_non_increasing():
+    y = [5, 6, 4, 4.5, 3, 3, 3.5, 1]
+    fit = L.isotonic_decreasing(y)
+    assert all(b <= a + 1e-12 for a, b in zip(fit, fit[1:]))
+    assert sum(fit) == pytest.approx(sum(y))
+
+
+def test_read_os_caches_from_a_sysfs_tree(tmp_path):
+    for i, (level, kind, size, shared) in enumerate(
+            [(1, "Data", "48K", "0"), (1, "Instruction", "64K", "0"),
+             (2, "Unified", "2048K", "0"), (3, "Unified", "491520K", "0-1")]):
+        d = tmp_path / f"index{i}"
+        d.mkdir()
+        (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(f"{kind}\n")
+        (d / "size").write_text(f"{size}\n")
+        (d / "shared_cpu_list").write_text(f"{shared}\n")
+    caches = L.read_os_caches(tmp_path)
+    assert [(c.name, c.size_bytes, c.shared_cpus) for c in caches] == [
+        ("L1", 48 << 10, 1), ("L2", 2 << 20, 1), ("L3", 480 << 20, 2)]
+    assert L.read_os_caches(tmp_path / "missing") == []
+    assert L.parse_size("32M") == 32 << 20 and L.parse_size("1024") == 1024
+
+
+# ------------------------------------------------------------------ kernels' assembly
+
+@needs_numba
+def test_fma_kernels_are_vector_fma_and_the_scalar_control_is_not():
+    from roofline.microbench.cpu import kernels as K
+    for prec, fn in (("fp64", K.fma_f64), ("fp32", K.fma_f32)):
+        counts = K.fresh_vector_fma_counts(fn, K.FMA_SIGNATURES[prec])
+        assert sum(counts.values()) >= K.ACCUMULATORS // 2, (prec, counts)
+    scalar = K.fresh_vector_fma_counts(K.scalar_fma_f64, K.FMA_SIGNATURES["fp64"])
+    assert sum(scalar.values()) == 0
+
+
+@needs_numba
+def test_count_vector_fma_reads_a_fresh_compile():
+    import numba
+
+    from roofline.microbench.cpu import kernels as K
+    twin = numba.njit(fastmath=True)(K.scalar_fma_f64.py_func)
+    twin(3, 0.5, 0.5)
+    assert K.count_vector_fma(twin) == 0
+
+
+def test_fma_regex_on_known_assembly():
+    pytest.importorskip("numba")
+    from roofline.microbench.cpu import kernels as K
+    fake = types.SimpleNamespace(inspect_asm=lambda: {"sig": (
+        "\tvfmadd213pd\t%zmm1, %zmm2, %zmm0\n"
+        "\tvfmadd231ps\t(%rax), %ymm3, %ymm4\n"
+        "\tvfmadd231sd\t%xmm1, %xmm2, %xmm0\n"
+        "\tvmulpd\t%zmm1, %zmm2, %zmm0\n")})
+    assert K.vector_fma_counts(fake) == {"ymm": 1, "zmm": 1}
+
+
+def test_theoretical_peak_table():
+    from roofline.microbench.cpu.cpuinfo import CpuInfo
+    zen3 = CpuInfo("AMD EPYC 7B13", "AuthenticAMD", 25, frozenset({"avx", "avx2", "fma"}), "x86_64", 2)
+    assert zen3.flop_per_cycle("fp64") == 16 and zen3.flop_per_cycle("fp32") == 32
+    assert zen3.theoretical_flop_s("fp64", 3.1e9, 1) == pytest.approx(49.6e9)
+    zen4 = CpuInfo("AMD EPYC 9R14", "AuthenticAMD", 25, frozenset({"avx2", "fma", "avx512f"}), "x86_64", 2)
+    assert zen4.flop_per_cycle("fp64") == 16
+    spr = CpuInfo("Intel Xeon", "GenuineIntel", 6, frozenset({"avx2", "fma", "avx512f"}), "x86_64", 2)
+    assert spr.flop_per_cycle("fp64") == 32 and spr.theoretical_flop_s("fp32", 3e9, 2) == 384e9
+
+
+# ------------------------------------------------------------------ a tiny real calibration
+
+TINY = dict(max_bytes=32 << 20, steps_per_octave=2, triad_steps_per_octave=1, min_time_s=0.002,
+            repeats=2, long_repeats=1, mode="tiny")
+
+
+@needs_numba
+@pytest.mark.slow
+def test_tiny_real_calibration():
+    from roofline.microbench.cpu.run import CpuPlan, measure_cpu
+    dev = measure_cpu(plan=CpuPlan(**TINY), name="tiny")
+    assert dev.kind == "cpu" and dev.name == "tiny"
+    assert set(dev.compute) == {"fp64", "fp32"}
+    clock = dev.clocks_hz["core"]
+    assert 0.3e9 < clock < 7e9
+    for prec, c in dev.compute.items():
+        assert c.value > 0 and len(c.samples) >= 2 and c.value == max(c.samples)
+        assert c.theoretical and c.value <= 1.10 * c.theoretical, prec  # never above theory
+        one = dev.architecture["single_core"]["compute"][prec]
+        assert 0 < one["flop_s"] <= 1.10 * one["theoretical_flop_s"]
+    assert dev.compute["fp32"].value > dev.compute["fp64"].value * 1.2
+    names = list(dev.memory)
+    assert names[0] == "L1" and names[-1] == "DRAM" and len(names) >= 2
+    bw = [dev.memory[n].bytes_s for n in names]
+    single = dev.architecture["single_core"]["memory"]
+    assert single["L1"]["bytes_s"] >= single[names[-1]]["bytes_s"]
+    assert all(b > 0 for b in bw)
+    for name, m in dev.memory.items():
+        assert m.bandwidth.samples and (m.capacity_bytes or 0) > 0
+    assert single["L1"]["bytes_s"] >= max(single[n]["bytes_s"] for n in names[1:])
+    assert 0 < dev.launch_overhead_s < 1e-3
+    prov = dev.provenance
+    assert prov["method"] == "measured" and prov["tool"].startswith("roofline")
+    for key in ("numba", "cpu_model", "compile_time_s", "wall_time_s", "date"):
+        assert key in prov
+    sweep = prov["sweep"]["load"]
+    assert len(sweep["sizes_bytes"]) == len(sweep["samples_bytes_s"]) > 10
+    # 32 MiB is below 4x the last-level cache: the result says so
+    assert any(w.subject == "DRAM" and "4x" in w.message for w in dev.warnings)
+
+
+@needs_numba
+@pytest.mark.slow
+def test_isolated_subprocess_round_trip(tmp_path):
+    from roofline.microbench.cpu.run import CpuPlan, measure_cpu_isolated
+    dev = measure_cpu_isolated(plan=CpuPlan(**{**TINY, "max_bytes": 8 << 20}), name="iso")
+    assert dev.name == "iso" and dev.kind == "cpu"
+    assert dev.provenance["numba_env_applied"] is True
+    assert dev.compute["fp64"].value > 0
+
+
+# ------------------------------------------------------------------ the measure command
+
+def fake_device(name="my-cpu") -> Device:
+    return Device(
+        name=name, kind="cpu",
+        compute={"fp64": Ceiling(100e9, samples=(99e9, 100e9), theoretical=110e9),
+                 "fp32": Ceiling(200e9, samples=(200e9,))},
+        memory={"L1": MemoryLevel("L1", Ceiling(400e9), capacity_bytes=48e3),
+                "DRAM": MemoryLevel("DRAM", Ceiling(15e9), capacity_bytes=24e9)},
+        launch_overhead_s=80e-9, clocks_hz={"core": 3.4e9},
+        architecture={"single_core": {"compute": {"fp64": {"flop_s": 50e9}},
+                                      "memory": {"L1": {"bytes_s": 400e9}}}},
+        provenance={"method": "measured", "compile_time_s": 0.6, "numba_cache": "warm",
+                    "wall_time_s": 9.0})
+
+
+@pytest.fixture
+def fake_measure(monkeypatch):
+    from roofline.cli import measure as M
+    calls = []
+
+    def _cpu(quick, name):
+        calls.append((quick, name))
+        return fake_device(name)
+
+    monkeypatch.setattr(M, "_measure_cpu", _cpu)
+    return calls
+
+
+def test_measure_parser_contract():
+    import argparse
+
+    from roofline.cli import measure as M
+    parser = argparse.ArgumentParser()
+    M.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["measure", "--device", "gpu:1", "--quick", "-o", "x.yaml", "--name", "n"])
+    assert args.func is M.run and args.device == "gpu:1" and args.quick and args.output == "x.yaml"
+    args = parser.parse_args(["measure"])
+    assert args.device == "auto" and not args.all and args.output is None
+
+
+def test_measure_cpu_without_gpu_writes_profile(fake_measure, tmp_path, capsys, monkeypatch):
+    from roofline.cli import measure as M
+    from roofline.cli.main import main
+    from roofline.profile import find_device, load_device
+    monkeypatch.setattr(M, "_probe_gpu", lambda index: "no NVIDIA driver")
+    out = tmp_path / "p" / "cpu.yaml"
+    assert main(["measure", "--quick", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "no GPU found (no NVIDIA driver)" in text
+    assert f"profile written to {out}" in text and "fp64" in text and "L1" in text
+    assert load_device(out).compute["fp64"].value == 100e9
+    assert fake_measure == [(True, "my-cpu")]
+    # default path: the user profile folder, found by name afterwards
+    assert main(["measure"]) == 0
+    assert find_device("my-cpu").name == "my-cpu"
+
+
+def test_measure_errors_exit_2(monkeypatch, capsys):
+    from roofline.cli import measure as M
+    from roofline.cli.main import main
+    monkeypatch.setattr(M, "_probe_gpu", lambda index: "no NVIDIA driver")
+    assert main(["measure", "--device", "gpu"]) == 2
+    assert "no NVIDIA driver" in capsys.readouterr().err
+    assert main(["measure", "--device", "tpu"]) == 2
+
+
+def test_missing_numba_is_a_clear_error(monkeypatch, capsys):
+    from roofline.cli import measure as M
+    from roofline.cli.main import main
+    monkeypatch.setattr(M, "_probe_gpu", lambda index: "no GPU")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "numba" else real(name, *a))
+    assert main(["measure", "--device", "cpu", "-o", "unused.yaml"]) == 2
+    err = capsys.readouterr().err
+    assert "numba is not installed" in err and "pip install numba" in err
+
+
+def test_interrupted_write_leaves_no_half_written_profile(fake_measure, tmp_path, monkeypatch):
+    from roofline.cli.main import main
+    out = tmp_path / "my-cpu.yaml"
+    out.write_text("old profile\n")
+    real_write = Path.write_text
+
+    def interrupted(self, data, *a, **kw):
+        if self.name.startswith(".my-cpu"):
+            real_write(self, data[: len(data) // 2], *a, **kw)  # half of it, then Ctrl-C
+            raise KeyboardInterrupt
+        return real_write(self, data, *a, **kw)
+
+    monkeypatch.setattr(Path, "write_text", interrupted)
+    assert main(["measure", "--device", "cpu", "-o", str(out)]) == 130
+    assert out.read_text() == "old profile\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["my-cpu.yaml"]  # no temporary left over
