@@ -41,6 +41,7 @@ import datetime as _dt
 import json
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,7 +63,9 @@ _SUM_LINE = re.compile(r"^\s*([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s+(\S.*?)\s*$
 
 def _literal(text: str):
     try:
-        return ast.literal_eval(text)
+        with warnings.catch_warnings():  # odd escapes in compiler flags are not our concern
+            warnings.simplefilter("ignore")
+            return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
 
