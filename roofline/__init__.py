@@ -13,6 +13,21 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+
+def _source_checkout_path() -> None:
+    """In a source checkout, microbench/ and devices/ sit beside roofline/
+    (pyproject.toml maps them to roofline.microbench and roofline.devices in
+    the wheel). When Python imports this package straight from a checkout
+    (``python -m ...`` run in the repository), add the checkout to the
+    package path so those two names resolve there too."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "microbench" / "__init__.py").is_file():
+        __path__.append(str(root))  # noqa: F821 (the package's own __path__)
+
+
+_source_checkout_path()
+
 from .errors import Advice, InputError, MissingMetricError, RooflineError  # noqa: E402
 from .model import Ceiling, Device, Kernel, KernelSet, MemoryLevel  # noqa: E402
 from .placement import Placements, Rules, place  # noqa: E402
