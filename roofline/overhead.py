@@ -210,7 +210,7 @@ def _top_by_name(names, listed, calls, time, n, groups=None) -> tuple[KernelTime
     calls, time = calls[listed], time[listed]
     t = np.bincount(codes, weights=time, minlength=len(keys))
     c = np.bincount(codes, weights=calls, minlength=len(keys))
-    order = np.argsort(-t, kind="stable")[:n]
+    order = [i for i in np.argsort(-t, kind="stable") if c[i] > 0][:n]  # groups with listed rows only
     return tuple(KernelTime(keys[i], int(c[i]), float(t[i])) for i in order)
 
 

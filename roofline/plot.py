@@ -14,6 +14,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from .families import strip_parameters
 from .model import HOST_LINK
 from .placement import BANDWIDTH, COMPUTE, LATENCY, LAUNCH, UNKNOWN, Placements
 from .units import format_si
@@ -30,9 +31,10 @@ LEVEL_COLOR = {"L1": "#56B4E9", "L2": "#009E73", "L3": "#7F7F7F", "DRAM": "#0072
 
 
 def short_name(name: str, width: int = 34) -> str:
-    """Kernel name without return type, namespaces' templates and arguments."""
-    base = re.sub(r"^void\s+", "", name.strip())
-    base = base.split("(")[0]
+    """Kernel name without return type, anonymous namespaces, template
+    arguments and parameter list."""
+    base = strip_parameters(re.sub(r"^void\s+", "", name.strip()))
+    base = base.replace("(anonymous namespace)::", "")
     depth, out = 0, []
     for ch in base:  # drop template arguments, nested included
         depth += ch == "<"

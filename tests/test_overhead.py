@@ -116,3 +116,13 @@ def test_real_nvprof_summary_api_time(realdata):
     P = program_overhead([r])
     assert P is not None and P.api_total_s > 0
     assert P.busy_estimated and 0 < P.api_share < 1
+
+
+def test_top_short_kernels_lists_only_kernels_that_are_short():
+    import numpy as np
+    from roofline.overhead import _top_by_name
+    names = np.array(["a", "b", "c"], dtype=object)
+    listed = np.array([True, False, False])
+    groups = (np.array([0, 1, 2]), ["a", "b", "c"])
+    top = _top_by_name(names, listed, np.array([1.0, 1.0, 1.0]), np.array([1e-6, 1.0, 2.0]), 8, groups)
+    assert [k.name for k in top] == ["a"]
