@@ -50,7 +50,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     """Hierarchical (a point per memory level) or cache-aware (one point at the
     nearest level) roofline of placed kernels; ``view='auto'`` picks
     hierarchical when some kernel has bytes at more than one level."""
-    levels = [lv for lv in p.intensity if np.isfinite(p.intensity[lv]).any()]
+    levels = [lv for lv in p.intensity if np.any(p.intensity[lv] > 0)]
     if view == "auto":
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
         view = "hierarchical" if np.any(np.asarray(multi) > 1) else "cache-aware"
@@ -181,16 +181,20 @@ def _label_top(ax, p, shown, y, time, label_top) -> None:
     x_any = np.array([np.nanmax(col) if np.isfinite(col).any() else np.nan for col in xs.T]) if xs.size else np.array([])
     order = [i for i in np.argsort(-time) if np.isfinite(x_any[i]) and np.isfinite(y[i])][:label_top]
     placed: list[tuple[float, float]] = []
-    for rank, i in enumerate(order):
+    for i in order:
         pos = ax.transData.transform((x_any[i], y[i]))
-        dy = 14
+        ax_x, ax_y = ax.transAxes.inverted().transform(pos)
+        step = -13 if ax_y > 0.8 else 13  # below points near the compute roof
+        dy = step + (1 if step > 0 else -1)
         while any(abs(pos[0] - px) < 120 and abs(pos[1] + dy - py) < 12 for px, py in placed):
-            dy += 13
+            dy += step
         placed.append((pos[0], pos[1] + dy))
         variant = str(p.kernels.variants[i])
         label = short_name(str(p.kernels.names[i])) + (f" ({variant})" if variant else "")
+        right = ax_x > 0.75  # labels of points near the right edge go to their left
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
-                    xytext=(8, dy), fontsize=8, color="#222222",
+                    xytext=(-8 if right else 8, dy), ha="right" if right else "left",
+                    fontsize=8, color="#222222",
                     arrowprops=dict(arrowstyle="-", color="#888888", lw=0.6), zorder=5)
 
 
