@@ -365,7 +365,7 @@ def _install_fake_cupy(monkeypatch, gpu: SimulatedGPU):
             assert options == build.compile_options(options[-1].split("_")[1])
             return b"fake cubin", ""
 
-    monkeypatch.setattr(runner.build, "CupyNvrtc", FakeNvrtc)
+    monkeypatch.setattr(build, "CupyNvrtc", FakeNvrtc)
     monkeypatch.setattr(runner, "time", types.SimpleNamespace(perf_counter=lambda: gpu.now))
 
     class NVMLError(Exception):

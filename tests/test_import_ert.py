@@ -8,26 +8,25 @@ the reader (quoted in the comments).
 from __future__ import annotations
 
 import math
-import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import DATA, REALDATA
+from corrupt import corrupt, fuzz_dir, needs_folder
 from roofline.errors import InputError, RooflineError
 from roofline.importers import ert, read_profile
 from roofline.importers.base import detect
 from roofline.profile import dump_device, parse_device
 
-DATA = Path(__file__).parent / "data"
-ERT = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "ert"
+ERT = REALDATA / "ert"
 RUN = "WeakKnight__roofline__kingspeak-p100-gpu_Run.002_"
 JSON = ERT / f"{RUN}roofline.json"
 SUM = ERT / f"{RUN}FLOPS.064_GPU_Blocks.0640_GPU_Threads.0256_sum"
 TRY = ERT / f"{RUN}FLOPS.064_GPU_Blocks.0640_GPU_Threads.0256_try.001"
 
-needs_realdata = pytest.mark.skipif(not ERT.is_dir(), reason="../shared/realdata is not present")
+needs_realdata = needs_folder(ERT)
 
 
 # ---------------------------------------------------------------- realdata
@@ -164,25 +163,9 @@ def test_malformed_sweep_names_the_line(tmp_path):
 
 # ---------------------------------------------------------------- corrupted files
 
-FUZZ_DIR = Path(tempfile.mkdtemp(prefix="roofline-fuzz-ert-"))
+FUZZ_DIR = fuzz_dir("ert")
 SOURCES = [p for p in (JSON, SUM, TRY) if p.is_file()] + [
     DATA / "ert_roofline_py2.json", DATA / "ert_sum_cpu", DATA / "ert_try.001"]
-
-
-def corrupt(raw: bytes, how: str, a: float, b: float, bits: int) -> bytes:
-    n = len(raw)
-    i, j = sorted((int(a * n), int(b * n)))
-    if how == "truncate":
-        return raw[:i]
-    if how == "drop":
-        return raw[:i] + raw[j:]
-    if how == "duplicate":
-        return raw[:j] + raw[i:j] + raw[j:]
-    out = bytearray(raw)
-    for k in range(bits):
-        if out:
-            out[(i + k * 7919 * (j - i + 1)) % n] ^= 1 << (k % 8)
-    return bytes(out)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,

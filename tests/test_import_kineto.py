@@ -10,24 +10,23 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import DATA, REALDATA
+from corrupt import corrupt, fuzz_dir, needs_folder
 from roofline.errors import InputError, RooflineError
 from roofline.importers import kineto, read_profile
 
-DATA = Path(__file__).parent / "data"
-KINETO = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "kineto_trace"
+KINETO = REALDATA / "kineto_trace"
 SIMPLE_ADD = KINETO / "facebookresearch__HolisticTraceAnalysis__benchmark_result_493459_1694039959_trace.json.gz"
 RANGES = KINETO / "facebookresearch__HolisticTraceAnalysis__benchmark_result_924719_1679055439_trace.json.gz"
 MI250 = KINETO / "facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
 TRITON = KINETO / "facebookresearch__HolisticTraceAnalysis__triton_example.json.gz"
 
-needs_realdata = pytest.mark.skipif(not KINETO.is_dir(), reason="../shared/realdata is not present")
+needs_realdata = needs_folder(KINETO)
 
 
 def by_name(result):
@@ -203,25 +202,9 @@ def test_flops_from_counters():
 
 # ---------------------------------------------------------------- corrupted traces
 
-FUZZ_DIR = Path(tempfile.mkdtemp(prefix="roofline-fuzz-kineto-"))
+FUZZ_DIR = fuzz_dir("kineto")
 SOURCES = [p for p in (SIMPLE_ADD, RANGES, MI250, TRITON) if p.is_file()] + [
     DATA / "kineto_2021.json", DATA / "kineto_ranges.json", DATA / "kineto_list.json"]
-
-
-def corrupt(raw: bytes, how: str, a: float, b: float, bits: int) -> bytes:
-    n = len(raw)
-    i, j = sorted((int(a * n), int(b * n)))
-    if how == "truncate":
-        return raw[:i]
-    if how == "drop":
-        return raw[:i] + raw[j:]
-    if how == "duplicate":
-        return raw[:j] + raw[i:j] + raw[j:]
-    out = bytearray(raw)
-    for k in range(bits):
-        if out:
-            out[(i + k * 7919 * (j - i + 1)) % n] ^= 1 << (k % 8)
-    return bytes(out)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,

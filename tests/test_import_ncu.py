@@ -7,26 +7,24 @@ those tests skip when it is absent.
 """
 from __future__ import annotations
 
-import math
 import struct
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import DATA, REALDATA
+from corrupt import check_random_corruption, needs_realdata, real_file
 from roofline.errors import InputError, RooflineError
 from roofline.importers import ImportResult, read_profile
 from roofline.importers import ncu_csv, ncu_rep
 from roofline.importers.counters import tensor_flop_per_instruction
 from roofline.importers.ncu_csv import merge_files, merge_results
 
-DATA = Path(__file__).parent / "data"
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-NCU_CSV = REAL / "ncu_csv"
-NCU_REP = REAL / "ncu_rep"
+NCU_CSV = REALDATA / "ncu_csv"
+NCU_REP = REALDATA / "ncu_rep"
 
 try:
     import ncu_report  # noqa: F401
@@ -34,19 +32,11 @@ try:
 except ImportError:
     HAVE_NCU_REPORT = False
 
-needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/realdata is not present")
 needs_ncu_report = pytest.mark.skipif(not HAVE_NCU_REPORT,
                                       reason="ncu-report is not installed (pip install 'roofline[ncu]')")
 
 WD_DRAM = "wdmapp__gene-paper-artifacts-pop2020__dgdxy_time-dram_ncuroof-time-1"
 WD_FLOPS = "wdmapp__gene-paper-artifacts-pop2020__dgdxy_time-flops_ncuroof-time-1"
-
-
-def real(folder: Path, name: str) -> Path:
-    path = folder / name
-    if not path.exists():
-        pytest.skip(f"{path} is not present")
-    return path
 
 
 def advice_text(result: ImportResult) -> str:
@@ -178,9 +168,9 @@ def test_truncated_last_launch_is_detected():
 # real Nsight Compute CSV exports
 # --------------------------------------------------------------------------
 
-@needs_real
+@needs_realdata
 def test_real_wdmapp_time_dram_pass():
-    r = read_profile(real(NCU_CSV, WD_DRAM + ".csv"))
+    r = read_profile(real_file(NCU_CSV / (WD_DRAM + ".csv")))
     assert len(r.kernels) == 8           # IDs 0..7: 2 GENE kernels x 4
     k0 = r.kernels[0]
     assert k0.name.startswith("ij_deriv_kernel(int, int, int, thrust::complex<double> const*")
@@ -194,10 +184,10 @@ def test_real_wdmapp_time_dram_pass():
     assert "ncu --metrics smsp__sass_thread_inst_executed_op_dadd_pred_on.sum" in text
 
 
-@needs_real
+@needs_realdata
 def test_real_wdmapp_two_pass_merge():
-    dram = read_profile(real(NCU_CSV, WD_DRAM + ".csv"))
-    flops = read_profile(real(NCU_CSV, WD_FLOPS + ".csv"))
+    dram = read_profile(real_file(NCU_CSV / (WD_DRAM + ".csv")))
+    flops = read_profile(real_file(NCU_CSV / (WD_FLOPS + ".csv")))
     assert len(flops.kernels) == 8
     # launch 0: dadd 0 + dmul 55,050,240 + 2 x dfma 137,625,600 = 330,301,440
     assert flops.kernels[0].flops == {"fp64": 330301440}
@@ -212,9 +202,9 @@ def test_real_wdmapp_two_pass_merge():
     assert "durations differ" in advice_text(merged)
 
 
-@needs_real
+@needs_realdata
 def test_real_wangzy_a100_bytes_without_flop_counters():
-    r = read_profile(real(NCU_CSV, "wangzy0327__cuda-roofline__output_A100.csv"))
+    r = read_profile(real_file(NCU_CSV / "wangzy0327__cuda-roofline__output_A100.csv"))
     assert len(r.kernels) == 11          # IDs 0..10 after 10 lines of program output
     # no CUDA-core FP counters anywhere; InitializeMatrix kernels have no flops
     assert all(not any(not p.startswith("tensor") for p in k.flops) for k in r.kernels)
@@ -234,9 +224,9 @@ def test_real_wangzy_a100_bytes_without_flop_counters():
     assert "ncu --metrics smsp__sass_thread_inst_executed_op_dadd_pred_on.sum" in text
 
 
-@needs_real
+@needs_realdata
 def test_real_gardenia_smsp_variant_with_dot00():
-    r = read_profile(real(NCU_CSV, "Gardenia-Tian__LearningNote4Dev__sgemm.csv"))
+    r = read_profile(real_file(NCU_CSV / "Gardenia-Tian__LearningNote4Dev__sgemm.csv"))
     assert len(r.kernels) == 3
     gemm = r.kernels[2]
     # "34,359,738,368,000.00" FFMA and "2,149,161,369,600.00" HFMA, x2 each
@@ -250,9 +240,9 @@ def test_real_gardenia_smsp_variant_with_dot00():
     assert "tensor-core work unknown" in advice_text(r)
 
 
-@needs_real
+@needs_realdata
 def test_real_xplacer_old_section_only_log():
-    r = read_profile(real(NCU_CSV, "peihunglin__XPlacer-ML-DataPlacement__nsight_bfs_graph4096.log"))
+    r = read_profile(real_file(NCU_CSV / "peihunglin__XPlacer-ML-DataPlacement__nsight_bfs_graph4096.log"))
     assert len(r.kernels) == 13          # 16 lines of program output before the header
     # awk: the 13 "Duration" rows (nsecond) sum to 71,968 ns
     assert sum(k.time_s for k in r.kernels) == pytest.approx(71968e-9)
@@ -262,9 +252,9 @@ def test_real_xplacer_old_section_only_log():
     assert "no byte counters" in text and "dram__bytes.sum" in text
 
 
-@needs_real
+@needs_realdata
 def test_real_codegandee_details_rtx5090():
-    r = read_profile(real(NCU_CSV, "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"))
+    r = read_profile(real_file(NCU_CSV / "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"))
     (k,) = r.kernels
     assert k.launch["cc"] == "12.0" and k.launch["grid"] == (224, 1, 1)
     assert k.time_s == pytest.approx(6.75e-6)              # "us","6.75"
@@ -272,14 +262,14 @@ def test_real_codegandee_details_rtx5090():
     assert "no floating-point instruction counters" in advice_text(r)
 
 
-@needs_real
+@needs_realdata
 def test_real_codegandee_roofline_chart_and_merge():
-    chart = read_profile(real(NCU_CSV, "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv"))
+    chart = read_profile(real_file(NCU_CSV / "CodeGandee__llm-perf-opt__kernel_0001_ncu.section_SpeedOfLight_RooflineChart.csv"))
     (k,) = chart.kernels
     # Single Precision Achieved Value: (158.12 FFMA ops + 1.97 FADD + 0 FMUL)/cycle x 2.15 GHz
     assert k.flops["fp32"] == pytest.approx((158.12 + 1.97) * 2.15e9)
     assert k.bytes["DRAM"] == pytest.approx(345.14e9)      # DRAM Bandwidth, Gbyte/s
-    details = read_profile(real(NCU_CSV, "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"))
+    details = read_profile(real_file(NCU_CSV / "CodeGandee__llm-perf-opt__kernel_0001_ncu.details.csv"))
     (m,) = merge_results([details, chart]).kernels
     assert m.time_s == pytest.approx(6.75e-6)
     assert m.flops["fp32"] == pytest.approx((158.12 + 1.97) * 2.15e9 * 6.75e-6)  # 2.323e6 FLOP
@@ -309,27 +299,27 @@ def test_garbage_report_with_zero_ranges_is_an_input_error(tmp_path):
         read_profile(path)
 
 
-@needs_real
+@needs_realdata
 @needs_ncu_report
 def test_real_wdmapp_reports_match_their_csv_exports():
     for stem in (WD_DRAM, WD_FLOPS):
-        rep = read_profile(real(NCU_REP, stem + ".ncu-rep"))
-        csv_ = read_profile(real(NCU_CSV, stem + ".csv"))
+        rep = read_profile(real_file(NCU_REP / (stem + ".ncu-rep")))
+        csv_ = read_profile(real_file(NCU_CSV / (stem + ".csv")))
         assert rep.device_name == "Tesla V100-SXM2-16GB"
         assert len(rep.kernels) == len(csv_.kernels) == 8
         for a, b in zip(rep.kernels, csv_.kernels):
             assert a.name == b.name and a.launch["id"] == b.launch["id"]
             assert a.bytes == b.bytes and a.flops == b.flops
             assert a.time_s == pytest.approx(b.time_s, rel=1e-8)   # CSV rounds cycles to 0.01
-    rep = read_profile(real(NCU_REP, WD_DRAM + ".ncu-rep"))
+    rep = read_profile(real_file(NCU_REP / (WD_DRAM + ".ncu-rep")))
     assert rep.kernels[0].bytes["DRAM"] == 690960320          # MANIFEST: same in both
     assert rep.kernels[0].launch["grid"] == 24576 and rep.kernels[0].launch["cc"] == "7.0"
 
 
-@needs_real
+@needs_realdata
 @needs_ncu_report
 def test_real_rashwanth_hierarchical_double_roofline_rates():
-    r = read_profile(real(NCU_REP, "rashwanth__RooflineAnalysis_On_NVIDIA_GPU__output0.ncu-rep"))
+    r = read_profile(real_file(NCU_REP / "rashwanth__RooflineAnalysis_On_NVIDIA_GPU__output0.ncu-rep"))
     assert r.device_name == "NVIDIA GeForce RTX 4060 Laptop GPU"
     assert len(r.kernels) == 2
     k = r.kernels[0]
@@ -346,10 +336,10 @@ def test_real_rashwanth_hierarchical_double_roofline_rates():
     assert "rates x duration" in advice_text(r)
 
 
-@needs_real
+@needs_realdata
 @needs_ncu_report
 def test_real_extrap_a100_time_and_instructions():
-    r = read_profile(real(NCU_REP, "extra-p__extrap__ex-gpu.s10.ncu-rep"))
+    r = read_profile(real_file(NCU_REP / "extra-p__extrap__ex-gpu.s10.ncu-rep"))
     assert r.device_name == "A100-PCIE-40GB"
     assert [k.name.split("(")[0] for k in r.kernels] == [
         "init_array", "init_array", "vector_add", "vector_add1", "vector_mul", "vector_dot"]
@@ -359,15 +349,15 @@ def test_real_extrap_a100_time_and_instructions():
     assert "no byte counters" in advice_text(r)
 
 
-@needs_real
+@needs_realdata
 @needs_ncu_report
 def test_real_coalda_reports():
-    r = read_profile(real(NCU_REP, "Alaric617R__COALDA__origin.ncu-rep"))
+    r = read_profile(real_file(NCU_REP / "Alaric617R__COALDA__origin.ncu-rep"))
     (k,) = r.kernels
     assert k.time_s == pytest.approx(13600e-9)
     assert k.bytes["DRAM"] == 786560                           # dram__bytes_read.sum + write 0
     assert k.bytes["L2"] == 96712 * 32                          # lts__t_sectors.sum x 32 B
-    r = read_profile(real(NCU_REP, "Alaric617R__COALDA__rgb_original.ncu-rep"))
+    r = read_profile(real_file(NCU_REP / "Alaric617R__COALDA__rgb_original.ncu-rep"))
     (k,) = r.kernels
     assert r.device_name == "NVIDIA GeForce MX450" and k.launch["cc"] == "7.5"
     assert k.time_s == pytest.approx(23104e-9) and k.flops == {} and k.bytes == {}
@@ -387,42 +377,7 @@ def _ncu_files() -> list[Path]:
     return files
 
 
-def corrupt(data: bytes, kind: str, rnd) -> bytes:
-    if not data:
-        return data
-    if kind == "truncate":
-        return data[:rnd.randrange(len(data))]
-    if kind == "flip":
-        b = bytearray(data)
-        for _ in range(rnd.randrange(1, 8)):
-            b[rnd.randrange(len(b))] ^= rnd.randrange(1, 256)
-        return bytes(b)
-    lines = data.split(b"\n")
-    for _ in range(rnd.randrange(1, 4)):
-        if len(lines) > 1:
-            del lines[rnd.randrange(len(lines))]
-    return b"\n".join(lines)
-
-
-def check_only_roofline_errors(path: Path, data: bytes) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / path.name
-        target.write_bytes(data)
-        try:
-            result = read_profile(target)
-        except RooflineError:
-            return
-        assert isinstance(result, ImportResult)
-        for k in result.kernels:
-            assert k.count >= 1
-            assert math.isnan(k.time_s) or k.time_s >= 0
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_corrupted_ncu_files_raise_only_roofline_errors(data):
-    files = _ncu_files()
-    path = data.draw(st.sampled_from(files))
-    kind = data.draw(st.sampled_from(["truncate", "flip", "drop_lines"]))
-    rnd = data.draw(st.randoms(use_true_random=False))
-    check_only_roofline_errors(path, corrupt(path.read_bytes(), kind, rnd))
+    check_random_corruption(data, _ncu_files())

@@ -9,27 +9,27 @@ from __future__ import annotations
 
 import math
 import sqlite3
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import DATA, REALDATA
+from corrupt import corrupt, fuzz_dir, needs_folder
 from roofline.errors import InputError, RooflineError
 from roofline.importers import read_profile
 from roofline.importers import nsys
 from roofline.importers.base import detect
 
-DATA = Path(__file__).parent / "data"
-NSYS = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "nsys"
+NSYS = REALDATA / "nsys"
 CON_KERNEL = NSYS / "extra-p__extrap__con_kernel.sqlite"
 EX_GPU = NSYS / "extra-p__extrap__ex-gpu.s10.sqlite"
 KERN_SUM = NSYS / "CodeGandee__llm-perf-opt__sam_summary_cuda_gpu_kern_sum.csv"
 NVTX = NSYS / "hpcgroup__pipit__nbody-nvtx_trace.csv"
 NSYS_REP = NSYS / "armleth__cuda-mlp-inference__nsys_report.nsys-rep"
 
-needs_realdata = pytest.mark.skipif(not NSYS.is_dir(), reason="../shared/realdata is not present")
+needs_realdata = needs_folder(NSYS)
 
 
 def by_name(result):
@@ -296,39 +296,16 @@ def test_api_totals_drop_nested_versioned_records():
 
 # ---------------------------------------------------------------- corrupted files
 
-FUZZ_DIR = Path(tempfile.mkdtemp(prefix="roofline-fuzz-nsys-"))
+FUZZ_DIR = fuzz_dir("nsys")
 
 
 def _sources() -> list[Path]:
     found = [p for p in (CON_KERNEL, EX_GPU, KERN_SUM, NVTX) if p.is_file()]
-    tiny = FUZZ_DIR / "tiny_2022.sqlite"
-    if not tiny.exists():
-        conn = sqlite3.connect(tiny)
-        conn.executescript((DATA / "nsys_tiny_2022.sql").read_text())
-        conn.commit()
-        conn.close()
+    tiny = build_sqlite("nsys_tiny_2022.sql", FUZZ_DIR)
     return found + [tiny, DATA / "nsys_stats_stdout.txt", DATA / "nsys_gpu_trace.csv"]
 
 
 SOURCES = _sources()
-
-
-def corrupt(raw: bytes, how: str, a: float, b: float, bits: int) -> bytes:
-    """truncate at a, drop [a, b), flip bits at a few places, or duplicate a slice."""
-    n = len(raw)
-    i, j = sorted((int(a * n), int(b * n)))
-    if how == "truncate":
-        return raw[:i]
-    if how == "drop":
-        return raw[:i] + raw[j:]
-    if how == "duplicate":
-        return raw[:j] + raw[i:j] + raw[j:]
-    out = bytearray(raw)
-    for k in range(bits):
-        pos = (i + k * 7919 * (j - i + 1)) % max(n, 1)
-        if out:
-            out[pos] ^= 1 << (k % 8)
-    return bytes(out)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,

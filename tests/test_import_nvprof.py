@@ -8,31 +8,20 @@ from __future__ import annotations
 
 import math
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roofline.errors import InputError, RooflineError
-from roofline.importers import ImportResult, nvprof, read_profile
+from conftest import DATA, REALDATA
+from corrupt import check_random_corruption, needs_realdata, real_file
+from roofline.errors import InputError
+from roofline.importers import nvprof, read_profile
 from roofline.importers.ncu_csv import merge_results
 
-
-DATA = Path(__file__).parent / "data"
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-NVPROF = REAL / "nvprof"
-SEEDS = REAL.parent / "seeds"
-
-needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/realdata is not present")
-
-
-def real(name: str) -> Path:
-    path = NVPROF / name
-    if not path.exists():
-        pytest.skip(f"{path} is not present")
-    return path
+NVPROF = REALDATA / "nvprof"
+SEEDS = REALDATA.parent / "seeds"
 
 
 def advice_text(result) -> str:
@@ -203,9 +192,9 @@ def test_no_table_is_an_input_error():
 # real nvprof outputs
 # --------------------------------------------------------------------------
 
-@needs_real
+@needs_realdata
 def test_real_xplacer_text_summary():
-    r = read_profile(real("peihunglin__XPlacer-ML-DataPlacement__output_000000_graph4096.log"))
+    r = read_profile(real_file(NVPROF / "peihunglin__XPlacer-ML-DataPlacement__output_000000_graph4096.log"))
     assert len(r.kernels) == 4           # 2 kernels + HtoD + DtoH ("-u ms" units row)
     htod = r.kernels[0]
     assert htod.name == "[CUDA memcpy HtoD]" and htod.count == 14 and htod.family == "memcpy"
@@ -219,9 +208,9 @@ def test_real_xplacer_text_summary():
     assert r.device_name == "Tesla V100-SXM2-16GB"     # from the unified-memory block
 
 
-@needs_real
+@needs_realdata
 def test_real_xplacer_text_gpu_trace():
-    r = read_profile(real("peihunglin__XPlacer-ML-DataPlacement__GPUTraceOutput_111100_graph4096.log"))
+    r = read_profile(real_file(NVPROF / "peihunglin__XPlacer-ML-DataPlacement__GPUTraceOutput_111100_graph4096.log"))
     names = by_name(r)
     # rows: 8 Kernel + 8 Kernel2 + 10 HtoD + 8 DtoH + 3 unified-memory copies;
     # the two page-fault rows are events, not GPU work
@@ -238,9 +227,9 @@ def test_real_xplacer_text_gpu_trace():
     assert r.device_name == "Tesla V100-SXM2"
 
 
-@needs_real
+@needs_realdata
 def test_real_jacobi_trace_decimal_units_and_merge_with_metrics():
-    trace = read_profile(real("pssrawat__IEEE2017__jacobi-orig.trace"))
+    trace = read_profile(real_file(NVPROF / "pssrawat__IEEE2017__jacobi-orig.trace"))
     assert len(trace.kernels) == 18      # 12 kernel launches + 6 copies
     copies = [k for k in trace.kernels if k.family == "memcpy"]
     # "269.485056" MB at 6.569354 GB/s over 41.021544 ms: decimal here (= 4 x 8208^2 B)
@@ -248,7 +237,7 @@ def test_real_jacobi_trace_decimal_units_and_merge_with_metrics():
     assert trace.kernels[1].launch["id"] == 115
     # awk: last start + duration - first start = 1.032082471 s
     assert trace.program.span_s == pytest.approx(1.032082471)
-    metrics = read_profile(real("pssrawat__IEEE2017__jacobi-orig.profile"))
+    metrics = read_profile(real_file(NVPROF / "pssrawat__IEEE2017__jacobi-orig.profile"))
     assert len(metrics.kernels) == 4 and metrics.kernels[0].count == 3
     # flop_count_sp 673,384,360 per call x 3; (gld 19,998,022 + gst 4,209,678) x 32 B x 3
     assert metrics.kernels[0].flops == {"fp32": 673384360 * 3}
@@ -261,9 +250,9 @@ def test_real_jacobi_trace_decimal_units_and_merge_with_metrics():
     assert k0.flops == {"fp32": 673384360 * 3}
 
 
-@needs_real
+@needs_realdata
 def test_real_jacobi_unroll_old_csv_summary():
-    r = read_profile(real("pssrawat__IEEE2017__jacobi-unroll.time"))
+    r = read_profile(real_file(NVPROF / "pssrawat__IEEE2017__jacobi-unroll.time"))
     assert len(r.kernels) == 7
     # awk: the 7 GPU rows sum to 102.770533 ms; 14 API rows to 199.039835 ms
     assert sum(k.time_s for k in r.kernels) == pytest.approx(102.770533e-3)
@@ -273,9 +262,9 @@ def test_real_jacobi_unroll_old_csv_summary():
     assert "non-zero code 255" in advice_text(r)
 
 
-@needs_real
+@needs_realdata
 def test_real_untiled_two_section_events_and_metrics():
-    r = read_profile(real("pssrawat__IEEE2017__untiled.csv"))
+    r = read_profile(real_file(NVPROF / "pssrawat__IEEE2017__untiled.csv"))
     assert r.device_name == "Tesla K40c"
     (k,) = r.kernels
     assert k.count == 4
@@ -288,15 +277,15 @@ def test_real_untiled_two_section_events_and_metrics():
     assert k.instructions == 911390400 * 4
 
 
-@needs_real
+@needs_realdata
 def test_real_magus_all_metrics_and_trace():
-    metrics = read_profile(real("leimingyu__magus__matrixMul_metrics.csv"))
+    metrics = read_profile(real_file(NVPROF / "leimingyu__magus__matrixMul_metrics.csv"))
     (k,) = metrics.kernels
     assert k.count == 301 and k.name == "void matrixMulCUDA<int=32>(float*, float*, float*, int, int)"
     assert k.flops["fp32"] == 131072000 * 301                     # 39,452,672,000
     assert k.bytes["DRAM"] == (11963 + 25956) * 32 * 301          # 365,235,808
     assert k.bytes["L2"] == (512276 + 25613) * 32 * 301
-    trace = read_profile(real("leimingyu__magus__matrixMul_trace.csv"))
+    trace = read_profile(real_file(NVPROF / "leimingyu__magus__matrixMul_trace.csv"))
     assert len(trace.kernels) == 304     # grep: 301 matrixMulCUDA rows + 2 HtoD + 1 DtoH
     htod = [x for x in trace.kernels if x.name == "[CUDA memcpy HtoD]"]
     # "400.000000" KB at 379.670001 MB/s over 1.028854 ms: binary, 409,600 B = 320 x 320 floats
@@ -307,9 +296,9 @@ def test_real_magus_all_metrics_and_trace():
     assert mm.flops["fp32"] == 131072000 * 301
 
 
-@needs_real
+@needs_realdata
 def test_real_thrust2d_throughput_only_metrics():
-    r = read_profile(real("sankarmanoj__thrust2D__native.profile"))
+    r = read_profile(real_file(NVPROF / "sankarmanoj__thrust2D__native.profile"))
     assert [k.count for k in r.kernels] == [1, 1, 100]
     assert r.device_name == "GeForce GTX 1070"
     assert all(k.flops == {} and k.bytes == {} for k in r.kernels)
@@ -320,10 +309,7 @@ def test_real_thrust2d_throughput_only_metrics():
 def _ece408_block(start: str, end: str) -> str:
     """A block of the ECE408 report, cleaned the way a reader would clean a
     paste: markdown fences, <b> tags, tabs and blank lines removed."""
-    path = SEEDS / "001_488295a771abb3d8.txt"
-    if not path.exists():
-        pytest.skip(f"{path} is not present")
-    text = path.read_text()
+    text = real_file(SEEDS / "001_488295a771abb3d8.txt").read_text()
     block = text[text.index(start):text.index(end)]
     out = []
     for line in block.split("\n")[1:]:
@@ -362,42 +348,7 @@ def _nvprof_files() -> list[Path]:
     return files
 
 
-def corrupt(data: bytes, kind: str, rnd) -> bytes:
-    """Truncate, flip 1-7 bytes, or drop 1-3 lines."""
-    if not data:
-        return data
-    if kind == "truncate":
-        return data[:rnd.randrange(len(data))]
-    if kind == "flip":
-        b = bytearray(data)
-        for _ in range(rnd.randrange(1, 8)):
-            b[rnd.randrange(len(b))] ^= rnd.randrange(1, 256)
-        return bytes(b)
-    lines = data.split(b"\n")
-    for _ in range(rnd.randrange(1, 4)):
-        if len(lines) > 1:
-            del lines[rnd.randrange(len(lines))]
-    return b"\n".join(lines)
-
-
-def check_only_roofline_errors(path: Path, data: bytes) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / path.name
-        target.write_bytes(data)
-        try:
-            result = read_profile(target)
-        except RooflineError:
-            return
-        assert isinstance(result, ImportResult)
-        for k in result.kernels:
-            assert k.count >= 1
-            assert math.isnan(k.time_s) or k.time_s >= 0
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_corrupted_nvprof_files_raise_only_roofline_errors(data):
-    path = data.draw(st.sampled_from(_nvprof_files()))
-    kind = data.draw(st.sampled_from(["truncate", "flip", "drop_lines"]))
-    rnd = data.draw(st.randoms(use_true_random=False))
-    check_only_roofline_errors(path, corrupt(path.read_bytes(), kind, rnd))
+    check_random_corruption(data, _nvprof_files())

@@ -1,9 +1,10 @@
 """numba kernels of the CPU microbenchmarks (fastmath, cache=True).
 
 Import this module only after :func:`cpuinfo.configure_numba_environment`
-when 512-bit code and pinned threads are wanted (``run.py`` does this in a
-fresh subprocess). Block sizes are module constants, so numba compiles them
-as literals and caches one version per CPU name and feature set.
+when 512-bit code and pinned threads are wanted (``measure.py`` does this,
+in the fresh subprocess ``run.py`` starts). Block sizes are module
+constants, so numba compiles them as literals and caches one version per
+CPU name and feature set.
 
 Kernels and the work each timed repetition does:
 

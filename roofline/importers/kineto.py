@@ -50,7 +50,7 @@ from ..errors import Advice, InputError
 from ..families import family_of
 from ..model import Kernel
 from .base import ImportResult, ProgramTime, Reader, register
-from .nsys import busy_time
+from .timeline import busy_time
 
 KERNEL_CATS = frozenset({"kernel"})
 MEMCPY_CATS = frozenset({"gpu_memcpy", "memcpy"})

@@ -1,0 +1,163 @@
+"""The samples of one CPU calibration as a :class:`~roofline.model.Device`:
+roofs from the all-core samples, one-core figures and the sweeps kept in
+``architecture`` and ``provenance``, and warnings about suspicious figures."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+
+import numpy as np
+
+from ...errors import Advice
+from ...model import Ceiling, Device, MemoryLevel
+from .cpuinfo import CpuInfo
+
+MiB = 1024 ** 2
+SPREAD_LIMIT = 0.10
+ALL_CORE_MIN_SCALING = 1.5
+K_ACC = 14
+
+
+def fmt_bytes(b: float) -> str:
+    for unit, f in (("GiB", 1024 ** 3), ("MiB", MiB), ("KiB", 1024)):
+        if b >= f:
+            return f"{b / f:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def _tool_version() -> str:
+    try:
+        from ... import __version__
+    except ImportError:  # pragma: no cover
+        __version__ = "unknown"
+    return f"roofline {__version__}"
+
+
+def _physical_memory() -> float | None:
+    try:
+        return float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one, allc, overhead,
+                 load_sizes, load_curve, triad_sizes, triad_curve, fit, level_all, triad_all,
+                 max_bytes, llc, warnings, provenance_extra) -> Device:
+    clock_hz = clock_s.best  # preemption only ever slows the chain: the best is the clock
+    warnings = list(warnings)
+    compute = {}
+    for p in ("fp64", "fp32"):
+        theo = info.theoretical_flop_s(p, clock_hz, threads)
+        compute[p] = Ceiling(value=allc[p].best, samples=allc[p].rates, theoretical=theo,
+                             clock_hz=clock_hz,
+                             source=f"numba FMA, {K_ACC} vector accumulators, {threads} pinned threads")
+        if threads >= 2 and allc[p].best < ALL_CORE_MIN_SCALING * one[p].best:
+            warnings.append(Advice(
+                f"{threads} cores reach only {allc[p].best / one[p].best:.2f}x one core",
+                "the host may be scheduling the vCPUs on one physical core, or another process "
+                "is running: measure again when the machine is idle", p))
+        one_theo = info.theoretical_flop_s(p, clock_hz, 1)
+        if one[p].best > one_theo:
+            warnings.append(Advice(
+                f"one core measured {one[p].best / 1e9:.1f} GFLOP/s, above the theoretical "
+                f"{one_theo / 1e9:.1f} at the measured clock",
+                "the FMA pipe table or the clock measurement is wrong for this CPU", p))
+
+    memory = {}
+    mem_one = {}
+    triad_one = {}
+    ram = _physical_memory()
+    triad_best = np.array([s.best for s in triad_curve])
+    for p in fit.plateaus:
+        s, total = level_all[p.name]
+        theo = None
+        if p.name == "L1" and info.x86:
+            theo = threads * info.load_bytes_per_cycle() * clock_hz
+        cap = ram if p.name == "DRAM" else p.capacity_bytes
+        memory[p.name] = MemoryLevel(
+            name=p.name,
+            bandwidth=Ceiling(value=s.best, samples=s.rates, theoretical=theo, clock_hz=clock_hz,
+                              source=f"pure vector loads, two half-streams, {threads} threads, "
+                                     f"{fmt_bytes(total)} in all"),
+            transaction_bytes=64.0, capacity_bytes=cap)
+        mem_one[p.name] = {"bytes_s": p.best, "median": p.median,
+                           "sizes_bytes": [load_sizes[p.first], load_sizes[p.last]]}
+        lo, hi = load_sizes[p.core[0] if p.core else p.first], load_sizes[p.core[-1] if p.core else p.last]
+        in_range = [i for i, sz in enumerate(triad_sizes) if lo <= sz <= hi]
+        if p.name == "DRAM":  # the largest working set is DRAM whatever the fit says
+            in_range = [len(triad_sizes) - 1]
+        if in_range:
+            triad_one[p.name] = float(triad_best[in_range].max())
+        if theo is not None and s.best > theo:
+            warnings.append(Advice(f"{s.best / 1e9:.0f} GB/s is above the theoretical "
+                                   f"{theo / 1e9:.0f} GB/s (2 vector loads per cycle)",
+                                   "check the clock measurement", p.name))
+        if p.os_bytes and p.capacity_bytes and p.name != "L1" and (
+                p.capacity_bytes > 2 * p.os_bytes or p.capacity_bytes < p.os_bytes / 2):
+            warnings.append(Advice(
+                f"the {p.name} plateau ends near {fmt_bytes(p.capacity_bytes)} but the OS reports "
+                f"{fmt_bytes(p.os_bytes)}",
+                "normal in a VM sharing the host's cache; the profile keeps the measured size",
+                p.name))
+    expected = ["L1"] + [c.name for c in info.os_caches if c.level >= 2] + ["DRAM"]
+    missing = [n for n in expected if n not in memory]
+    if missing:
+        warnings.append(Advice(f"no plateau found for {', '.join(missing)}",
+                               "the bandwidth curve is in provenance.sweep; measure again without --quick",
+                               "memory"))
+    if max_bytes < 4 * llc:
+        warnings.append(Advice(
+            f"the largest working set ({fmt_bytes(max_bytes)}) is smaller than 4x the last-level "
+            f"cache ({fmt_bytes(llc)}), so DRAM may be measured in cache", "use the full plan",
+            "DRAM"))
+    for key, c in [(k, c) for k, c in compute.items()] + [(k, m.bandwidth) for k, m in memory.items()]:
+        if c.spread > SPREAD_LIMIT:
+            warnings.append(Advice(f"samples spread {100 * c.spread:.0f} % (> 10 %)",
+                                   "another process may be running; the roof uses the best sample",
+                                   key))
+    if clock_s.spread > SPREAD_LIMIT:
+        warnings.append(Advice(f"clock samples spread {100 * clock_s.spread:.0f} %",
+                               "frequency scaling or another process", "clock"))
+
+    single = {p: {"flop_s": one[p].best, "median": one[p].median, "spread": round(one[p].spread, 6),
+                  "samples": list(one[p].rates),
+                  "theoretical_flop_s": info.theoretical_flop_s(p, clock_hz, 1)} for p in one}
+    provenance = {
+        "method": "measured",
+        "tool": _tool_version(),
+        "date": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "cpu_model": info.model,
+        "mode": plan.mode,
+        "clock_method": "dependent integer chain x = (x ^ y) + z, 2 cycles per iteration, one core",
+        "launch_overhead_method": "median time of calling an empty numba function from Python",
+        "launch_overhead_samples_s": list(overhead.rates),
+        **provenance_extra,
+        "clock_samples_hz": list(clock_s.rates),
+        "levels": {p.name: {"from_bytes": load_sizes[p.first], "to_bytes": load_sizes[p.last],
+                            "capacity_bytes": p.capacity_bytes, "os_bytes": p.os_bytes}
+                   for p in fit.plateaus},
+        "sweep": {
+            "load": _curve_dict(load_sizes, load_curve, "one core, pure vector loads, two half-streams"),
+            "triad": _curve_dict(triad_sizes, triad_curve, "one core, a = b + s*c, 24 B per element"),
+        },
+    }
+    architecture = {
+        **info.describe(),
+        "threads_measured": threads,
+        "single_core": {"compute": single, "memory": mem_one},
+        "triad_bytes_s": {"single_core": triad_one,
+                          "all_cores": {"DRAM": triad_all.best, "median": triad_all.median,
+                                        "samples": list(triad_all.rates)}},
+    }
+    return Device(name=name, kind="cpu", compute=compute, memory=memory,
+                  launch_overhead_s=overhead.median,
+                  clocks_hz={"core": clock_hz, "core_median": clock_s.median, "fma_implied": fma_clock},
+                  architecture=architecture, provenance=provenance, warnings=tuple(warnings))
+
+
+
+def _curve_dict(sizes, curve, what) -> dict:
+    return {"what": what, "sizes_bytes": [int(s) for s in sizes],
+            "best_bytes_s": [s.best for s in curve], "median_bytes_s": [s.median for s in curve],
+            "samples_bytes_s": [list(s.rates) for s in curve]}
+

@@ -1,0 +1,344 @@
+"""Calibrate this CPU in the calling process: numba kernels -> timed samples
+-> levels -> Device (:func:`measure_cpu`; :mod:`.run` runs it in a fresh
+process, :mod:`.assemble` turns the samples into the profile).
+
+Where each figure comes from (all kept as raw samples):
+
+* clock: ``add_chain`` (2 dependent one-cycle integer ops per iteration) on
+  one core; ``clocks_hz["core"]`` is the best sample (preemption only
+  slows the chain), ``core_median`` the median. Wide vector code may run at
+  a lower licence clock; ``clocks_hz["fma_implied"]`` = one-core FP64 FMA
+  peak / (FMA pipes x lanes x 2) shows it.
+* compute: 14-accumulator FMA blocks, one core and one pinned thread per
+  core; the roof is the all-core best sample; one-core figures are kept in
+  ``architecture["single_core"]``.
+* memory: one-core pure-load sweep over working sets from 4 kB to >= 4x
+  the reported last-level cache in geometric steps (one buffer, sliced);
+  plateaus give the levels; each level's roof is then measured with all
+  cores inside that plateau (private caches: the plateau size per core;
+  shared L3 and DRAM: split across cores). A triad (STREAM counting)
+  sweep is kept as the write figure.
+* launch overhead: median time of calling an empty compiled kernel from
+  Python.
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ...errors import Advice, MeasurementError
+from ...model import Device
+from .. import levels as _levels
+from ..timing import Samples, geometric_sizes, measure, per_call_seconds
+from .assemble import MiB, build_device, fmt_bytes
+from .cpuinfo import configure_numba_environment, cpu_info
+
+
+@dataclass(frozen=True)
+class CpuPlan:
+    """How thoroughly to measure. ``full()``: ~20-30 s; ``quick()``: < 10 s."""
+
+    min_bytes: int = 4096
+    max_bytes: int | None = None      # None: max(4 x reported LLC, 64 MiB)
+    steps_per_octave: int = 4         # load sweep
+    triad_steps_per_octave: int = 2
+    min_time_s: float = 0.005         # each timed call lasts at least this
+    repeats: int = 5
+    long_call_s: float = 0.05         # calls longer than this ...
+    long_repeats: int = 2             # ... are repeated this often (plus the calibration call)
+    threads: int | None = None        # None: every usable core
+    coarse_above_bytes: int | None = 256 * MiB  # fewer sizes above this ...
+    coarse_steps_per_octave: int = 2            # ... this many per octave
+    max_bytes_cap: int | None = None  # quick: stop here even if < 4x LLC (warned)
+    mode: str = "full"
+
+    @classmethod
+    def full(cls, **kw) -> "CpuPlan":
+        return cls(**kw)
+
+    @classmethod
+    def quick(cls, **kw) -> "CpuPlan":
+        base = dict(steps_per_octave=2, triad_steps_per_octave=1, min_time_s=0.004,
+                    repeats=3, long_repeats=1, coarse_above_bytes=64 * MiB,
+                    coarse_steps_per_octave=1, max_bytes_cap=512 * MiB, mode="quick")
+        base.update(kw)
+        return cls(**base)
+
+
+def _aligned_buffer(nbytes: int, align: int = 64, touch: bool = True) -> np.ndarray:
+    """One float64 buffer for every sweep, page aligned, touched before timing.
+
+    Anonymous mmap with MADV_HUGEPAGE where available: first-touching 2 GiB
+    in 4 KiB pages took 6.8 s in a VM here, 0.5 s with transparent huge pages.
+    """
+    n = int(math.ceil(nbytes / 8))
+    buf = None
+    try:
+        import mmap
+        m = mmap.mmap(-1, n * 8, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        if hasattr(mmap, "MADV_HUGEPAGE"):
+            m.madvise(mmap.MADV_HUGEPAGE)
+        buf = np.frombuffer(m, dtype=np.float64)
+    except (ImportError, AttributeError, OSError, ValueError):
+        raw = np.empty(n + align // 8, dtype=np.float64)
+        off = (-raw.ctypes.data % align) // 8
+        buf = raw[off:off + n]
+    if touch:
+        buf.fill(1.0)  # first touch: every page is really mapped before timing
+    return buf
+
+
+def _thread_affinities() -> list[str]:
+    out = []
+    for status in glob.glob("/proc/self/task/*/status"):
+        try:
+            with open(status) as fh:
+                for line in fh:
+                    if line.startswith("Cpus_allowed_list"):
+                        out.append(line.split(":", 1)[1].strip())
+        except OSError:
+            pass
+    return out
+
+
+class _Progress:
+    def __init__(self, enabled, total: int):
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+                self.bar = tqdm(total=total, desc="measuring CPU", unit="step", file=sys.stderr,
+                                dynamic_ncols=True, leave=False)
+            except ImportError:  # pragma: no cover
+                self.bar = None
+
+    def step(self, what: str, n: int = 1):
+        if self.bar is not None:
+            self.bar.set_postfix_str(what, refresh=False)
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
+                plan: CpuPlan | None = None,
+                clock: Callable[[], float] = time.perf_counter) -> Device:
+    """Measure this CPU in the calling process and return a Device(kind="cpu").
+
+    ``progress``: truthy shows a tqdm bar on stderr. ``plan`` overrides
+    ``quick`` (tests use a tiny plan). Raises MeasurementError when numba
+    is missing.
+    """
+    wall0 = time.perf_counter()
+    plan = plan or (CpuPlan.quick() if quick else CpuPlan.full())
+    info = cpu_info()
+    threads = plan.threads or info.threads
+    env_applied = configure_numba_environment(info, threads)
+    try:
+        import numba
+    except ImportError as exc:
+        raise MeasurementError(
+            f"numba is not installed ({exc}); `roofline measure` on the CPU needs it: "
+            "pip install numba") from None
+    layer = _use_openmp_layer(numba)
+    from . import kernels as K
+
+    warnings: list[Advice] = []
+    if not env_applied:
+        warnings.append(Advice(
+            "numba was imported before the measurement configured it, so threads may be "
+            "unpinned and AVX-512 code limited to 256-bit vectors",
+            "use `roofline measure` or measure_cpu_isolated(), which start a fresh process",
+            "environment"))
+
+    llc = max((c.size_bytes for c in info.os_caches), default=32 * MiB)
+    max_bytes = plan.max_bytes or max(4 * llc, 64 * MiB)
+    if plan.max_bytes is None and plan.max_bytes_cap:
+        # --quick: first-touching GiBs costs seconds in a VM whose balloon
+        # hands freed pages back to the host (6 s for 2 GiB here)
+        max_bytes = min(max_bytes, max(plan.max_bytes_cap, 64 * MiB))
+    step_bytes = K.LOAD_MULTIPLE * 8 * 3  # multiple of the load step and of 3 streams
+    load_sizes = geometric_sizes(plan.min_bytes, max_bytes, plan.steps_per_octave,
+                                 multiple=K.LOAD_MULTIPLE * 8)
+    if plan.coarse_above_bytes and plan.coarse_above_bytes < max_bytes:
+        head = [s for s in load_sizes if s < plan.coarse_above_bytes]
+        load_sizes = head + geometric_sizes(plan.coarse_above_bytes, max_bytes,
+                                            plan.coarse_steps_per_octave,
+                                            multiple=K.LOAD_MULTIPLE * 8)
+    triad_sizes = geometric_sizes(max(plan.min_bytes, step_bytes), max_bytes,
+                                  plan.triad_steps_per_octave, multiple=step_bytes)
+    buf_bytes = max(load_sizes[-1], triad_sizes[-1])
+    steps = 4 + 4 + len(load_sizes) + len(triad_sizes) + 6
+    bar = _Progress(progress, steps)
+    try:
+        phases = {}
+        t = time.perf_counter()
+        K.warm_all(_aligned_buffer(64 * 1024), threads)   # compile or load numba's cache
+        compile_s = time.perf_counter() - t
+        phases["compile"] = compile_s
+        t = time.perf_counter()
+        buf = _aligned_buffer(buf_bytes, touch=False)
+        K.fill_par(buf, 1.0, threads)   # first touch by the pinned threads
+        phases["first_touch"] = first_touch_s = time.perf_counter() - t
+        bar.step(f"allocated {fmt_bytes(buf_bytes)}")
+        hits = sum(sum(getattr(K, k).stats.cache_hits.values()) for k in K.ALL_KERNELS)
+        misses = sum(sum(getattr(K, k).stats.cache_misses.values()) for k in K.ALL_KERNELS)
+        bar.step("compiled kernels")
+        affinities = _thread_affinities()
+        pinned = layer == "omp" and env_applied and sum(1 for a in affinities if a.isdigit()) >= min(threads, 2)
+
+        # assembly check: vector FMAs in the compute kernels
+        asm = {p: K.fresh_vector_fma_counts(K.fma_f64 if p == "fp64" else K.fma_f32,
+                                            K.FMA_SIGNATURES[p]) for p in ("fp64", "fp32")}
+        for p, counts in asm.items():
+            if sum(counts.values()) == 0:
+                warnings.append(Advice(
+                    f"numba generated no vector FMA (vfmadd...p{'d' if p == 'fp64' else 's'} on "
+                    f"ymm/zmm) for the {p} kernel, so its peak is far below the hardware's",
+                    "check that numba targets this CPU (NUMBA_CPU_NAME/NUMBA_CPU_FEATURES unset) "
+                    "and that the CPU has FMA", p))
+        bar.step("checked assembly")
+        phases["asm_check"] = time.perf_counter() - t - first_touch_s
+        t = time.perf_counter()
+
+        meas = dict(min_time_s=plan.min_time_s, repeats=plan.repeats, clock=clock,
+                    long_call_s=plan.long_call_s, long_repeats=plan.long_repeats)
+
+        # clock actually reached (one core)
+        # short calls, many of them: preemption only slows a sample, the best is the clock
+        clock_s = measure(lambda r: K.add_chain(r, 3, 5, 7), K.ADD_CHAIN_CYCLES_PER_ITER,
+                          **{**meas, "min_time_s": 0.002, "repeats": max(9, plan.repeats)},
+                          start=_start_reps(0.002, 6e9, K.ADD_CHAIN_CYCLES_PER_ITER))
+        # upper bounds of each rate (x1.5 the theoretical at the measured clock)
+        up_clock = 1.5 * clock_s.best
+        def flop_start(p, n):
+            return _start_reps(plan.min_time_s, info.theoretical_flop_s(p, up_clock, n),
+                               K.fma_flop_per_rep(p, n))
+
+        def load_start(nbytes, n=1):
+            return _start_reps(plan.min_time_s, n * info.load_bytes_per_cycle() * up_clock, nbytes)
+        bar.step(f"clock {clock_s.best / 1e9:.2f} GHz")
+
+        # compute peaks
+        a64, b64 = 0.999999, 1e-6
+        a32, b32 = np.float32(0.9999), np.float32(1e-4)
+        one, allc = {}, {}
+        one["fp64"] = measure(lambda r: K.fma_f64(r, a64, b64), K.fma_flop_per_rep("fp64"), **meas,
+                              start=flop_start("fp64", 1))
+        bar.step("fp64 one core")
+        one["fp32"] = measure(lambda r: K.fma_f32(r, a32, b32), K.fma_flop_per_rep("fp32"), **meas,
+                              start=flop_start("fp32", 1))
+        bar.step("fp32 one core")
+        allc["fp64"] = measure(lambda r: K.fma_f64_par(r, a64, b64, threads),
+                               K.fma_flop_per_rep("fp64", threads), **meas,
+                               start=flop_start("fp64", threads))
+        bar.step(f"fp64 {threads} cores")
+        allc["fp32"] = measure(lambda r: K.fma_f32_par(r, a32, b32, threads),
+                               K.fma_flop_per_rep("fp32", threads), **meas,
+                               start=flop_start("fp32", threads))
+        bar.step(f"fp32 {threads} cores")
+
+        phases["clock_and_compute"] = time.perf_counter() - t
+        t = time.perf_counter()
+        # launch overhead: an empty compiled kernel called from Python
+        overhead = per_call_seconds(K.empty, min_time_s=plan.min_time_s, repeats=plan.repeats,
+                                    clock=clock)
+        bar.step("launch overhead")
+
+        # one-core sweeps
+        load_curve = []
+        for size in load_sizes:
+            n = size // 8
+            load_curve.append(measure(lambda r, n=n: K.load(buf, n, r), 8.0 * n, **meas,
+                                      start=load_start(8.0 * n)))
+            bar.step(f"load {fmt_bytes(size)}")
+        phases["load_sweep"] = time.perf_counter() - t
+        t = time.perf_counter()
+        triad_curve = []
+        for size in triad_sizes:
+            n = size // 8
+            triad_curve.append(measure(lambda r, n=n: K.triad(buf, n, r, 0.5), K.triad_bytes(n), **meas,
+                                       start=load_start(K.triad_bytes(n))))
+            bar.step(f"triad {fmt_bytes(size)}")
+
+        phases["triad_sweep"] = time.perf_counter() - t
+        t = time.perf_counter()
+        fit = _levels.detect_levels(load_sizes, [s.best for s in load_curve], os_caches=info.os_caches)
+
+        # all-core roof inside each plateau
+        level_all: dict[str, tuple[Samples, int]] = {}
+        shared = {c.name for c in info.os_caches if c.shared_cpus > 1}
+        for p in fit.plateaus:
+            total = _probe_bytes(p, load_sizes, threads, p.name == "DRAM" or p.name in shared,
+                                 buf_bytes, K.LOAD_MULTIPLE * 8)
+            n_per = total // threads // 8
+            s = measure(lambda r, n=n_per: K.load_par(buf, n, r, threads), 8.0 * n_per * threads, **meas,
+                        start=load_start(8.0 * n_per * threads, threads))
+            level_all[p.name] = (s, n_per * 8 * threads)
+            bar.step(f"{p.name} {threads} cores")
+        n_tri = (buf_bytes // threads // 8) // 3 * 3
+        triad_all = measure(lambda r: K.triad_par(buf, n_tri, r, 0.5, threads),
+                            K.triad_bytes(n_tri) * threads, **meas,
+                            start=load_start(K.triad_bytes(n_tri) * threads, threads))
+        bar.step("DRAM triad, all cores")
+        phases["all_core_levels"] = time.perf_counter() - t
+    finally:
+        bar.close()
+
+    wall_s = time.perf_counter() - wall0
+    fma_clock = one["fp64"].best / info.flop_per_cycle("fp64")
+    return build_device(
+        name=name or "my-cpu", info=info, threads=threads, plan=plan, clock_s=clock_s,
+        fma_clock=fma_clock, one=one, allc=allc, overhead=overhead, load_sizes=load_sizes,
+        load_curve=load_curve, triad_sizes=triad_sizes, triad_curve=triad_curve, fit=fit,
+        level_all=level_all, triad_all=triad_all, max_bytes=buf_bytes, llc=llc, warnings=warnings,
+        provenance_extra={
+            "numba": numba.__version__, "threading_layer": layer, "threads_pinned": pinned,
+            "thread_affinities": affinities, "numba_env_applied": env_applied,
+            "numba_cpu_features": os.environ.get("NUMBA_CPU_FEATURES", "numba default"),
+            "compile_time_s": round(compile_s, 3),
+            "numba_cache": "warm" if misses == 0 else ("cold" if hits == 0 else "partial"),
+            "first_touch_s": round(first_touch_s, 3),
+            "phase_times_s": {k: round(v, 3) for k, v in phases.items()},
+            "asm_vector_fma": {p: dict(c) for p, c in asm.items()},
+            "wall_time_s": round(wall_s, 3),
+        })
+
+
+def _start_reps(min_time_s: float, upper_rate: float, work_per_rep: float) -> int:
+    """Where calibration starts: a quarter of ``min_time_s`` at an upper bound
+    of the rate. A call can then never be mostly fixed cost (waking worker
+    threads on a busy machine takes milliseconds), whatever the noise."""
+    return max(1, int(0.25 * min_time_s * upper_rate / work_per_rep))
+
+
+def _use_openmp_layer(numba) -> str:
+    """Select numba's OpenMP layer (honours OMP_PROC_BIND/OMP_PLACES) if it loads."""
+    try:
+        import numba.np.ufunc.omppool  # noqa: F401
+    except ImportError:
+        return str(numba.config.THREADING_LAYER)
+    if numba.config.THREADING_LAYER in ("default", "safe", "threadsafe", "omp", "forksafe"):
+        numba.config.THREADING_LAYER = "omp"
+    return str(numba.config.THREADING_LAYER)
+
+
+def _probe_bytes(p, sizes, threads: int, shared: bool, buf_bytes: int, multiple: int) -> int:
+    """Total working set for the all-core test of plateau ``p``."""
+    core = [sizes[i] for i in (p.core or range(p.first, p.last + 1))]
+    if p.name == "DRAM":
+        per_thread = buf_bytes // threads
+    else:
+        centre = math.sqrt(core[0] * core[-1])
+        per_thread = centre / threads if shared else centre
+    per_thread = max(multiple, int(per_thread // multiple) * multiple)
+    return min(per_thread * threads, buf_bytes // multiple * multiple)
