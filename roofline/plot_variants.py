@@ -156,6 +156,8 @@ class _Obstacles:
         self.points = []  # (x, y, radius px)
         scale = ax.figure.dpi / 72.0
         for coll in ax.collections:
+            if not hasattr(coll, "get_sizes"):  # line collections are not markers
+                continue
             offsets = np.asarray(coll.get_offsets())
             if not len(offsets):
                 continue

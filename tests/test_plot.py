@@ -53,3 +53,18 @@ def test_short_names():
     assert short_name("void cudnn::detail::implicit_convolve_sgemm<float, float, 1024>(int, int)") == \
         "cudnn::detail::implicit_convolve_…"
     assert short_name("volta_sgemm_128x128_tn") == "volta_sgemm_128x128_tn"
+
+
+def test_cli_plot_of_a_huge_file_sums_by_name_over_a_density(tmp_path):
+    rng = np.random.default_rng(2)
+    lines = ["name,time_us,flops_fp32,bytes_dram"]
+    for i in range(3000):
+        lines.append(f"k{i % 50},{rng.uniform(5, 500):.3f},{rng.uniform(1e6, 1e9):.0f},{rng.uniform(1e5, 1e8):.0f}")
+    src = tmp_path / "many.csv"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "many.png"
+    run = subprocess.run([sys.executable, "-m", "roofline.cli.main", "plot", str(src), "--device",
+                          str(DATA / "toy_gpu.yaml"), "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "3000 kernels" in run.stdout and out.stat().st_size > 10_000
+

@@ -14,6 +14,8 @@ views:
 
 Markers are sized by share of total time and coloured by bound class.
 Kernels without FLOPs (copies, memsets) are listed in a corner box.
+Variants of a kernel are joined by arrows (green: faster, red: slower).
+Above 2000 kernels, markers are summed per name over a density of every row.
 
 examples:
   roofline plot examples/ece408_kernels.csv --device v100-sxm2 -o ece408.png
@@ -30,7 +32,9 @@ def add_parser(sub) -> None:
                    help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
     p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware"), default="auto")
     p.add_argument("--title", help="chart title (default: view and device)")
-    p.add_argument("--label-top", type=int, default=8, metavar="N", help="name the N longest kernels (default 8)")
+    p.add_argument("--variants", metavar="A,B,...",
+                   help="order of the optimisation variants (the kernels.csv 'variant' column) to join "
+                        "with before/after arrows; default: the order they first appear")
     p.set_defaults(func=run)
 
 
@@ -38,17 +42,22 @@ def run(args) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from ..placement import place
     from .common import find_any_device as find_device
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
     device = find_device(args.device)
     kernels, results = load_inputs(args.files, merge=args.merge)
-    placements = place(kernels, device)
-    warn_all("plot", [w for r in results for w in r.warnings] + placements.warnings)
-    from ..plot import roofline_figure, save_figure
-    fig = roofline_figure(placements, view=args.view, title=args.title, label_top=args.label_top)
+    from ..plot import save_figure
+    from ..report import build_report
+    report = build_report(kernels, device, variants=args.variants)
+    warn_all("plot", [w for r in results for w in r.warnings] + report.placements.warnings)
+    view = args.view
+    if view == "auto":
+        view = "hierarchical" if "hierarchical" in report.views() else "cache-aware"
+    fig = report.plot_roofline(view=view)
+    if args.title:
+        fig.axes[0].set_title(args.title)
     save_figure(fig, args.output)
     print(f"wrote {args.output} ({len(kernels)} kernels on {device.name})")
     return 0
