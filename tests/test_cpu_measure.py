@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roofline.errors import MeasurementError
 from roofline.microbench import levels as L
 from roofline.microbench import timing as T
 from roofline.model import Ceiling, Device, MemoryLevel

@@ -70,6 +70,16 @@ def readers() -> tuple[Reader, ...]:
 HEAD_BYTES = 64 * 1024
 
 
+def read_text(path) -> str:
+    """A profile's text, or an InputError naming the file and the problem."""
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
+
+
 def detect(path: Path) -> Reader:
     """The reader whose sniff accepts the file's first bytes."""
     try:

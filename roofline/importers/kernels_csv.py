@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import LEVELS, PRECISIONS, Kernel
-from .base import ImportResult, Reader, register
+from .base import ImportResult, Reader, read_text, register
 
 TIME_COLUMNS = {"time_s": 1.0, "time_ms": 1e-3, "time_us": 1e-6, "time_ns": 1e-9}
 LEVEL_COLUMNS = {f"bytes_{lv.lower()}": lv for lv in LEVELS}
@@ -49,13 +49,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path) -> ImportResult:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
-    return ImportResult(str(path), "kernels-csv", tuple(parse(text, path)))
+    return ImportResult(str(path), "kernels-csv", tuple(parse(read_text(path), path)))
 
 
 def parse(text: str, path: str | Path = "<kernels.csv>") -> list[Kernel]:

@@ -32,7 +32,7 @@ import math
 from pathlib import Path
 
 from ..errors import InputError
-from .base import ImportResult, Reader, register
+from .base import ImportResult, Reader, read_text, register
 from .counters import Counts, Metric, MetricSet, ncu_counts
 from .results import advice_for, family_for, kernel_from_counts, merge_files, merge_results
 
@@ -57,13 +57,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path) -> ImportResult:
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
-    return parse(text, path)
+    return parse(read_text(path), path)
 
 
 def parse(text: str, path: str | Path = "<ncu.csv>") -> ImportResult:

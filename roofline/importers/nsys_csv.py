@@ -25,7 +25,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..families import family_of
 from ..model import Kernel
-from .base import ImportResult, ProgramTime
+from .base import ImportResult, ProgramTime, read_text
 from .cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .timeline import busy_time
 
@@ -117,14 +117,7 @@ def sniff_csv(path: Path, head: bytes) -> bool:
 
 def read_csv(path: str | Path) -> ImportResult:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
+    text = read_text(path)
     try:
         return parse_csv(text, path)
     except csv.Error as exc:

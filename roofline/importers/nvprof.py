@@ -35,7 +35,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import Kernel
 from ..units import parse_quantity, unit_factor
-from .base import ImportResult, ProgramTime, Reader, register
+from .base import ImportResult, ProgramTime, Reader, read_text, register
 from .counters import Metric, MetricSet, nvprof_counts
 from .results import advice_for, family_for, merge_results
 from .nvprof_tables import Table, tables
@@ -56,13 +56,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def read(path: Path) -> ImportResult:
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
-    return parse(text, path)
+    return parse(read_text(path), path)
 
 
 # --------------------------------------------------------------------------
