@@ -68,3 +68,23 @@ def test_cli_plot_of_a_huge_file_sums_by_name_over_a_density(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "3000 kernels" in run.stdout and out.stat().st_size > 10_000
 
+
+
+def test_instruction_view_needs_instruction_and_transaction_counters(tmp_path):
+    src = tmp_path / "k.csv"
+    src.write_text("name,time_us,flops_fp32,bytes_dram\nk,10,1e6,1e6\n")
+    run = subprocess.run([sys.executable, "-m", "roofline.cli.main", "plot", str(src), "--device", "v100-sxm2",
+                          "--view", "instruction", "-o", str(tmp_path / "i.png")], capture_output=True, text=True)
+    assert run.returncode == 2 and "ncu --metrics smsp__inst_executed.sum" in run.stderr
+    assert not (tmp_path / "i.png").exists()
+
+
+def test_instruction_view_from_kernels_csv(tmp_path):
+    # V100-like: 1e9 warp instructions in 10 ms = 100 warp GIPS, 1e9/2e8 = 5 instructions per DRAM sector
+    src = tmp_path / "k.csv"
+    src.write_text("name,time_ms,instructions,transactions_l1,transactions_dram\nk,10,1e9,1e9,2e8\n")
+    out = tmp_path / "i.png"
+    run = subprocess.run([sys.executable, "-m", "roofline.cli.main", "plot", str(src), "--device", "v100-sxm2",
+                          "--view", "instruction", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "1 kernels on the instruction roofline" in run.stdout and out.stat().st_size > 10_000

@@ -45,5 +45,6 @@ def _kernel_json(k) -> dict:
     return {"name": k.name, "count": k.count,
             "time_s": None if math.isnan(k.time_s) else k.time_s,
             "flops": dict(k.flops), "bytes": dict(k.bytes), "family": k.family or None,
-            "instructions": k.instructions, "variant": k.variant or None,
+            "instructions": k.instructions, "transactions": dict(k.transactions),
+            "variant": k.variant or None,
             "modelled": k.modelled}

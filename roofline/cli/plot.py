@@ -11,6 +11,8 @@ views:
   hierarchical  one marker per memory level a kernel has bytes for (L1 o, L2 s, L3 ^, DRAM D)
   cache-aware   one marker per kernel at its intensity over the nearest level (Ilic et al. 2014)
   auto          hierarchical when some kernel has bytes at two or more levels (default)
+  instruction   warp GIPS against warp instructions per transaction (Ding and Williams 2019);
+                needs instruction and transaction counters (ncu or nvprof)
 
 Markers are sized by share of total time and coloured by bound class.
 Kernels without FLOPs (copies, memsets) are listed in a corner box.
@@ -30,7 +32,7 @@ def add_parser(sub) -> None:
     add_device_argument(p)
     p.add_argument("-o", "--output", default="roofline.png", metavar="PATH",
                    help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
-    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware"), default="auto")
+    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware", "instruction"), default="auto")
     p.add_argument("--title", help="chart title (default: view and device)")
     p.add_argument("--variants", metavar="A,B,...",
                    help="order of the optimisation variants (the kernels.csv 'variant' column) to join "
@@ -48,6 +50,8 @@ def run(args) -> int:
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
     device = find_device(args.device)
     kernels, results = load_inputs(args.files, merge=args.merge)
+    if args.view == "instruction":
+        return _instruction(args, device, kernels, results)
     from ..plot import save_figure
     from ..report import build_report
     report = build_report(kernels, device, variants=args.variants)
@@ -60,4 +64,23 @@ def run(args) -> int:
         fig.axes[0].set_title(args.title)
     save_figure(fig, args.output)
     print(f"wrote {args.output} ({len(kernels)} kernels on {device.name})")
+    return 0
+
+
+def _instruction(args, device, kernels, results) -> int:
+    from ..errors import MissingMetricError
+    from ..instruction import NCU_METRICS, instruction_roofline, instruction_roofline_figure
+    from ..plot import save_figure
+    if device.instruction_rate is None:
+        raise MissingMetricError(f"device profile {device.name!r} has no instruction ceiling "
+                                 "(instruction_rate); use a GPU profile such as v100-sxm2")
+    roof = instruction_roofline(kernels.kernels(), device)
+    if not roof.points:
+        raise MissingMetricError("no kernel has both a warp instruction count and a time", NCU_METRICS)
+    if not any(p.intensity for p in roof.points):
+        raise MissingMetricError("the kernels have warp instruction counts but no transaction counts "
+                                 "per memory level", NCU_METRICS)
+    warn_all("plot", [w for r in results for w in r.warnings] + list(roof.warnings))
+    save_figure(instruction_roofline_figure(roof, title=args.title), args.output)
+    print(f"wrote {args.output} ({len(roof.points)} kernels on the instruction roofline of {device.name})")
     return 0

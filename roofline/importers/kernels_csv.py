@@ -7,7 +7,9 @@ Time is one of ``time_s``/``time_ms``/``time_us``/``time_ns`` and is the
 total over ``count`` calls. ``flops_<precision>`` for any precision key of
 :data:`roofline.model.PRECISIONS`; ``bytes_<level>`` for l1, l2, l3, dram,
 pcie. Optional text columns: ``family``, ``variant``, ``source``; optional
-``instructions`` (warp instructions). Empty cells mean "not measured".
+``instructions`` (warp instructions) and ``transactions_<level>`` for l1,
+shared, l2, dram (32-byte sectors or shared wavefronts; the instruction
+roofline). Empty cells mean "not measured".
 Lines starting with ``#`` are comments.
 """
 from __future__ import annotations
@@ -24,9 +26,11 @@ from .base import ImportResult, Reader, read_text, register
 TIME_COLUMNS = {"time_s": 1.0, "time_ms": 1e-3, "time_us": 1e-6, "time_ns": 1e-9}
 LEVEL_COLUMNS = {f"bytes_{lv.lower()}": lv for lv in LEVELS}
 FLOP_COLUMNS = {f"flops_{p}": p for p in PRECISIONS}
+# 32-byte transactions (sectors; shared-memory wavefronts) for the instruction roofline
+TX_COLUMNS = {f"transactions_{lv.lower()}": lv for lv in ("L1", "shared", "L2", "DRAM")}
 TEXT_COLUMNS = ("family", "variant", "source")
 OTHER_NUMERIC = ("count", "instructions")
-KNOWN = (set(TIME_COLUMNS) | set(LEVEL_COLUMNS) | set(FLOP_COLUMNS)
+KNOWN = (set(TIME_COLUMNS) | set(LEVEL_COLUMNS) | set(FLOP_COLUMNS) | set(TX_COLUMNS)
          | set(TEXT_COLUMNS) | set(OTHER_NUMERIC) | {"name"})
 
 
@@ -117,6 +121,7 @@ def _kernel(row: dict[str, str], path, line) -> Kernel:
         flops={p: v for c, p in FLOP_COLUMNS.items() if c in row and not math.isnan(v := number(c))},
         bytes={lv: v for c, lv in LEVEL_COLUMNS.items() if c in row and not math.isnan(v := number(c))},
         instructions=None if math.isnan(inst) else inst,
+        transactions={lv: v for c, lv in TX_COLUMNS.items() if c in row and not math.isnan(v := number(c))},
         family=row.get("family", "").strip(), variant=row.get("variant", "").strip(),
         source=row.get("source", "").strip(),
     )
@@ -129,9 +134,10 @@ def format_kernels(kernels) -> str:
     levels = [lv for lv in LEVELS if any(lv in k.bytes for k in ks)]
     text_cols = [c for c in TEXT_COLUMNS if any(getattr(k, c) for k in ks)]
     has_inst = any(k.instructions is not None for k in ks)
+    tx = [lv for lv in TX_COLUMNS.values() if any(lv in k.transactions for k in ks)]
     header = (["name", "time_s", "count"] + [f"flops_{p}" for p in precisions]
               + [f"bytes_{lv.lower()}" for lv in levels] + (["instructions"] if has_inst else [])
-              + text_cols)
+              + [f"transactions_{lv.lower()}" for lv in tx] + text_cols)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -141,6 +147,7 @@ def format_kernels(kernels) -> str:
             + [_cell(k.flops.get(p)) for p in precisions]
             + [_cell(k.bytes.get(lv)) for lv in levels]
             + ([_cell(k.instructions)] if has_inst else [])
+            + [_cell(k.transactions.get(lv)) for lv in tx]
             + [getattr(k, c) for c in text_cols])
     return out.getvalue()
 
