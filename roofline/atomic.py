@@ -6,6 +6,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import RooflineError
+
 
 @contextmanager
 def atomic_path(path: str | Path):
@@ -15,9 +17,12 @@ def atomic_path(path: str | Path):
     removed and ``path`` is untouched.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix or ".tmp",
-                               dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix or ".tmp",
+                                   dir=target.parent)
+    except OSError as exc:
+        raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
     os.close(fd)
     try:
         yield Path(tmp)
@@ -26,6 +31,9 @@ def atomic_path(path: str | Path):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

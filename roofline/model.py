@@ -137,12 +137,21 @@ class Device:
         return self.compute[key].value
 
     def compute_key(self, precision: str) -> str:
+        """The ceiling that work of ``precision`` runs on: its own, else the
+        next unit down the fallback chain, else the slowest vector unit (so
+        a missing ceiling never raises the roof)."""
         key = precision
         while key not in self.compute:
             key = PRECISION_FALLBACK.get(key)
             if key is None:
-                return self.peak_precision
+                return self.slowest_precision
         return key
+
+    @property
+    def slowest_precision(self) -> str:
+        vector = {k: c for k, c in self.compute.items() if not k.startswith("tensor")}
+        pool = vector or self.compute
+        return min(pool, key=lambda k: pool[k].value)
 
     @property
     def peak_precision(self) -> str:

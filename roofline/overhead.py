@@ -278,9 +278,11 @@ def analyze_overhead(p: Placements, programs: Iterable = (), rules: Rules = Rule
 
 def _advice(launch: LaunchOverhead, program: ProgramOverhead | None) -> list[Advice]:
     out = []
-    share = max(launch.launch_bound_share, launch.short_share)
+    # short calls of any class are listed in the table, but only launch-bound
+    # ones (roofline time under half the measured time) earn this advice
+    share = launch.launch_bound_share
     if launch.threshold_s is not None and share >= LAUNCH_ADVICE_SHARE:
-        calls = max(launch.launch_bound_calls, launch.short_calls)
+        calls = launch.launch_bound_calls
         out.append(Advice(
             f"{100 * share:.0f}% of kernel time is in {calls:,} calls of at most "
             f"{format_si(launch.threshold_s, 's')} (launch-bound)",

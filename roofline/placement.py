@@ -117,13 +117,14 @@ class Placements:
             out = np.where(np.isnan(vals), out, vals)
         return out
 
-    def records(self) -> list[dict]:
-        """One plain dict per kernel (the JSON/CSV shape of ``classify``)."""
+    def records(self, indices=None) -> list[dict]:
+        """One plain dict per kernel (the JSON/CSV shape of ``classify``), or
+        only for the kernels at ``indices``."""
         ach, att = self.achieved_flop_s, self.attainable_flop_s
         bound, level, kind, limiter = self.bound, self.level, self.overhead_kind, self.limiter
         ks = self.kernels
         rows = []
-        for i in range(len(self)):
+        for i in range(len(self)) if indices is None else indices:
             rows.append({
                 "name": str(ks.names[i]),
                 "family": str(ks.families[i]) or None,
@@ -173,6 +174,10 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
     time_s = kernels.time_s
     with np.errstate(divide="ignore", invalid="ignore"):
         efficiency = np.where(time_s > 0, t_roof / time_s, math.nan)
+    if np.any(time_s == 0):
+        warnings.append(Advice(
+            f"{int(np.sum(time_s == 0))} kernel(s) have a time of 0: treated as unmeasured "
+            "(the bound is the roofline's prediction)", "check the time column", subject="time"))
 
     code = np.where(limiter_index == 0, _CODE[COMPUTE], _CODE[BANDWIDTH]).astype(np.int8)
     code[~known] = _CODE[UNKNOWN]
@@ -182,6 +187,7 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
     code[overhead & (per_call <= launch_floor)] = _CODE[LAUNCH]
     code[overhead & (per_call > launch_floor)] = _CODE[LATENCY]
 
+    _warn_substituted(kernels, device, warnings)
     _warn_missing(kernels, work, known, no_flop_family, warnings)
     _warn_above_roof(kernels, efficiency, warnings)
     return Placements(kernels, device, work, t_compute, t_levels, t_roof,
@@ -215,6 +221,15 @@ def _level_times(kernels: KernelSet, device: Device, work: np.ndarray,
             intensity[lv] = np.where(nbytes > 0, work / nbytes, math.nan)
     order = [lv for lv in device.memory if lv in times]
     return {lv: times[lv] for lv in order}, {lv: intensity[lv] for lv in order}
+
+
+def _warn_substituted(kernels, device, warnings):
+    for precision, flops in kernels.flops.items():
+        key = device.compute_key(precision)
+        if key != precision and np.nansum(flops) > 0:
+            warnings.append(Advice(
+                f"device {device.name!r} has no {precision} ceiling; that work is timed on its {key} roof",
+                f"add a {precision} ceiling to the device profile for an exact roof", subject=precision))
 
 
 def _warn_missing(kernels, work, known, no_flop_family, warnings):

@@ -16,18 +16,10 @@ from matplotlib.patches import Patch
 
 from .families import strip_parameters
 from .model import HOST_LINK
-from .placement import BANDWIDTH, COMPUTE, LATENCY, LAUNCH, UNKNOWN, Placements
+from .placement import Placements
+from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
 from .units import format_si
 
-CLASS_STYLE = {  # colour-blind-safe (Okabe-Ito)
-    COMPUTE: ("#D55E00", "compute-bound"),
-    BANDWIDTH: ("#0072B2", "bandwidth-bound"),
-    LAUNCH: ("#E69F00", "overhead: launch"),
-    LATENCY: ("#CC79A7", "overhead: latency/occupancy"),
-    UNKNOWN: ("#999999", "no counters"),
-}
-LEVEL_MARKER = {"L1": "o", "L2": "s", "L3": "^", "DRAM": "D", "PCIe": "v"}
-LEVEL_COLOR = {"L1": "#56B4E9", "L2": "#009E73", "L3": "#7F7F7F", "DRAM": "#0072B2", "PCIe": "#000000"}
 
 
 def short_name(name: str, width: int = 34) -> str:
@@ -229,7 +221,7 @@ def _note_unplotted(ax, p: Placements, shown) -> None:
         lines.append(f"{short_name(r['name'], 28)}: {share}{bound}{eff}")
     if len(missing) > 5:
         lines.append(f"... and {len(missing) - 5} more")
-    ax.text(0.01, 0.99, "not on this chart (no FLOPs):\n" + "\n".join(lines), transform=ax.transAxes,
+    ax.text(0.01, 0.99, "not on this chart (no FLOPs, bytes or time):\n" + "\n".join(lines), transform=ax.transAxes,
             va="top", ha="left", fontsize=7.5, family="monospace",
             bbox=dict(boxstyle="round", facecolor="white", edgecolor="#cccccc", alpha=0.9))
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .model import KernelSet
 
-MAX_POINTS = 2000     # more rows than this: aggregate and draw a density
+MAX_POINTS = 2000     # more rows than this: aggregate and draw a density (build_report's default)
 MAX_MARKERS = 400     # then at most this many names as markers, the rest per family
 DENSITY_BINS = 90
 

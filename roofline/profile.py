@@ -13,6 +13,7 @@ used: a profile never runs code.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
 from importlib import resources
 from pathlib import Path
@@ -22,7 +23,7 @@ import yaml
 
 from .atomic import write_text_atomic
 from .errors import Advice, ProfileError, UnknownDeviceError
-from .model import Ceiling, Device, MemoryLevel
+from .model import LEVELS, PRECISIONS, Ceiling, Device, MemoryLevel
 
 SCHEMA_VERSION = 1
 _RATE_KEY = {"compute": "flop_s", "memory": "bytes_s", "instruction_rate": "inst_s"}
@@ -113,13 +114,16 @@ def load_device(path: str | Path) -> Device:
 
 
 def parse_device(text: str, path: str | Path = "<profile>") -> Device:
+    loader = yaml.SafeLoader(text)  # one parse: the node tree gives line numbers
     try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
+        root = loader.get_single_node()
+        data = None if root is None else loader.construct_document(root)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         raise ProfileError(path, line, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    finally:
+        loader.dispose()
     return _Reader(path, root).device(data)
 
 
@@ -144,19 +148,25 @@ class _Reader:
         kind = self.string(data, ("kind",))
         if kind not in ("cpu", "gpu"):
             self.fail(("kind",), f"expected 'cpu' or 'gpu', found {kind!r}")
-        compute = {k: self.ceiling(v, ("compute", k), "flop_s")
+        compute = {self.precision(k): self.ceiling(v, ("compute", k), "flop_s")
                    for k, v in self.mapping(data, ("compute",), required=True).items()}
         if not compute:
             self.fail(("compute",), "expected at least one compute ceiling (e.g. fp32: {flop_s: ...})")
-        memory = {k: self.level(v, ("memory", k))
-                  for k, v in self.mapping(data, ("memory",), required=True).items()}
+        memory = {}
+        for k, v in self.mapping(data, ("memory",), required=True).items():
+            level = self.level(v, ("memory", k))
+            if level.name in memory:
+                self.fail(("memory", k), f"a second {level.name} level")
+            memory[level.name] = level
         inst = data.get("instruction_rate")
         launch = data.get("launch_overhead_s")
         if launch is not None:
             launch = self.positive(launch, ("launch_overhead_s",))
+        listed = data.get("warnings") or []
+        if not isinstance(listed, list) or not all(isinstance(w, dict) for w in listed):
+            self.fail(("warnings",), "expected a list of {message, advice, subject} mappings")
         warnings = tuple(Advice(str(w.get("message", "")), str(w.get("advice", "")),
-                                str(w.get("subject", "")))
-                         for w in data.get("warnings") or [] if isinstance(w, dict))
+                                str(w.get("subject", ""))) for w in listed)
         return Device(
             name=name, kind=kind, compute=compute, memory=memory,
             instruction_rate=None if inst is None else self.ceiling(inst, ("instruction_rate",), "inst_s"),
@@ -188,9 +198,15 @@ class _Reader:
                 value = float(value)
             except ValueError:
                 pass
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            self.fail(keys, f"expected a positive number, found {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not (value > 0 and math.isfinite(value)):
+            self.fail(keys, f"expected a positive finite number, found {value!r}")
         return float(value)
+
+    def precision(self, key) -> str:
+        if key not in PRECISIONS:
+            self.fail(("compute", key), f"unknown precision {key!r}; expected one of {', '.join(PRECISIONS)}")
+        return key
 
     def ceiling(self, data, keys, rate_key) -> Ceiling:
         if not isinstance(data, dict):
@@ -211,13 +227,32 @@ class _Reader:
         )
 
     def level(self, data, keys) -> MemoryLevel:
+        name = level_name(keys[-1])
+        if name is None:
+            self.fail(keys, f"unknown memory level {keys[-1]!r}; expected one of {', '.join(LEVELS)} "
+                      "(HBM and GDDR are DRAM)")
         bw = self.ceiling(data, keys, "bytes_s")
         tx, cap = data.get("transaction_bytes"), data.get("capacity_bytes")
         return MemoryLevel(
-            name=keys[-1], bandwidth=bw,
+            name=name, bandwidth=bw,
             transaction_bytes=None if tx is None else self.positive(tx, keys + ("transaction_bytes",)),
             capacity_bytes=None if cap is None else self.positive(cap, keys + ("capacity_bytes",)),
         )
+
+
+_LEVEL_ALIASES = {"hbm": "DRAM", "gddr": "DRAM", "dram": "DRAM", "memory": "DRAM",
+                  "pcie": "PCIe", "host": "PCIe", "nvlink": "PCIe", "c2c": "PCIe"}
+
+
+def level_name(key) -> str | None:
+    """Canonical memory level for a profile key (``HBM3`` -> ``DRAM``), or None."""
+    text = str(key)
+    if text in LEVELS:
+        return text
+    if text.upper() in ("L1", "L2", "L3"):
+        return text.upper()
+    low = text.lower()
+    return next((lv for prefix, lv in _LEVEL_ALIASES.items() if low.startswith(prefix)), None)
 
 
 def _line_of(node, keys) -> int | None:
@@ -285,7 +320,10 @@ def find_device(name_or_path: str | Path) -> Device:
         if _key(stem) == wanted:
             return load_device(p)
     for stem, p in candidates.items():
-        device = load_device(p)
+        try:
+            device = load_device(p)
+        except ProfileError:  # a broken profile elsewhere must not hide the one asked for
+            continue
         if _key(device.name) == wanted:
             return device
     known = ", ".join(sorted(candidates)) or "none"

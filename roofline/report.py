@@ -40,13 +40,13 @@ from .placement import BANDWIDTH, CLASSES, COMPUTE, LATENCY, LAUNCH, UNKNOWN, Pl
 from .report_format import _bound_text
 from .report_html import render_html
 from .report_markdown import render_markdown
+from .style import CLASS_STYLE, LEVEL_COLOR
 from .units import format_si
 
 FIGURE_DPI = 120
 CLASS_LABEL = {COMPUTE: "compute", BANDWIDTH: "bandwidth", LAUNCH: "overhead (launch)",
                LATENCY: "overhead (latency/occupancy)", UNKNOWN: "no counters"}
-CLASS_COLOR = {COMPUTE: "#D55E00", LAUNCH: "#E69F00", LATENCY: "#CC79A7", UNKNOWN: "#999999"}
-LEVEL_COLOR = {"L1": "#56B4E9", "L2": "#009E73", "L3": "#7F7F7F", "DRAM": "#0072B2", "PCIe": "#000000"}
+CLASS_COLOR = {c: CLASS_STYLE[c][0] for c in (COMPUTE, LAUNCH, LATENCY, UNKNOWN)}
 
 
 @dataclass(frozen=True)
@@ -391,7 +391,7 @@ class Report:
 # ---------------------------------------------------------------- building
 
 def build_report(inputs, device, variants=None, title: str | None = None, top: int = 15,
-                 max_points: int = 2000, rules: Rules = Rules()) -> Report:
+                 max_points: int | None = None, rules: Rules = Rules()) -> Report:
     """A :class:`Report` of profile files, ImportResults, KernelSets or
     Kernels (one or a list) on ``device`` (a Device or a profile name).
 
@@ -404,7 +404,8 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
     if isinstance(device, str):
         from .profile import find_device
         device = find_device(device)
-    from .plot_density import MAX_MARKERS, group_keys
+    from .plot_density import MAX_MARKERS, MAX_POINTS, group_keys
+    max_points = MAX_POINTS if max_points is None else max_points
     results, kernel_objs, sets = _collect(inputs)
     parts = ([KernelSet.from_kernels(kernel_objs)] if kernel_objs else []) + sets
     if not parts or sum(len(s) for s in parts) == 0:

@@ -181,7 +181,7 @@ class _HtmlWriter:
                        f"{len(r.plotted):,} kernel names with the most time (rows summed; the rest in one marker "
                        "per family), the grey density shows every row.</p>")
         if not r.views():
-            out.append('<p class="note">No kernel has both FLOPs and bytes, so none can be placed on a '
+            out.append('<p class="note">No kernel has FLOPs, bytes and a time together, so none can be placed on a '
                        "FLOP roofline; the time view under Overhead shows every kernel. Collect FLOP and byte "
                        "counters with Nsight Compute (ncu --section SpeedOfLight_RooflineChart), or supply the "
                        "work from a cost model (docs/costmodels.md).</p></section>")

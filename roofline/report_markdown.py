@@ -54,7 +54,7 @@ def render_markdown(r: Report, images: dict[str, str]) -> str:
           _pct(k["efficiency"], 0), _md_text(_bound_text(k))] for k in r.top_kernels()])]
     out += ["## Rooflines", ""]
     if not r.views():
-        out += ["No kernel has both FLOPs and bytes, so none can be placed on a FLOP roofline.", ""]
+        out += ["No kernel has FLOPs, bytes and a time together, so none can be placed on a FLOP roofline.", ""]
     for key, caption in (("roofline-cache-aware", "Cache-aware roofline"),
                          ("roofline-hierarchical", "Hierarchical roofline")):
         if key in images:

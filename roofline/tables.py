@@ -5,6 +5,8 @@ import csv
 import io
 import json
 
+import numpy as np
+
 from .placement import Placements
 from .units import format_si
 
@@ -27,9 +29,10 @@ def placements_csv(p: Placements) -> str:
 
 def placements_table(p: Placements, limit: int | None = None, name_width: int = 48) -> str:
     """Kernels by descending time, with their bound and distance from the roof."""
-    rows = sorted(p.records(), key=lambda r: -(r["time_s"] or 0.0))
-    total = sum(r["time_s"] or 0.0 for r in rows)
-    shown = rows if limit is None else rows[:limit]
+    time = np.nan_to_num(p.kernels.time_s)
+    order = np.argsort(-time, kind="stable")
+    shown = p.records(order if limit is None else order[:limit])
+    total = float(time.sum())
     header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound")
     lines = [header]
     for r in shown:
@@ -45,8 +48,8 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     text = ["  ".join(c.ljust(w) if i in (0, 7) else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
     text.insert(1, "  ".join("-" * w for w in widths))
-    if limit is not None and len(rows) > limit:
-        text.append(f"... {len(rows) - limit} more kernels (use --format csv for all)")
+    if limit is not None and len(p) > limit:
+        text.append(f"... {len(p) - limit} more kernels (use --format csv for all)")
     return "\n".join(text) + "\n"
 
 

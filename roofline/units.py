@@ -1,7 +1,7 @@
 """SI conversion at the edges: parse profiler units in, add prefixes on display.
 
 Everything inside the package is in SI base units (seconds, bytes, FLOP,
-hertz); importers call :func:`to_si` / :func:`parse_quantity`, display code
+hertz); importers call :func:`unit_factor` / :func:`parse_quantity`, display code
 calls :func:`format_si`.
 """
 from __future__ import annotations
@@ -10,36 +10,27 @@ import math
 import re
 
 # Profilers write decimal prefixes for bytes (nvprof "KB" = 1000 B, ncu
-# "Kbyte" = 1000 B); binary ones are spelled with an "i".
-_PREFIX = {
-    "": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-    "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9, "p": 1e-12,
-    "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40,
-}
+# "Kbyte" = 1000 B); binary ones are spelled with an "i". Only multiplying
+# prefixes apply to quantities (a "mB" or "mhz" is a typo, not a unit).
+_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+           "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 
-# unit spelling (lower case, prefix stripped) -> (quantity, factor to SI)
-_BASE = {
-    "b": ("bytes", 1.0), "byte": ("bytes", 1.0), "bytes": ("bytes", 1.0),
-    "s": ("time", 1.0), "sec": ("time", 1.0), "second": ("time", 1.0),
-    "seconds": ("time", 1.0),
-    "b/s": ("bandwidth", 1.0), "byte/s": ("bandwidth", 1.0),
-    "byte/second": ("bandwidth", 1.0), "bytes/s": ("bandwidth", 1.0),
-    "hz": ("frequency", 1.0), "cycle/second": ("frequency", 1.0),
-    "cycle/s": ("frequency", 1.0), "cycles/second": ("frequency", 1.0),
-    "flop": ("work", 1.0), "flops": ("work", 1.0), "flop/s": ("rate", 1.0),
-    "inst": ("count", 1.0), "cycle": ("count", 1.0), "cycles": ("count", 1.0),
-    "%": ("ratio", 0.01),
+# unit spellings (lower case, prefix stripped) that take a prefix
+_QUANTITY = frozenset({
+    "b", "byte", "bytes",
+    "b/s", "byte/s", "byte/second", "bytes/s",
+    "hz", "cycle/second", "cycle/s", "cycles/second",
+    "flop", "flops", "flop/s",
+    "inst", "cycle", "cycles",
     # ncu counter units: a sector is a 32-byte count, kept as a count here
-    "sector": ("count", 1.0), "sectors": ("count", 1.0),
-    "inst/cycle": ("count", 1.0), "byte/cycle": ("count", 1.0),
-    # ncu prints clocks as cycle/nsecond (= GHz) in some versions
-    "cycle/nsecond": ("frequency", 1e9), "cycle/usecond": ("frequency", 1e6),
-    "cycle/msecond": ("frequency", 1e3),
-}
+    "sector", "sectors", "inst/cycle", "byte/cycle",
+})
 
-_SPECIAL_TIME = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0,
-                 "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3,
-                 "min": 60.0, "h": 3600.0}
+# spellings read whole: times, and ncu's clocks in cycles per sub-second
+_WHOLE = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
+          "second": 1.0, "seconds": 1.0, "nsecond": 1e-9, "usecond": 1e-6,
+          "msecond": 1e-3, "min": 60.0, "h": 3600.0, "%": 0.01,
+          "cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/msecond": 1e3}
 
 
 def unit_factor(unit: str) -> float:
@@ -53,21 +44,11 @@ def unit_factor(unit: str) -> float:
     u = unit.strip()
     if u in ("", "-"):
         return 1.0
-    if u in _SPECIAL_TIME:
-        return _SPECIAL_TIME[u]
+    if u in _WHOLE:
+        return _WHOLE[u]
     for plen in (2, 1, 0):
         prefix, rest = u[:plen], u[plen:]
-        if prefix not in _PREFIX or not rest:
-            continue
-        base = _BASE.get(rest.lower())
-        if base is None and rest.lower().endswith("second") and rest[:-6] in _PREFIX:
-            continue
-        if base is not None:
-            if plen and rest == "m":  # 'mm' etc. are not units we read
-                continue
-            return _PREFIX[prefix] * base[1]
-        t = rest.lower()
-        if t in ("second", "s") and prefix in ("n", "u", "m"):
+        if prefix in _PREFIX and rest and rest.lower() in _QUANTITY:
             return _PREFIX[prefix]
     raise ValueError(f"unknown unit {unit!r}")
 

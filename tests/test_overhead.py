@@ -126,3 +126,11 @@ def test_top_short_kernels_lists_only_kernels_that_are_short():
     groups = (np.array([0, 1, 2]), ["a", "b", "c"])
     top = _top_by_name(names, listed, np.array([1.0, 1.0, 1.0]), np.array([1e-6, 1.0, 2.0]), 8, groups)
     assert [k.name for k in top] == ["a"]
+
+
+def test_short_compute_bound_kernels_get_no_launch_advice(toy_gpu):
+    # 100 calls of 15 us at the compute roof: short, but the roofline explains them
+    k = Kernel("sgemm_small", time_s=1.5e-3, count=100, flops={"fp32": 0.94 * 15.7e12 * 1.5e-3},
+               bytes={"DRAM": 1e6})
+    advice = analyze_overhead(place(KernelSet.from_kernels([k]), toy_gpu)).advice
+    assert not any("launch" in a.subject for a in advice)

@@ -155,3 +155,17 @@ def test_kernelset_keeps_instructions_and_transactions():
     back = KernelSet.from_kernels([k, Kernel("b")]).kernels()
     assert back[0].instructions == 10.0 and back[0].transactions == {"L2": 4.0, "DRAM": 2.0}
     assert back[1].transactions == {} and back[1].instructions is None
+
+
+def test_missing_precision_never_raises_the_roof_and_is_reported():
+    d = Device("fp32 only", "gpu", {"fp32": Ceiling(10e12), "fp16": Ceiling(20e12)},
+               {"DRAM": MemoryLevel("DRAM", Ceiling(1e12))})
+    assert d.compute_key("fp64") == "fp32"  # the slowest vector unit, not fp16
+    p = place(KernelSet.from_kernels([Kernel("dgemm", time_s=1.0, flops={"fp64": 1e12})]), d)
+    assert any("no fp64 ceiling" in w.message for w in p.warnings)
+
+
+def test_zero_time_is_reported(toy_gpu):
+    p = place(KernelSet.from_kernels([Kernel("k", time_s=0.0, bytes={"DRAM": 1e6}, flops={"fp32": 1})]), toy_gpu)
+    assert p.records()[0]["efficiency"] is None
+    assert any("time of 0" in w.message for w in p.warnings)

@@ -80,3 +80,29 @@ def test_find_by_path_and_saved_name(tmp_path):
 def test_unknown_name_lists_known():
     with pytest.raises(UnknownDeviceError, match="known:"):
         find_device("no-such-gpu-9000")
+
+
+@pytest.mark.parametrize("old,new,key", [
+    ("{flop_s: 1.0e12}", "{flop_s: .inf}", "compute.fp32.flop_s"),
+    ("fp32: {flop_s: 1.0e12}", "fp33: {flop_s: 1.0e12}", "compute.fp33"),
+    ("DRAM: {bytes_s: 1.0e11}", "SRAM: {bytes_s: 1.0e11}", "memory.SRAM"),
+    ("memory:", "warnings: 5\nmemory:", "warnings"),
+])
+def test_more_schema_errors(old, new, key):
+    with pytest.raises(ProfileError, match=f"key '{key}'"):
+        parse_device(GOOD.replace(old, new), "dev.yaml")
+
+
+def test_hbm_and_gddr_are_dram():
+    assert list(parse_device(GOOD.replace("DRAM:", "HBM2e:")).memory) == ["DRAM"]
+
+
+def test_a_broken_saved_profile_does_not_hide_others(tmp_path):
+    from roofline.profile import user_profile_dir
+    folder = user_profile_dir()
+    folder.mkdir(parents=True)
+    (folder / "broken.yaml").write_text("schema_version: 1\nname: [\n")
+    save_device(parse_device(GOOD.replace("name: t", "name: Fine GPU")), folder / "fine.yaml")
+    assert find_device("Fine GPU").name == "Fine GPU"
+    with pytest.raises(UnknownDeviceError):
+        find_device("nope")

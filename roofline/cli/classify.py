@@ -1,7 +1,7 @@
 """`roofline classify`: the bound class of every kernel, as a table, CSV or JSON."""
 from __future__ import annotations
 
-from .common import add_device_argument, add_inputs_argument, load_inputs, warn_all
+from .common import add_device_argument, add_inputs_argument, load_inputs, positive_int, warn_all
 
 HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
 EPILOG = """\
@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
     add_device_argument(p)
     p.add_argument("--format", "-f", choices=("table", "csv", "json"), default="table",
                    help="output format (default: table; csv and json list every kernel)")
-    p.add_argument("--top", type=int, default=30, metavar="N",
+    p.add_argument("--top", type=positive_int, default=30, metavar="N",
                    help="table only: show the N longest kernels (default 30)")
     p.set_defaults(func=run)
 

@@ -7,6 +7,18 @@ DEVICE_HELP = ("device profile: a built-in name (see `roofline devices`), a prof
                "by `roofline measure` (e.g. my-cpu), or a path to a .yaml profile")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number >= 1."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
+    return value
+
+
 def add_device_argument(parser, required: bool = True) -> None:
     parser.add_argument("--device", "-d", required=required, metavar="NAME_OR_PATH", help=DEVICE_HELP)
 
@@ -22,18 +34,17 @@ def add_inputs_argument(parser) -> None:
 
 
 def load_inputs(paths, merge: bool = False):
-    """(KernelSet, [ImportResult]) from profile files of any supported format;
-    kernels without a family get one from their name."""
-    from dataclasses import replace
-
-    from ..families import family_of
+    """(KernelSet, [ImportResult]) from profile files of any supported format."""
     from ..importers import read_profile
     from ..importers.results import merge_results
     from ..model import KernelSet
     results = [read_profile(p) for p in paths]
     if merge:
         results = [merge_results(results)]
-    kernels = [k if k.family else replace(k, family=family_of(k.name)) for r in results for k in r.kernels]
+    kernels = [k for r in results for k in r.kernels]
+    if not kernels:
+        from ..errors import InputError
+        raise InputError(", ".join(str(p) for p in paths), None, "no kernels in the file(s)")
     return KernelSet.from_kernels(kernels), results
 
 

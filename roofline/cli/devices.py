@@ -22,10 +22,16 @@ def run_devices(args) -> int:
     import json
     from ..profile import builtin_profiles, load_device, saved_profiles
     from ..units import format_si
+    from ..errors import ProfileError
+    from .common import warn
     rows = []
     for origin, profiles in (("built-in", builtin_profiles()), ("saved", saved_profiles())):
         for stem, path in profiles.items():
-            d = load_device(path)
+            try:
+                d = load_device(path)
+            except ProfileError as exc:
+                warn("devices", f"skipped an invalid profile: {exc}")
+                continue
             top = d.compute[d.peak_precision].value
             dram = d.memory["DRAM"].bytes_s if "DRAM" in d.memory else None
             rows.append({"name": stem, "device": d.name, "kind": d.kind, "origin": origin,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import DEVICE_HELP, warn
+from .common import DEVICE_HELP, positive_int, warn
 
 HELP = "compare two runs (time, share of roof, bound per kernel or family) or two device profiles"
 EPILOG = """\
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
     p.add_argument("--by", choices=("name", "family"), default="name",
                    help="match kernels by name (default) or by family")
     p.add_argument("--format", "-f", choices=("table", "json"), default="table")
-    p.add_argument("--top", type=int, default=30, metavar="N",
+    p.add_argument("--top", type=positive_int, default=30, metavar="N",
                    help="table only: the N largest changes (default 30)")
     p.set_defaults(func=run)
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ..errors import MeasurementError
 
-DEFAULT_NAME = "my-cpu"
 
 
 def add_parser(subparsers) -> None:

@@ -56,10 +56,11 @@ def run(args) -> int:
     if args.top < 1:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
     t0 = time.perf_counter()
-    from ..profile import find_device
     from ..report import build_report
-    device = find_device(args.device)
-    report = build_report(args.files, device, variants=args.variants, title=args.title, top=args.top)
+    from .common import find_any_device, load_inputs
+    device = find_any_device(args.device)
+    _, results = load_inputs(args.files, merge=args.merge)
+    report = build_report(results, device, variants=args.variants, title=args.title, top=args.top)
     for advice in report.warnings():
         warn("report", advice)
     written = report.save(args.output)

@@ -21,6 +21,14 @@ __all__ = ["ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "
 
 
 def read_profile(path: str | Path) -> ImportResult:
-    """Read any supported profile into kernels; raises InputError on bad input."""
+    """Read any supported profile into kernels (each with a family, from its
+    name when the file gives none); raises InputError on bad input."""
+    from dataclasses import replace
+
+    from ..families import family_of
     path = Path(path)
-    return detect(path).read(path)
+    result = detect(path).read(path)
+    if all(k.family for k in result.kernels):
+        return result
+    kernels = tuple(k if k.family else replace(k, family=family_of(k.name)) for k in result.kernels)
+    return replace(result, kernels=kernels)
