@@ -12,15 +12,22 @@ The name is lower-cased and its trailing parameter list is dropped
 (``foo<float, 4>(float*, int)`` -> ``foo<float, 4>``): template arguments
 carry the useful words (``cutlass::Kernel2<cutlass_80_tensorop_..._gemm>``,
 ``MapPlanKernel<..., ReduceWithAxisExp<...>>``) while parameter types
-mislead (``fft2d_c2r(..., cudnn::reduced_divisor, ...)``). Mangled names
-(``_Z5test0Pdyy``) still contain the identifier and work the same way.
+mislead (``fft2d_c2r(..., cudnn::reduced_divisor, ...)``). An
+Itanium-mangled name is first reduced to its identifiers
+(``_ZN5mxnet2op14forward_kernelEPfPKfS3_iiiiii`` -> ``mxnet::op::forward_kernel``,
+``_Z14forward_kernelPfPKfS1_iiiiii`` -> ``forward_kernel``, ``_Z5test0Pdyy`` ->
+``test0``; :func:`demangle_identifiers`), so it is classified like its
+demangled form.
 
 Rules, in order (``FAMILIES`` lists the names)
 ----------------------------------------------
 1. ``memcpy``: a copy-engine transfer, named as profilers name them:
    ``[CUDA memcpy HtoD]`` (nvprof, nsys), ``Memcpy HtoD (Pageable -> Device)``
-   (Kineto), ``[Unified Memory Memcpy DtoH]``.
-2. ``memset``: ``[CUDA memset]``, ``Memset (Device)``.
+   (Kineto), ``[Unified Memory Memcpy DtoH]``, ``[CUDA Unified Memory memcpy
+   HtoD]`` (nsys), TensorFlow's ``MemcpyH2D``/``MemcpyD2H``, ROCm's
+   ``CopyHostToDevice``/``CopyDeviceToHost``. A kernel merely named
+   ``memcpy_kernel`` is not one.
+2. ``memset``: ``[CUDA memset]``, ``Memset (Device)``, ROCm's ``FillBuffer``.
 3. ``communication``: collective and point-to-point kernels (``nccl``,
    ``rccl``, ``AllReduce``, ``AllGather``, ``ReduceScatter``, ``SendRecv``).
    Not "reduction": they are bound by the interconnect.
@@ -32,21 +39,28 @@ Rules, in order (``FAMILIES`` lists the names)
 6. ``fft``: FFT convolution and its helpers: ``fft2d_r2c_*``, ``fft2d_c2r_*``,
    any ``*fft*``, ``*_r2c``/``*_c2r``, ``flip_filter``,
    ``compute_gemm_pointers``, and the complex GEMM/GEMV that does the
-   pointwise product in the frequency domain (``volta_cgemm_*``,
-   ``ampere_gcgemm_*``, ``gemv*<..., float2, ...>``). A program that calls
-   cuBLAS complex GEMM directly sees those under ``fft`` too.
+   pointwise product in the frequency domain: ``cgemm`` anywhere in the name
+   (``volta_cgemm_*``, ``ampere_gcgemm_*``, ``fermiPlusCgemmLDS128_batched``)
+   and ``gemv*<..., float2, ...>``. A program that calls cuBLAS complex GEMM
+   directly sees those under ``fft`` too.
 7. ``explicit_gemm``: ``im2col``/``col2im`` and ``explicit_convolve_sgemm``.
 8. ``implicit_gemm``: cuDNN implicit (precomputed) GEMM convolution:
-   ``implicit_convolve_sgemm``, ``*implicit_gemm*`` (``sm80_xmma_fprop_implicit_gemm_*``,
-   ``xmma_new::gemm::kernel<xmma_new::implicit_gemm::fprop...>``), CUTLASS/XMMA
-   ``fprop``/``dgrad``/``wgrad`` kernels, and the architecture-prefixed cuDNN
+   ``implicit_convolve_sgemm``, ``precomputed_convolve_sgemm`` and its index
+   helper ``cudnn::cnn::kern_precompute_indices``, ``*implicit_gemm*``
+   (``sm80_xmma_fprop_implicit_gemm_*``,
+   ``xmma_new::gemm::kernel<xmma_new::implicit_gemm::fprop...>``), CUTLASS's
+   ``cutlass::conv::kernel::ImplicitGemmConvolution`` (any ``cutlass::conv::``),
+   CUTLASS/XMMA ``fprop``/``dgrad``/``wgrad`` kernels, cuDNN ``dgrad_engine``,
+   and the architecture-prefixed cuDNN
    kernels (``volta_scudnn_128x64_relu_interior_nn_v1``,
    ``turing_fp16_s1688cudnn_fp16_*``), MIOpen ``igemm_fwd_*``.
 9. ``gemm``: cuBLAS, cuBLASLt and CUTLASS GEMM/GEMV (``volta_sgemm_128x128_tn``,
    ``ampere_bf16_s16816gemm_*``, ``sm90_xmma_gemm_*``, ``nvjet_*``,
    ``cutlass::Kernel2<...gemm...>``, ``gemv2T_kernel_val``,
    ``gemvx``, ``cublasGemv*``, ``splitKreduce_kernel``), Eigen contractions,
-   ``*matmul*``/``*_mm_*``, Triton ``triton_tem_fused_*mm`` and AMD
+   ``*matmul*``/``*_mm_*``, hand-written ``matrixMulCUDA<32>`` (the CUDA
+   sample), ``matrixMultiplyShared``/``matrix_multiply`` (``matrix_?mul``
+   anywhere) and ``mmKernel``, Triton ``triton_tem_fused_*mm`` and AMD
    Tensile/hipBLASLt ``Cijk_Alik_Bljk_*`` (C_ijk = A_ilk B_jlk). A real GEMV
    inside a non-fused Winograd convolution lands here: the name cannot tell.
 10. ``normalization``: batch, layer, group, instance and RMS norm
@@ -55,22 +69,33 @@ Rules, in order (``FAMILIES`` lists the names)
 11. ``softmax``: any name containing ``softmax``.
 12. ``pooling``: any name containing ``pool`` (``pooling_fw_4d_kernel``,
     ``max_pool_forward_nchw``, ``adaptive_average_pool``).
-13. ``conv_custom``: a convolution outside the library algorithms above:
-    a hand-written ``forward_kernel`` (``mxnet::op::forward_kernel``, the
-    ECE408 project), ``conv_forward_kernel``, PyTorch's depthwise and direct
-    convolutions: a name with ``conv`` (not ``convert``/``conversion``) or a
-    component named ``forward_kernel``.
+13. ``conv_custom``: a direct convolution, outside the GEMM and transform
+    algorithms above: a hand-written ``forward_kernel`` (``mxnet::op::forward_kernel``,
+    the ECE408 project, and its variants ``forward_kernel_shared``,
+    ``forward_kernel_tiled``, and its ``unroll_kernel``), ``conv_forward_kernel``,
+    PyTorch's depthwise and direct convolutions: a name with ``conv`` (not
+    ``convert``/``conversion``) or a component named ``forward_kernel[_*]``
+    or ``unroll_kernel``; and cuDNN's direct backward kernels, whose names
+    state no GEMM (``cudnn::detail::dgrad2d_alg1_1``,
+    ``wgrad2d_grouped_direct_kernel``, any ``*direct_kernel``). Those are
+    library kernels, not custom ones, but calling them implicit GEMM would
+    be wrong, and this is the family :mod:`roofline.costmodel` models as a
+    direct convolution (a separate ``conv_direct`` family would need a cost
+    model mapping of its own).
 14. ``reduction``: ``reduce``/``reduction`` (``at::native::reduce_kernel``,
     ``cub::DeviceReduceKernel``, Eigen ``FullReductionKernel``, mshadow
     ``MapPlanKernel<..., ReduceWithAxisExp<...>>``), scans, arg-max, top-k,
-    Triton ``triton_red_*``/``triton_per_*``. ``reduced_divisor`` (a cuDNN
-    parameter type) does not count.
+    Triton ``triton_red_*``/``triton_per_*``, bias gradients (TensorFlow
+    ``BiasGradNHWC_SharedAtomics``: a sum over all but one axis).
+    ``reduced_divisor`` (a cuDNN parameter type) does not count.
 15. ``elementwise``: pointwise and data-movement kernels: Eigen
     ``EigenMetaKernel``, mshadow ``MapPlan*``, PyTorch
     ``vectorized_elementwise_kernel``/``unrolled_elementwise_kernel``/
     ``elementwise_kernel``, cuDNN ``op_generic_tensor_kernel`` and epilogues,
     layout changes (``nchwToNhwcKernel``, transpose, TensorFlow
-    ``ShuffleInTensor3``), copies, fills and random fills, casts, bias adds,
+    ``ShuffleInTensor3``/``SwapDimension1And2InTensor3UsingTiles``), padding
+    (``PadInputCustomKernelNHWC``), copies, fills and random fills, casts and
+    conversions (``convertFloatToHalf``), bias adds,
     activations, dropout, gathers/scatters/index, upsampling, concatenation,
     optimizer ``multi_tensor_apply_kernel``, Triton ``triton_poi_*``.
 16. ``other``: everything else (``init_array``, ``vector_add``, ``test0``).
@@ -95,31 +120,65 @@ FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
             "pooling", "conv_custom", "reduction", "elementwise", "other")
 
 _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern)) for family, pattern in (
-    ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )?memcpy\b"),
-    ("memset", r"^\s*\[?\s*(cuda |hip )?memset\b"),
+    ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )*memcpy(\b|[hdp]2[hdp]|(htod|dtoh|dtod|htoh|ptop)\b)"
+               r"|^\s*\[?\s*copy(host|device)to(host|device)\b"),
+    ("memset", r"^\s*\[?\s*(cuda |hip )?memset\b|^\s*fillbuffer\b"),
     ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"),
     ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_"),
     ("winograd", r"winograd"),
     ("fft", r"fft|_r2c|_c2r|\br2c|\bc2r|flip_filter|compute_gemm_pointers"
-            r"|(^|[_:\s])g?cgemm|gemv\w*<[^()]*\b(float2|double2|cucomplex|cudoublecomplex)\b"),
+            r"|cgemm|gemv\w*<[^()]*\b(float2|double2|cucomplex|cudoublecomplex)\b"),
     ("explicit_gemm", r"im2col|col2im|explicit_convolve"),
-    ("implicit_gemm", r"implicit_convolve|implicit_gemm|implicit_precomp"
+    ("implicit_gemm", r"implicit_convolve|implicit_?gemm|implicit_precomp|precomputed_convolve"
+                      r"|precompute_indices|cutlass::conv::"
                       r"|(xmma|cutlass)\w*(fprop|dgrad|wgrad)|\b(fprop|dgrad|wgrad)_"
                       r"|(^|[_:\s])(maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell|sm\d+)_\w*cudnn"
                       r"|igemm_(fwd|bwd|wrw)"),
-    ("gemm", r"gemm|gemv|cublas|cutlass|nvjet|matmul|contraction|splitkreduce|(^|\s)cijk_"
-             r"|(^|[_:\s])(bmm|addmm|mm)(_|$)|triton_tem_fused_\w*mm"),
+    ("gemm", r"gemm|gemv|cublas|cutlass|nvjet|matmul|matrix_?mul|contraction|splitkreduce|(^|\s)cijk_"
+             r"|(^|[_:\s])(bmm|addmm|mm)(_|$)|(^|[_:\s])mm_?kernel|triton_tem_fused_\w*mm"),
     ("normalization", r"(batch|layer|group|instance|rms|weight)_?norm|(^|::|_|\s)bn_|welford"
                       r"|rowwisemoments|norm_(fw|bw|fwd|bwd|forward|backward)"),
     ("softmax", r"softmax"),
     ("pooling", r"pool"),
-    ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel\b"),
-    ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|argmax|argmin|topk|cumsum|triton_(red|per)_"),
+    ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel(\b|_)|(^|::|\s)unroll(_input|_x)?_?kernel\b"
+                    r"|(dgrad|wgrad)2d_|grouped_direct|direct_kernel"),
+    ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|argmax|argmin|topk|cumsum|triton_(red|per)_"
+                  r"|bias_?grad"),
     ("elementwise", r"eigen|mapplan|elementwise|op_generic_tensor|optensor|epilogue|nchwtonhwc|nhwctonchw"
-                    r"|transpose|shuffle|permute|copy|fill|philox|random|cast|bias|relu|gelu|silu|sigmoid"
+                    r"|transpose|shuffle|swapdimension|permute|(^|[_:\s])pad|copy|fill|philox|random|cast"
+                    r"|convert|conversion|bias|relu|gelu|silu|sigmoid"
                     r"|tanh|activation|dropout|gather|scatter|index|arange|upsample|concat|multi_tensor_apply"
                     r"|triton_poi_"),
 ))
+
+
+# <length><identifier>; digits after S/T (substitutions S1_, T_), A (array
+# bounds A10_) and Dv (vector sizes Dv4_) are not lengths
+_MANGLED_PIECE = re.compile(r"(?<![STAv\d])(\d+)")
+
+
+def demangle_identifiers(name: str) -> str:
+    """The identifiers of an Itanium-mangled name, joined by ``::``:
+    ``_ZN5mxnet2op14forward_kernelE...`` -> ``mxnet::op::forward_kernel``,
+    ``_Z14forward_kernelPfPKfS1_iiiiii`` -> ``forward_kernel`` (template
+    arguments' identifiers follow). Not a demangler: enough for the rules,
+    which never look at parameter types. Other names come back unchanged."""
+    if not name.startswith("_Z"):
+        return name
+    out, i, n = [], 2, len(name)
+    while i < n:
+        m = _MANGLED_PIECE.match(name, i)
+        if not m:
+            i += 1
+            continue
+        length, start = int(m.group(1)), m.end()
+        ident = name[start:start + length]
+        if length >= 2 and len(ident) == length and re.fullmatch(r"[A-Za-z_]\w*", ident):
+            out.append(ident)
+            i = start + length
+        else:
+            i = m.end()
+    return "::".join(out) if out else name
 
 
 def strip_parameters(name: str) -> str:
@@ -147,7 +206,7 @@ def strip_parameters(name: str) -> str:
 @lru_cache(maxsize=65536)
 def family_of(name: str) -> str:
     """The family of one kernel name (see the module doc for the rules)."""
-    key = strip_parameters(str(name)).lower()
+    key = strip_parameters(demangle_identifiers(str(name))).lower()
     for family, pattern in _RULES:
         if pattern.search(key):
             return family

@@ -33,13 +33,31 @@ _WHOLE = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
           "cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/msecond": 1e3}
 
 
+# time spellings that may follow a "/" in a rate (``sector/nsecond``), as
+# time units per second (exact: 1e9, not 1 / 1e-9)
+_PER_SECOND = {"ns": 1e9, "nsecond": 1e9, "us": 1e6, "µs": 1e6, "usecond": 1e6, "ms": 1e3,
+               "msecond": 1e3, "s": 1.0, "sec": 1.0, "second": 1.0, "seconds": 1.0,
+               "min": 1 / 60.0, "h": 1 / 3600.0}
+
+
+def split_rate(unit: str) -> tuple[str, float] | None:
+    """``'<quantity>/<time>'`` -> (quantity, time units per second), e.g.
+    ``'sector/nsecond'`` -> ``('sector', 1e9)``; None when ``unit`` is not
+    a per-time rate."""
+    num, sep, den = unit.strip().rpartition("/")
+    if sep and num.strip() and "/" not in num and den.strip() in _PER_SECOND:
+        return num.strip(), _PER_SECOND[den.strip()]
+    return None
+
+
 def unit_factor(unit: str) -> float:
     """Factor that turns a value in ``unit`` into SI base units.
 
     Accepts the spellings profilers use: ``byte``, ``Kbyte``, ``MB``,
     ``nsecond``, ``usecond``, ``us``, ``ms``, ``cycle/second``, ``hz``,
-    ``Ghz``, ``GB/s``, ``Gbyte/second``, ``%``, ``KiB``. Empty means 1.
-    Raises ValueError for anything else.
+    ``Ghz``, ``GB/s``, ``Gbyte/second``, ``%``, ``KiB``, and any of the
+    quantities per time unit (``byte/nsecond``, ``sector/s``,
+    ``inst/second``). Empty means 1. Raises ValueError for anything else.
     """
     u = unit.strip()
     if u in ("", "-"):
@@ -50,6 +68,12 @@ def unit_factor(unit: str) -> float:
         prefix, rest = u[:plen], u[plen:]
         if prefix in _PREFIX and rest and rest.lower() in _QUANTITY:
             return _PREFIX[prefix]
+    rate = split_rate(u)
+    if rate is not None:
+        try:
+            return unit_factor(rate[0]) * rate[1]
+        except ValueError:
+            pass
     raise ValueError(f"unknown unit {unit!r}")
 
 

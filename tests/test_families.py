@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from roofline.families import FAMILIES, aggregate, families_of, family_of, strip_parameters
+from roofline.families import (FAMILIES, aggregate, demangle_identifiers, families_of, family_of,
+                               strip_parameters)
 from roofline.model import Kernel
 
 # seed 000: TensorFlow Conv2D on a GTX 970 trying every cuDNN algorithm
@@ -197,6 +198,80 @@ MORE = [
      "float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, int, float, "
      "int, int, int)", "implicit_gemm"),
 ]
+
+
+# names the classifier used to miss (review findings 4, 5, 6, 9, 12, 13)
+REVIEW = [
+    # 4: precomputed implicit GEMM, CUTLASS implicit-GEMM convolution, their index helper
+    ("void cudnn::detail::precomputed_convolve_sgemm<float, 1024, 5, 5, 4, 3, 3, 1, false>(int, int, int, "
+     "float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, "
+     "float const*, float const*, int*)", "implicit_gemm"),
+    ("void cutlass::conv::kernel::ImplicitGemmConvolution<cutlass::conv::kernel::ImplicitGemmMultistage<"
+     "cutlass::gemm::GemmShape<128, 128, 32>, float>>(T1::Params)", "implicit_gemm"),
+    ("void cudnn::cnn::kern_precompute_indices<false>(int*, int, int, int, int, int, int, "
+     "cudnn::reduced_divisor)", "implicit_gemm"),
+    # 5: the batched complex GEMM of FFT convolution on older GPUs
+    ("void fermiPlusCgemmLDS128_batched<true, false, false, false, 4, 4, 4, 3, 3, true, true>(float2**, "
+     "float2**, float2**, float2*, float2 const*, float2 const*, int, int, int, int, int, int, long, long, "
+     "long, float2 const*, float2 const*, float2, float2, int)", "fft"),
+    # 6: the ECE408 convolution, mangled and in its variants; its GEMM
+    ("_Z14forward_kernelPfPKfS1_iiiiii", "conv_custom"),
+    ("_ZN5mxnet2op14forward_kernelEPfPKfS3_iiiiii", "conv_custom"),
+    ("forward_kernel_shared(float*, float const*, float const*, int, int, int, int)", "conv_custom"),
+    ("mxnet::op::forward_kernel_tiled(float*, float const*, float const*, int, int, int, int)", "conv_custom"),
+    ("unroll_kernel(int, int, int, int, float const*, float*)", "conv_custom"),
+    ("matrixMultiplyShared(float*, float*, float*, int, int, int, int, int, int)", "gemm"),
+    # 9: hand-written matrix multiplies (the CUDA sample's, and common names)
+    ("void matrixMulCUDA<32>(float*, float*, float*, int, int)", "gemm"),
+    ("void matrixMulCUDA<int=32>(float*, float*, float*, int, int)", "gemm"),
+    ("matrix_multiply(float*, float*, float*, int)", "gemm"),
+    ("mmKernel(float const*, float const*, float*, int)", "gemm"),
+    # 12: copies and fills as nsys, TensorFlow and ROCm name them
+    ("[CUDA Unified Memory memcpy HtoD]", "memcpy"),
+    ("MemcpyH2D", "memcpy"),
+    ("MemcpyD2H", "memcpy"),
+    ("CopyHostToDevice", "memcpy"),
+    ("CopyDeviceToHost", "memcpy"),
+    ("FillBuffer", "memset"),
+    # 13: TensorFlow layout/pad/convert kernels, the bias gradient, cuDNN direct backward kernels
+    ("void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<unsigned int, 256, 32, 32, false>("
+     "unsigned int const*, tensorflow::functor::Dimension<3>, unsigned int*)", "elementwise"),
+    ("void tensorflow::functor::PadInputCustomKernelNHWC<float, 4>(int, float const*, "
+     "tensorflow::functor::Dimension<4>, float*, tensorflow::functor::Dimension<4>, "
+     "tensorflow::functor::Dimension<2>, float)", "elementwise"),
+    ("convertFloatToHalf(float*, __half*, int)", "elementwise"),
+    ("void tensorflow::BiasGradNHWC_SharedAtomics<float>(int, float const*, float*, int)", "reduction"),
+    ("void cudnn::detail::dgrad2d_alg1_1<float, 0, 6, 7, 5, 4, 5, true, true>(int, int, int, float const*, "
+     "int, float const*, int, float*, kernel_grad_params, int, int, float, int, int)", "conv_custom"),
+    ("void cudnn::detail::wgrad2d_grouped_direct_kernel<float, float, 512>(cudnn::detail::"
+     "wgrad_grouped_direct_params_t, float const*, float const*, float*, float, float)", "conv_custom"),
+    # and what must not move
+    ("memcpy_kernel(float*, float const*, int)", "other"),
+    ("void at::native::unrolled_elementwise_kernel<at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>, "
+     "4, TrivialOffsetCalculator<2, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+     "at::native::memory::LoadWithCast<2>, at::native::memory::StoreWithCast<1> >(int, "
+     "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)", "elementwise"),
+    ("void at::native::(anonymous namespace)::layer_norm_forward_kernel<float>(int)", "normalization"),
+    ("void at::native::update_kernel(float*)", "other"),
+]
+
+
+@pytest.mark.parametrize("name, family", REVIEW, ids=lambda x: x[:48] if isinstance(x, str) else None)
+def test_family_of_review_findings(name, family):
+    assert family_of(name) == family
+
+
+@pytest.mark.parametrize("mangled, identifiers", [
+    ("_Z14forward_kernelPfPKfS1_iiiiii", "forward_kernel"),
+    ("_ZN5mxnet2op14forward_kernelEPfPKfS3_iiiiii", "mxnet::op::forward_kernel"),
+    ("_Z5test0Pdyy", "test0"),
+    ("_ZN7cutlass7Kernel2I29cutlass_80_tensorop_s1688gemmEEvNT_6ParamsE",
+     "cutlass::Kernel2::cutlass_80_tensorop_s1688gemm::Params"),
+    ("_Z3fooDv4_fA10_i", "foo"),
+    ("not_mangled(int)", "not_mangled(int)"),
+])
+def test_demangle_identifiers(mangled, identifiers):
+    assert demangle_identifiers(mangled) == identifiers
 
 
 @pytest.mark.parametrize("name, family", SEED_000 + SEED_001 + REALDATA + MORE,

@@ -7,6 +7,7 @@ those tests skip when it is absent.
 """
 from __future__ import annotations
 
+import math
 import struct
 import sys
 from pathlib import Path
@@ -91,16 +92,33 @@ def test_chart_section_is_normalised_then_merged_with_details():
     chart = ncu_csv.read(DATA / "ncu_chart.csv")
     assert chart.format == "ncu-csv-chart"
     (k,) = chart.kernels
-    # (20 FFMA ops/cycle + 1 FADD + 0 FMUL) x 1.60 GHz, over one second
-    assert k.time_s == 1.0 and k.launch["time_source"].startswith("normalised")
+    # (20 FFMA ops/cycle + 1 FADD + 0 FMUL) x 1.60 GHz, per second of kernel time.
+    # The file has no duration: time stays unknown (it used to be a made-up
+    # 1 s, with no warning) and a warning says to merge with the details CSV
+    assert math.isnan(k.time_s) and k.launch["time_source"].startswith("normalised")
     assert k.flops["fp32"] == pytest.approx(21 * 1.6e9)
     assert k.bytes["DRAM"] == pytest.approx(107.38e9)
+    text = advice_text(chart)
+    assert "per-second rates" in text and "merge it with the details CSV" in text
     details = ncu_csv.read(DATA / "ncu_details.csv")
     merged = merge_results([details, chart])
     stencil = merged.kernels[0]
     assert stencil.time_s == pytest.approx(1.25e-3)
     assert stencil.flops["fp32"] == 2 * 20971520           # the details counter wins
     assert stencil.bytes["DRAM"] == pytest.approx(134.22e6)
+
+
+def test_chart_rates_scale_by_the_details_duration_in_either_order():
+    chart = ncu_csv.read(DATA / "ncu_chart.csv")
+    details = ncu_csv.read(DATA / "ncu_details.csv")
+    (first,) = [k for k in merge_results([chart, details]).kernels if k.launch.get("id") == 0]
+    # the chart first: its rates win, x the details' 1.25 ms (not x NaN, nor x a made-up 1 s)
+    assert first.time_s == pytest.approx(1.25e-3)
+    assert first.flops["fp32"] == pytest.approx(21 * 1.6e9 * 1.25e-3)
+    assert first.bytes["DRAM"] == pytest.approx(107.38e9 * 1.25e-3)
+    # a chart launch with no counterpart keeps its unknown time
+    (k,) = merge_results([chart, ncu_csv.read(DATA / "ncu_pass_bytes.csv")]).kernels[:1]
+    assert math.isnan(k.time_s)
 
 
 def test_two_pass_merge_fixture():
@@ -137,6 +155,92 @@ def test_tensor_flop_per_instruction_rules():
     assert tensor_flop_per_instruction("turing_h1688gemm_128x128_nt", "7.5")[:2] == (2048.0, "tensor_fp16")
     assert tensor_flop_per_instruction("my_gemm_kernel", "8.0")[0] is None      # no shape: unknown
     assert tensor_flop_per_instruction("my_gemm_kernel", "9.0")[0] is None      # never a fixed 512
+
+
+def _details(cc: str, metrics: dict[str, tuple[str, str]], kernel: str = "my_kernel") -> str:
+    """A one-launch details CSV: metric -> (unit, value)."""
+    head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","CC",'
+            '"Section Name","Metric Name","Metric Unit","Metric Value"\n')
+    rows = "".join(f'"0","1","p","h","{kernel}","{cc}","s","{m}","{u}","{v}"\n'
+                   for m, (u, v) in {"gpu__time_duration.sum": ("usecond", "10"), **metrics}.items())
+    return head + rows
+
+
+def _tensor(cc: str, kernel: str = "my_kernel", **counts) -> tuple[dict, str]:
+    metrics = {f"sm__inst_executed_pipe_tensor{'_op_' + k if k != 'total' else ''}.sum": ("inst", str(v))
+               for k, v in counts.items()}
+    r = ncu_csv.parse(_details(cc, metrics, kernel), "t.csv")
+    return dict(r.kernels[0].flops), advice_text(r)
+
+
+def test_dmma_is_not_counted_twice_with_the_unsplit_tensor_counter():
+    # 1000 DMMA on an A100: the unsplit pipe_tensor count (1000) is all DMMA,
+    # so nothing is left for the HMMA/IMMA rule (it used to add 1000 HMMA-less
+    # instructions to "tensor-core work unknown" or to a name-stated shape)
+    flops, text = _tensor("8.0", "ampere_h16816gemm_fp16_128x128", dmma=1000, total=1000)
+    assert flops == {"tensor_fp64": 512.0 * 1000}
+    # 1000 DMMA + 10 HMMA in the total: only the 10 get the name's m16n8k16 (4096)
+    flops, _ = _tensor("8.0", "ampere_h16816gemm_fp16_128x128", dmma=1000, total=1010)
+    assert flops == {"tensor_fp64": 512.0 * 1000, "tensor_fp16": 4096.0 * 10}
+
+
+def test_dmma_512_flop_only_on_compute_capability_8():
+    flops, text = _tensor("9.0", dmma=1000, total=1000)
+    assert "tensor_fp64" not in flops
+    assert "fp64 tensor-core work unknown" in text and "8.x" in text
+    flops, text = _tensor("", dmma=1000)
+    assert flops == {} and "without the compute capability" in text
+    assert _tensor("8.6", dmma=3)[0] == {"tensor_fp64": 1536.0}
+
+
+def test_imma_is_kept_next_to_hmma():
+    # HMMA and IMMA both collected: each gets its own rule (IMMA used to be dropped)
+    flops, text = _tensor("7.5", "turing_i8816gemm_int8_128x128_nt", hmma=10, imma=20)
+    assert flops == {"tensor_int8": 2048.0 * 20}
+    assert "10 HMMA warp instructions" in text           # no float shape in the name: unknown
+    flops, _ = _tensor("7.5", "turing_h1688gemm_128x128_nt", hmma=10, imma=20)
+    assert flops == {"tensor_fp16": 2048.0 * 10}
+    assert "20 IMMA warp instructions" in _tensor("7.5", "turing_h1688gemm_128x128_nt", hmma=10, imma=20)[1]
+
+
+def test_compute_capability_7_2_volta_rule_is_for_hmma_only():
+    # Xavier (7.2) has Volta's HMMA (512 FLOP) and also IMMA, which 512 does not describe
+    assert _tensor("7.2", hmma=10, imma=20)[0] == {"tensor_fp16": 5120.0}
+    assert tensor_flop_per_instruction("k", "7.2", "IMMA")[0] is None
+    assert tensor_flop_per_instruction("xavier_i8816gemm_int8", "7.2", "IMMA")[:2] == (2048.0, "tensor_int8")
+    # unsplit count: a shape in the name first, else assumed HMMA and said so
+    per, precision, why = tensor_flop_per_instruction("k", "7.2")
+    assert (per, precision) == (512.0, "tensor_fp16") and "assumed HMMA" in why
+    assert tensor_flop_per_instruction("xavier_i8816gemm_int8", "7.2")[:2] == (2048.0, "tensor_int8")
+    assert tensor_flop_per_instruction("k", "7.0", "HMMA")[0] == 512.0
+
+
+@pytest.mark.parametrize("unit, value, expected", [
+    ("sector/s", "4,000", 4000 * 32 * 10e-6), ("sector/second", "4000", 4000 * 32 * 10e-6),
+    ("sector/nsecond", "4", 4e9 * 32 * 10e-6), ("Ksector/usecond", "4", 4e9 * 32 * 10e-6),
+])
+def test_rate_units_on_counters_do_not_fail_the_import(unit, value, expected):
+    # a rate metric (X.sum.per_second) in any count/time unit: the whole import
+    # used to fail with "unknown unit"; now it is a count per second x duration
+    r = ncu_csv.parse(_details("8.0", {"lts__t_sectors.sum.per_second": (unit, value)}), "r.csv")
+    assert r.kernels[0].bytes["L2"] == pytest.approx(expected)
+
+
+def test_rate_units_inst_and_bytes_per_time():
+    r = ncu_csv.parse(_details("8.0", {
+        "sm__inst_executed.sum.per_second": ("inst/second", "2e9"),
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_second": ("inst/s", "1e9"),
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": ("inst", "0"),
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": ("inst", "0"),
+        "dram__bytes.sum.per_second": ("byte/nsecond", "100"),
+        "Memory Throughput": ("byte/nsecond", "100")}), "r.csv")
+    (k,) = r.kernels
+    assert k.instructions == pytest.approx(2e9 * 10e-6)
+    assert k.flops["fp32"] == pytest.approx(2 * 1e9 * 10e-6)
+    assert k.bytes["DRAM"] == pytest.approx(100e9 * 10e-6)
+    # "byte/nsecond" is a bandwidth, not a time: Memory Throughput alone gives DRAM bytes
+    r = ncu_csv.parse(_details("8.0", {"Memory Throughput": ("byte/nsecond", "100")}), "r.csv")
+    assert r.kernels[0].bytes["DRAM"] == pytest.approx(100e9 * 10e-6)
 
 
 @pytest.mark.parametrize("text, line", [

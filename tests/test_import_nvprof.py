@@ -170,6 +170,116 @@ def test_api_rows_in_traces_go_to_program_time():
     assert r.kernels == () and r.program.api_total_s == pytest.approx(6e-6)
 
 
+def test_merge_warning_does_not_count_copies_and_sets():
+    # the metrics file has no copies (it never has): only kernels count
+    merged = merge_results([read_profile(DATA / "nvprof_events_metrics.csv"),
+                            read_profile(DATA / "nvprof_trace.csv")])
+    assert "match no kernel" not in advice_text(merged)       # was "2 of 3" (the two copies)
+    odd = merge_results([read_profile(DATA / "nvprof_metrics.txt"),
+                         read_profile(DATA / "nvprof_trace.txt")])
+    # jacobi_step, reduce_residual, saxpy; not HtoD, DtoD, memset, DtoH (was "7 of 7")
+    assert "3 of 3 kernels match no kernel" in advice_text(odd)
+
+
+KEPLER_METRICS = """\
+==5== Profiling application: ./stencil
+==5== Profiling result:
+==5== Metric result:
+"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"
+"{dev}","stencil(float const*, float*)",2,"gld_transactions","Global Load Transactions",100,100,100
+"{dev}","stencil(float const*, float*)",2,"gst_transactions","Global Store Transactions",50,50,50
+"{dev}","stencil(float const*, float*)",2,"tex_cache_transactions","{tex}",400,400,400
+"{dev}","stencil(float const*, float*)",2,"l2_read_transactions","L2 Read Transactions",300,300,300
+"{dev}","stencil(float const*, float*)",2,"l2_write_transactions","L2 Write Transactions",50,50,50
+"""
+
+
+@pytest.mark.parametrize("dev, tex, l1_txn", [
+    ("Tesla K40c (0)", "Texture Cache Transactions", 100 + 50 + 400),   # __ldg loads on the texture path
+    ("GeForce GTX 780 (0)", "Texture Cache Transactions", 100 + 50 + 400),
+    ("Tesla K80 (0)", "", 100 + 50 + 400),                               # from the device name alone
+    ("GeForce GTX 1080 Ti (0)", "Unified Cache Transactions", 100 + 50),  # Pascal: overlaps gld
+    ("Tesla P100-PCIE-16GB (0)", "", 100 + 50),
+])
+def test_kepler_l1_bytes_include_texture_path_loads(dev, tex, l1_txn):
+    r = nvprof.parse(KEPLER_METRICS.format(dev=dev, tex=tex), "k.csv")
+    (k,) = r.kernels
+    assert k.bytes["L1"] == l1_txn * 32 * 2 and k.transactions["L1"] == l1_txn * 2
+    assert k.bytes["L2"] == 350 * 32 * 2
+    text = advice_text(r)
+    # L1 below L2 (150 < 350 transactions) is said, and only then
+    assert ("L1 bytes are below L2 bytes" in text) == (l1_txn < 350)
+    assert ("include tex_cache_transactions" in text) == (l1_txn > 150)
+
+
+RUN = """\
+==%(pid)d== NVPROF is profiling process %(pid)d, command: ./conv
+==%(pid)d== Profiling application: ./conv
+==%(pid)d== Profiling result:
+            Type  Time(%%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:  100.00%%  5.0000ms        10  500.00us  400.00us  600.00us  conv(int)
+      API calls:  100.00%%  1.0000ms         1  1.0000ms  1.0000ms  1.0000ms  cudaMalloc
+"""
+
+
+def test_several_runs_in_one_log_are_refused_with_the_line():
+    # two nvprof commands appending to one log: "conv" used to come out as
+    # one kernel of 20 calls, as if it were one run
+    two = RUN % {"pid": 1} + "program output\n" + RUN % {"pid": 2}
+    with pytest.raises(InputError, match="holds 2 nvprof runs") as err:
+        nvprof.parse(two, "two.log")
+    assert err.value.line == 9 and "split it into one file per run" in str(err.value)
+    # repeated "Profiling result:" blocks without "Profiling application:" lines too
+    bare = "".join(line + "\n" for line in (RUN % {"pid": 3}).splitlines()[2:])
+    with pytest.raises(InputError, match="holds 2 nvprof runs") as err:
+        nvprof.parse(bare + bare, "two.log")
+    assert err.value.line == 5
+    assert nvprof.parse(RUN % {"pid": 1}, "one.log").kernels[0].count == 10
+
+
+HTML_SUMMARY = """\
+==383== Profiling application: python m1.2.py
+==383== Profiling result:
+\tType\tTime(%)\tTime\tCalls\tAvg\tMin\tMax\tName
+<b>GPU activities:</b>\t39.39%\t16.127ms\t20\t806.35us\t1.0880us\t15.480ms\t[CUDA memcpy HtoD]\t
+\t12.11%\t4.9587ms\t1\t4.9587ms\t4.9587ms\t4.9587ms\t
+volta_cgemm_64x32_tn\t\t\t\t\t\t
+<b>API calls:</b>\t42.32%\t3.00705s\t22\t136.68ms\t12.851us\t1.56016s\tcudaStreamCreateWithFlags
+0.00%\t4.1730us\t3\t1.3910us\t809ns\t2.2560us\tcuInit
+0.00%\t3.8930us\t1\t3.8930us\t3.8930us\t3\t
+.8930us cudaEventQuery\t\t\t\t\t\t
+0.00%\t3.3850us\t1\t3.3850us\t3.3850us\t3.3850us\tcudaUnbindTexture
+"""
+
+
+def test_html_bold_labels_in_a_pasted_summary():
+    # the sniff accepted "<b>GPU activities:</b>" but the parser failed on it
+    r = read_profile_text(HTML_SUMMARY, "m1.txt")
+    assert [k.name for k in r.kernels] == ["[CUDA memcpy HtoD]", "volta_cgemm_64x32_tn"]
+    assert r.kernels[0].time_s == pytest.approx(16.127e-3) and r.kernels[0].count == 20
+    assert set(r.program.api_s) == {"cudaStreamCreateWithFlags", "cuInit", "cudaUnbindTexture"}
+
+
+def test_a_row_cut_inside_a_number_is_skipped_with_its_line():
+    # "3" + ".8930us cudaEventQuery": the wrap fell inside Max, not before the name;
+    # it used to give an API call named ".8930us cudaEventQuery"
+    r = nvprof.parse(HTML_SUMMARY, "m1.txt")
+    assert not any(name.startswith(".") for name in r.program.api_s)
+    text = advice_text(r)
+    assert "skipped the summary row at line 9" in text and "'.8930us'" in text
+    # template arguments that look like tags are not tags
+    assert nvprof.parse(HTML_SUMMARY.replace("volta_cgemm_64x32_tn", "k<b, i>(int)"),
+                        "t.txt").kernels[1].name == "k<b, i>(int)"
+
+
+def read_profile_text(text: str, name: str):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(text)
+        return read_profile(path)
+
+
 @pytest.mark.parametrize("text, line", [
     ("==1== Profiling result:\n\"Start\",\"Duration\",\"Size\",\"Name\"\ns,ms,B,\n1.0,x,,\"k\"\n", 4),
     ("==1== Profiling result:\n\"Start\",\"Duration\",\"Size\",\"Name\"\ns,ms,B,\n1.0,2.0,\"k\"\n", 4),

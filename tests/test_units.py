@@ -51,3 +51,16 @@ def test_format_si_reads_back_seconds(x):
 def test_dividing_prefixes_on_quantities_are_rejected(typo):
     with pytest.raises(ValueError):
         unit_factor(typo)
+
+
+@pytest.mark.parametrize("unit,expected", [
+    ("sector/nsecond", ("sector", 1e9)), ("inst/second", ("inst", 1.0)), ("Gbyte/s", ("Gbyte", 1.0)),
+    ("byte", None), ("cycle", None)])
+def test_split_rate(unit, expected):
+    from roofline.units import split_rate
+    assert split_rate(unit) == expected
+
+
+def test_count_per_time_units():
+    assert unit_factor("sector/nsecond") == 1e9
+    assert unit_factor("Kbyte/usecond") == pytest.approx(1e9)

@@ -29,13 +29,23 @@ Tensor cores, in order of preference:
    chip and the instruction shape:
 
    * compute capability 7.0/7.2 (Volta): 512 FLOP per HMMA (Yang et al.,
-     "Hierarchical Roofline Analysis for GPUs", 2019, on V100);
-   * DMMA (fp64, A100/H100 ``_op_dmma``): m8n8k4 = 512 FLOP;
+     "Hierarchical Roofline Analysis for GPUs", 2019, on V100). CC 7.0 has
+     only HMMA, so its unsplit count is all HMMA; CC 7.2 (Xavier) also has
+     IMMA, so ``_op_imma`` there needs a shape in the name, and an unsplit
+     count uses a shape in the name first, else is assumed HMMA (noted);
+   * DMMA (fp64, ``_op_dmma``): m8n8k4 = 512 FLOP on compute capability 8.x
+     only; elsewhere (Hopper's DMMA is another shape) or without the compute
+     capability it stays unknown with a note. The unsplit
+     ``pipe_tensor.sum`` includes DMMA, so the DMMA count is subtracted
+     from it before the rules for HMMA/IMMA below (no double count);
+   * ``_op_hmma`` and ``_op_imma`` are applied each on its own (neither
+     hides the other);
    * otherwise only when the kernel name states the shape: cuBLAS/CUTLASS
      names such as ``ampere_s16816gemm_fp16_*`` (m16n8k16: 2*16*8*16 = 4096
      FLOP), ``turing_h1688gemm_*`` (2048), or CUTLASS's
      ``arch::Mma<GemmShape<16, 8, 8>, 32, cutlass::half_t, ...>``, and the
-     input type can be read from the name too.
+     input type can be read from the name too (an integer shape is never
+     applied to an HMMA count, nor a floating one to IMMA).
 
    Anything else (Hopper ``wgmma``, names without a shape) stays unknown and
    gets a note: there is no single FLOP-per-instruction figure across chips.
@@ -52,7 +62,11 @@ Traffic (bytes), per level
 * L1: ``l1tex__t_bytes.sum``, else ``l1tex__t_sectors.sum`` x 32 B, else
   ``derived__l1tex__lsu_writeback_bytes_mem_lg``; nvprof
   ``gld_transactions + gst_transactions`` x 32 B (32 B sectors; on Kepler
-  with L1-cached loads a transaction is a 128 B line, so a lower bound there).
+  with L1-cached loads a transaction is a 128 B line, so a lower bound there),
+  plus on Kepler ``tex_cache_transactions`` x 32 B (texture and ``__ldg``
+  loads take the texture path, which ``gld_transactions`` misses; from
+  Maxwell on the unified cache counts global loads in both, so it is not
+  added). A note says when L1 bytes come out below L2 bytes.
 
 Transactions per level are the 32-byte sectors (bytes / 32 where only bytes
 were collected). Any total can also come from its rate: ``X.sum.per_second``
@@ -73,7 +87,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..units import parse_number, parse_quantity, unit_factor
+from ..units import parse_number, parse_quantity, split_rate, unit_factor
 
 SECTOR_BYTES = 32.0
 
@@ -146,7 +160,9 @@ class MetricSet:
 
 def _factor(unit: str) -> float:
     """SI factor of a unit; counts (inst, sector, thread ... and per-cycle
-    counts) are 1, or 1e3/1e6/... with a K/M/G prefix."""
+    counts) are 1, or 1e3/1e6/... with a K/M/G prefix; a count or quantity
+    per time unit (``sector/s``, ``inst/second``, ``byte/nsecond``) is that
+    factor per second."""
     u = unit.strip()
     base = u.split("/")[0]
     if u.endswith("/cycle") or "/" not in u:
@@ -154,17 +170,34 @@ def _factor(unit: str) -> float:
             return 1.0
         if base[:1] in _COUNT_PREFIX and base[1:].lower() in _COUNT_UNITS - {""}:
             return _COUNT_PREFIX[base[:1]]
+    rate = split_rate(u)
+    if rate is not None and rate[0].strip():
+        try:
+            return _factor(rate[0]) * rate[1]
+        except ValueError:
+            raise ValueError(f"unknown unit {unit!r}") from None
     return unit_factor(u)
 
 
+_TIME_UNITS = frozenset({"s", "ns", "us", "ms", "µs", "sec", "second", "seconds", "nsecond",
+                         "usecond", "msecond"})
+
+
 def _kind(unit: str) -> str:
-    """'time', 'frequency', 'bandwidth', 'bytes' or 'other' for a unit string."""
+    """'time', 'frequency', 'bandwidth' (bytes per time), 'rate' (another
+    count per time), 'bytes' or 'other' for a unit string."""
     u = unit.strip().lower()
-    if u.endswith("/s") or u.endswith("/second"):
-        return "frequency" if u.startswith("cycle") else "bandwidth"
+    rate = split_rate(u)
+    if rate is not None:
+        num = rate[0]
+        if num.startswith("cycle"):
+            return "frequency"
+        if num.endswith(("byte", "bytes")) or num in ("b", "kb", "mb", "gb", "tb"):
+            return "bandwidth"
+        return "rate"
     if u.endswith("hz") or u.startswith("cycle/"):
         return "frequency"
-    if u.endswith("second") or u in ("s", "ns", "us", "ms", "µs"):
+    if u in _TIME_UNITS:
         return "time"
     if u.endswith("byte") or u.endswith("bytes") or u in ("b", "kb", "mb", "gb"):
         return "bytes"
@@ -398,34 +431,45 @@ def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None
     if ops_found:
         return
 
-    # 2. tensor-pipe warp instructions x FLOP per instruction
-    inst = None
+    # 2. tensor-pipe warp instructions x FLOP per instruction. The unsplit
+    # pipe_tensor counter includes the _op_* ones, so DMMA is taken out of it
+    # before the name-based rule (which is about HMMA/IMMA shapes).
+    parts: dict[str, float | None] = {}
     for unit in ("sm", "smsp"):
-        for suffix in ("_op_hmma", "_op_imma", "_op_dmma", ""):
-            base = f"{unit}__inst_executed_pipe_tensor{suffix}"
-            v = r.total(base)
-            if v is None:
-                continue
-            if suffix == "_op_dmma":
-                if v:
-                    out.flops["tensor_fp64"] = out.flops.get("tensor_fp64", 0.0) + 512.0 * v
-                continue
-            if inst is None:
-                inst = v
-        if inst is not None:
+        parts = {suffix: r.total(f"{unit}__inst_executed_pipe_tensor{suffix}")
+                 for suffix in ("_op_hmma", "_op_imma", "_op_dmma", "")}
+        if any(v is not None for v in parts.values()):
             break
-    if inst is None:
+    hmma, imma, dmma, total = (parts.get(k) for k in ("_op_hmma", "_op_imma", "_op_dmma", ""))
+    arch = _cc_tuple(cc)
+    if dmma:
+        if arch is not None and arch[0] == 8:
+            out.flops["tensor_fp64"] = out.flops.get("tensor_fp64", 0.0) + 512.0 * dmma
+            out.notes.append("fp64 tensor-core FLOP = DMMA warp instructions x 512 "
+                             "(m8n8k4 on compute capability 8.x)")
+        else:
+            where = f"on compute capability {cc}" if cc else "without the compute capability"
+            out.notes.append(f"fp64 tensor-core work unknown: {dmma:.4g} DMMA warp instructions, "
+                             f"but 512 FLOP per DMMA (m8n8k4) holds only on compute capability 8.x "
+                             f"({where}); collect sm__ops_path_tensor_src_fp64.sum")
+    if hmma is not None or imma is not None:
+        kinds = [("HMMA", hmma or 0.0), ("IMMA", imma or 0.0)]
+    elif total is not None:
+        kinds = [("", max(total - (dmma or 0.0), 0.0))]
+    else:
         return
-    if inst == 0:
-        return
-    per_inst, precision, why = tensor_flop_per_instruction(name, cc)
-    if per_inst is None:
-        out.notes.append(f"tensor-core work unknown: {inst:.4g} tensor-pipe warp instructions, "
-                         f"but the FLOP per instruction {why}; collect "
-                         "sm__ops_path_tensor_src_<type>_dst_<type>.sum")
-        return
-    out.flops[precision] = out.flops.get(precision, 0.0) + per_inst * inst
-    out.notes.append(f"tensor-core FLOP = tensor-pipe warp instructions x {per_inst:g} ({why})")
+    for kind, inst in kinds:
+        if not inst:
+            continue
+        per_inst, precision, why = tensor_flop_per_instruction(name, cc, kind)
+        what = f"{kind} " if kind else "tensor-pipe "
+        if per_inst is None:
+            out.notes.append(f"tensor-core work unknown: {inst:.4g} {what}warp instructions, "
+                             f"but the FLOP per instruction {why}; collect "
+                             "sm__ops_path_tensor_src_<type>_dst_<type>.sum")
+            continue
+        out.flops[precision] = out.flops.get(precision, 0.0) + per_inst * inst
+        out.notes.append(f"tensor-core FLOP = {what}warp instructions x {per_inst:g} ({why})")
 
 
 _CUBLAS_SHAPE = re.compile(r"(?:^|[^a-z0-9])([hsdic])(16|8)(8)(4|8|16|32|64|128|256)gemm")
@@ -446,13 +490,46 @@ def _cc_tuple(cc: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def tensor_flop_per_instruction(name: str, cc: str | None) -> tuple[float | None, str, str]:
+_HMMA_PRECISIONS = frozenset({"tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8"})
+
+
+def tensor_flop_per_instruction(name: str, cc: str | None, kind: str = "") -> tuple[float | None, str, str]:
     """(FLOP per tensor-pipe warp instruction, precision key, reason) for a
-    kernel, or (None, '', why not)."""
+    kernel, or (None, '', why not).
+
+    ``kind`` is ``"HMMA"`` or ``"IMMA"`` when the counter says which
+    instructions were counted (``_op_hmma``/``_op_imma``), ``""`` for the
+    unsplit ``pipe_tensor`` count (DMMA already taken out). Volta's 512 FLOP
+    is an HMMA figure: on compute capability 7.2 (Xavier, which also has
+    IMMA) an unsplit count uses a shape stated in the name first and is
+    otherwise assumed to be HMMA, with a reason that says so.
+    """
     arch = _cc_tuple(cc)
     low = name.lower()
-    if arch in ((7, 0), (7, 2)) or (arch is None and low.startswith("volta_")):
-        return 512.0, "tensor_fp16", "Volta HMMA: 512 FLOP per warp instruction (Yang et al. 2019)"
+    volta = "Volta HMMA: 512 FLOP per warp instruction (Yang et al. 2019)"
+    if kind != "IMMA" and (arch == (7, 0) or (arch == (7, 2) and kind == "HMMA")
+                           or (arch is None and low.startswith("volta_"))):
+        return 512.0, "tensor_fp16", volta
+    per_inst, precision, why = _shape_from_name(name, low)
+    if per_inst is not None:
+        if kind == "IMMA" and precision != "tensor_int8" or \
+                kind == "HMMA" and precision not in _HMMA_PRECISIONS:
+            return None, "", (f"is unknown: the name states a {precision.replace('tensor_', '')} "
+                              f"shape but the counter is {kind}")
+        return per_inst, precision, why
+    if arch == (7, 2) and kind == "":
+        return 512.0, "tensor_fp16", (volta + "; compute capability 7.2 also has IMMA, which this "
+                                      "unsplit count would include: assumed HMMA")
+    if why:   # a shape without its input type
+        return None, "", why
+    where = f"on compute capability {cc}" if cc else "without the compute capability"
+    return None, "", f"depends on the instruction shape, which the name does not state ({where})"
+
+
+def _shape_from_name(name: str, low: str) -> tuple[float | None, str, str]:
+    """FLOP per instruction from a CUTLASS/cuBLAS instruction shape in the
+    name: (FLOP, precision, reason), (None, '', why) when the shape is there
+    but not the type, (None, '', '') when there is no shape."""
     m = _CUTLASS_MMA.search(name)
     if m:
         mm, nn, kk = (int(g) for g in m.group(1, 2, 3))
@@ -477,16 +554,41 @@ def tensor_flop_per_instruction(name: str, cc: str | None) -> tuple[float | None
         if precision:
             return 2.0 * mm * nn * kk, precision, f"instruction shape m{mm}n{nn}k{kk} in the name"
         return None, "", "depends on the input type, which the name does not state"
-    where = f"on compute capability {cc}" if cc else "without the compute capability"
-    return None, "", f"depends on the instruction shape, which the name does not state ({where})"
+    return None, "", ""
 
 
 # --------------------------------------------------------------------------
 # nvprof
 # --------------------------------------------------------------------------
 
-def nvprof_counts(ms: MetricSet) -> Counts:
-    """Apply the nvprof rules to one kernel's per-invocation metrics/events."""
+_KEPLER_NAME = re.compile(
+    r"\btesla k\d|\bgrid k\d|\bgeforce gtx (6\d\d|7[6-9]\d)\b|\bgtx titan( black| z)?$"
+    r"|\bquadro k(?!620\b|1200\b|2200\b)\d{3,4}|\btegra k1\b|\bgk\d{2,3}")
+
+
+def is_kepler(device: str = "", tex_description: str = "") -> bool | None:
+    """Whether an nvprof file comes from a Kepler GPU (compute capability
+    3.x): from the description nvprof gives ``tex_cache_transactions``
+    (Kepler: texture cache; Maxwell on: "Unified Cache"), else from the
+    device name (``Tesla K40c``, ``GeForce GTX 780``); None when neither says."""
+    d = tex_description.strip().lower()
+    if "unified" in d:
+        return False
+    if "texture" in d:
+        return True
+    name = re.sub(r"\s*\(\d+\)$", "", device.strip().lower())
+    if not name:
+        return None
+    return bool(_KEPLER_NAME.search(name))
+
+
+def nvprof_counts(ms: MetricSet, device: str = "", tex_description: str = "") -> Counts:
+    """Apply the nvprof rules to one kernel's per-invocation metrics/events.
+
+    ``device`` (the Device column) and ``tex_description`` (the Metric
+    Description of ``tex_cache_transactions``) tell a Kepler GPU, whose
+    texture/read-only loads are counted in ``tex_cache_transactions`` and
+    not in ``gld_transactions`` (see :func:`is_kepler`)."""
     out = Counts()
     for tag, precision in (("dp", "fp64"), ("sp", "fp32"), ("hp", "fp16")):
         v = ms.get(f"flop_count_{tag}")
@@ -530,9 +632,27 @@ def nvprof_counts(ms: MetricSet) -> Counts:
         out.transactions["L2"] = l2
         out.bytes["L2"] = l2 * SECTOR_BYTES
     l1 = pair("gld_transactions", "gst_transactions")
+    tex = ms.get("tex_cache_transactions")
+    if tex is not None and l1 is not None:
+        kepler = is_kepler(device, tex_description)
+        if kepler:
+            # Kepler: __ldg/texture loads take the texture path, which
+            # gld_transactions does not count; Maxwell on, the unified cache
+            # counts global loads in both, so adding would count them twice
+            l1 += tex
+            out.notes.append("L1 bytes include tex_cache_transactions (Kepler texture/read-only "
+                             "loads, which gld_transactions misses)")
+        elif kepler is None:
+            out.notes.append("tex_cache_transactions not added to L1 bytes: the file does not say "
+                             "whether the GPU is a Kepler (where they are loads gld_transactions "
+                             "misses) or later (where they overlap gld_transactions)")
     if l1 is not None:
         out.transactions["L1"] = l1
         out.bytes["L1"] = l1 * SECTOR_BYTES
+        if l2 is not None and l1 < l2:
+            out.notes.append("L1 bytes are below L2 bytes: the L1 counters miss some loads "
+                             "(texture/read-only path, or 128-byte L1 lines counted once): "
+                             "a lower bound")
     inst = ms.get("inst_executed")
     if inst is not None:
         out.instructions = inst

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import Advice, InputError
 from ..model import Ceiling, Device, MemoryLevel
-from .base import ImportResult, Reader, register
+from .base import ImportResult, Reader, read_text, register
 
 _LEVELS = {"l1": "L1", "l2": "L2", "l3": "L3", "dram": "DRAM"}
 _DRAM_ALIASES = ("hbm", "mcdram", "gddr", "memory", "mem")
@@ -397,14 +397,7 @@ def read_ert_sweep(*paths: str | Path) -> ErtSweep:
 # ---------------------------------------------------------------- entry points
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
+    return read_text(path)   # gzip, byte-order marks and UTF-16 as every text reader
 
 
 def ert_kind(head: bytes) -> str | None:

@@ -10,7 +10,8 @@ pcie. Optional text columns: ``family``, ``variant``, ``source``; optional
 ``instructions`` (warp instructions) and ``transactions_<level>`` for l1,
 shared, l2, dram (32-byte sectors or shared wavefronts; the instruction
 roofline). Empty cells mean "not measured".
-Lines starting with ``#`` are comments.
+Lines starting with ``#`` are comments. A file with a header and no rows is
+an InputError ("no kernels").
 """
 from __future__ import annotations
 
@@ -71,6 +72,8 @@ def parse(text: str, path: str | Path = "<kernels.csv>") -> list[Kernel]:
             raise InputError(path, number, f"expected {len(columns)} fields "
                              f"({', '.join(columns)}), found {len(cells)}")
         kernels.append(_kernel(dict(zip(columns, cells)), path, number))
+    if not kernels:
+        raise InputError(path, None, "no kernels: the file has a header but no rows")
     return kernels
 
 

@@ -11,10 +11,11 @@ Flavours, recognised from the header (``"ID","Process ID","Process Name",...``):
 * section exports with a ``Body Item Label`` column, e.g.
   ``--section SpeedOfLight_RooflineChart``: the chart's achieved FLOP/cycle,
   SM frequency and DRAM bandwidth. These are rates; without a duration in the
-  same file the kernel is normalised to one second (``time_s = 1``,
-  ``launch['time_source']`` starting with ``normalised``) so it still lands
-  on the chart's point, and :func:`merge_results` with the details export of
-  the same launch turns the rates into totals.
+  same file the kernel's ``flops``/``bytes`` hold the rates (FLOP and bytes
+  per second of kernel time, so the intensity is right), its time is unknown
+  (NaN; ``launch['time_source']`` starting with ``normalised``) and a
+  warning says so: :func:`merge_results` with the details export of the
+  same launch turns the rates into totals over its duration.
 * raw page (``--page raw``): one row per launch, one column per metric and a
   units row under the header.
 
@@ -31,7 +32,7 @@ import io
 import math
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import Advice, InputError
 from .base import ImportResult, Reader, read_text, register
 from .counters import Counts, Metric, MetricSet, ncu_counts
 from .results import advice_for, family_for, kernel_from_counts, merge_files, merge_results
@@ -49,6 +50,8 @@ IDENTITY = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Ker
 LONG = {"Section Name", "Body Item Label", "Metric Name", "Metric Unit", "Metric Value",
         "Rule Name", "Rule Type", "Rule Description"}
 _CHART_PRECISION = {"single": "fp32", "double": "fp64", "half": "fp16"}
+# time_source of a chart launch without a duration (flops/bytes are per second)
+CHART_RATES = "normalised: roofline-chart rates per second of kernel time, no duration"
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -302,8 +305,16 @@ def _result(launches: dict, path, fmt: str) -> ImportResult:
             device = str(dev.value).strip()
         kernels.append(kernel_from_counts(name, counts, launch=launch_info, family=family_for(name)))
         counted.append(counts)
-    return ImportResult(str(path), fmt, tuple(kernels), device_name=device,
-                        warnings=tuple(advice_for(path, kernels, counted, tool="ncu")))
+    warnings = advice_for(path, kernels, counted, tool="ncu")
+    rates_only = sum(1 for c in counted if c.time_source == CHART_RATES)
+    if rates_only:
+        warnings.append(Advice(
+            f"{rates_only} of {len(kernels)} launches come from a roofline-chart export without a "
+            "duration: their FLOP and bytes are per-second rates (the intensity is right; time, "
+            "performance and totals are unknown)",
+            "merge it with the details CSV of the same launches: merge_files([details.csv, chart.csv])",
+            Path(str(path)).name))
+    return ImportResult(str(path), fmt, tuple(kernels), device_name=device, warnings=tuple(warnings))
 
 
 def _apply_chart(counts: Counts, launch: _Launch, path) -> Counts:
@@ -313,9 +324,11 @@ def _apply_chart(counts: Counts, launch: _Launch, path) -> Counts:
     if math.isfinite(counts.time_s):
         scale, counts.from_rates = counts.time_s, True
     else:
+        # no duration in the file: keep the rates (FLOP and bytes per second
+        # of kernel time, so the intensity is right) and leave the time
+        # unknown; merge_results scales them by the details export's duration
         scale = 1.0
-        counts.time_s = 1.0
-        counts.time_source = "normalised: roofline-chart rates over 1 s"
+        counts.time_source = CHART_RATES
     for p, v in flops.items():
         counts.flops.setdefault(p, v * scale)
         counts.has_fp_counters = True

@@ -13,7 +13,8 @@ One file or the several tables ``nsys stats`` prints to stdout (titles and
   copies; kernels are grouped and busy time computed as for SQLite.
 
 An NVTX range report is recognised and refused with a message saying what
-to export instead.
+to export instead. Tables with a header and no rows (no kernel, copy or
+API call at all) are an InputError ("no kernels").
 """
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def _header(cells: list[str]) -> dict[str, tuple[int, str]]:
         base, unit = (m.group(1), m.group(2) or "") if m else (cell, "")
         out.setdefault(re.sub(r"[\s_]+", "", base.lower()), (i, unit.strip()))
     return out
+
+
+_REPORT = {"kern-sum": "cuda_gpu_kern_sum", "api-sum": "cuda_api_sum",
+           "mem-time-sum": "cuda_gpu_mem_time_sum", "mem-size-sum": "cuda_gpu_mem_size_sum",
+           "gpu-trace": "cuda_gpu_trace"}
 
 
 def _table_kind(cols: dict) -> str | None:
@@ -160,6 +166,9 @@ def parse_csv(text: str, path: str | Path = "<nsys stats csv>") -> ImportResult:
                              "(nsys export --type sqlite)")
         raise InputError(path, None, "no nsys stats table found: expected cuda_gpu_kern_sum, cuda_api_sum, "
                          "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum or cuda_gpu_trace CSV")
+    if not kernels and not api:
+        reports = ", ".join(dict.fromkeys(_REPORT[k] for k in data))
+        raise InputError(path, None, f"no kernels: the {reports} table(s) have a header but no rows")
     program = ProgramTime(api_s=api, gpu_busy_s=busy, span_s=span) if (api or busy is not None) else None
     return ImportResult(str(path), "nsys-stats-csv", tuple(kernels), program=program)
 

@@ -27,6 +27,9 @@ record each call twice, with and without it, and are counted once).
 intervals (over all devices); ``span_s`` runs from the first CUDA API call
 or GPU activity to the last one, so idle = span - busy is GPU idle time
 while the program was using CUDA.
+
+An export whose activity tables are all empty is an InputError ("no
+kernels").
 """
 from __future__ import annotations
 
@@ -132,6 +135,10 @@ def _read_sqlite(conn, path: Path, names: str) -> ImportResult:
         kernels += _sqlite_memcpy(conn, path, memcpy_t)
     if memset_t in tables:
         kernels += _sqlite_memset(conn, path, memset_t)
+    if not kernels:
+        raise InputError(path, None, f"no kernels: {', '.join(present)} "
+                         f"{'is' if len(present) == 1 else 'are'} empty (no kernel, copy or set "
+                         "was recorded)")
     program = _sqlite_program(conn, tables, present)
     return ImportResult(str(path), "nsys-sqlite", tuple(kernels), device_name=device_name,
                         program=program, warnings=tuple(warnings))

@@ -15,6 +15,14 @@ the file (CSV with ``--csv`` or plain text; the file is split into tables by
   :func:`roofline.importers.counters.nvprof_counts`; no time, so merge with a
   summary or trace of the same run (:func:`merge_results`).
 
+One run per file: a log holding several (more than one ``==PID== Profiling
+application:`` or ``Profiling result:`` line, as when several nvprof
+commands append to one log) is refused with an InputError naming the line
+where the second run starts. Importing the runs silently as one would sum
+kernels of different runs, and keeping one would drop data without the user
+choosing which; splitting is a one-line job for the user, who knows whether
+the runs are repeats, different programs, or passes to merge.
+
 Copies: ``[CUDA memcpy HtoD]``/``DtoH``/``PtoP`` (and unified-memory
 migrations) are kernels of family ``memcpy`` with their bytes on level
 ``PCIe`` (from the trace's Size; unknown in summaries); ``DtoD`` copies read
@@ -241,6 +249,7 @@ def _trace(table: Table, path, kernels: list, intervals: list, api: dict) -> str
 def _counters(tables_: list[Table], path, kernels: list, counted: list) -> str | None:
     """metrics and events tables -> one kernel per (device, kernel name)."""
     groups: dict[tuple[str, str], tuple[int, int, dict[str, Metric]]] = {}
+    tex_description: dict[str, str] = {}   # device -> description of tex_cache_transactions
     for table in tables_:
         idx = {c: i for i, c in enumerate(table.header)}
         name_col = "Metric Name" if table.kind == "metrics" else "Event Name"
@@ -261,9 +270,12 @@ def _counters(tables_: list[Table], path, kernels: list, counted: list) -> str |
             if not metric:
                 raise InputError(path, number, f"row without a {name_col.lower()}")
             metrics.setdefault(metric, Metric(cells[idx["Avg"]], table.units[idx["Avg"]], number))
+            if metric == "tex_cache_transactions" and "Metric Description" in idx:
+                tex_description.setdefault(key[0], cells[idx["Metric Description"]])
     device = None
     for (dev, name), (_, invocations, metrics) in groups.items():
-        counts = nvprof_counts(MetricSet(path, metrics)).scaled(invocations)
+        counts = nvprof_counts(MetricSet(path, metrics), _device(dev),
+                               tex_description.get(dev, "")).scaled(invocations)
         device = device or (_device(dev) if dev else None)
         family, _ = _copy_bytes(name, math.nan)
         kernels.append(Kernel(name=name, count=invocations, flops=counts.flops,
@@ -330,7 +342,27 @@ def _union(intervals: list[tuple[float, float]]) -> float:
     return busy
 
 
+_RUN = re.compile(r"^==\d+== (Profiling application|Profiling result):")
+
+
+def _check_one_run(text: str, path) -> None:
+    """One nvprof run per file: several (a log that several nvprof commands
+    appended to) would otherwise be summed as if they were one program run."""
+    starts: dict[str, list[int]] = {"Profiling application": [], "Profiling result": []}
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = _RUN.match(line)
+        if m:
+            starts[m.group(1)].append(number)
+    runs = max(starts.values(), key=len)
+    if len(runs) > 1:
+        raise InputError(path, runs[1], f"the file holds {len(runs)} nvprof runs (starting at lines "
+                         f"{', '.join(map(str, runs))}): split it into one file per run and read "
+                         "each on its own (merge_results([...]) when they are passes of one program "
+                         "run, e.g. --metrics and --print-gpu-trace)")
+
+
 def parse(text: str, path: str | Path = "<nvprof>") -> ImportResult:
+    _check_one_run(text, path)
     found, notes = tables(text, path)
     if not found:
         raise InputError(path, None, "no nvprof table found (expected a summary, a GPU trace, "

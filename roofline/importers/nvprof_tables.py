@@ -19,6 +19,12 @@ nvprof prints, without ``--csv``:
 * ``--metrics``/``--events``: ``Device "..."`` and ``Kernel: ...`` lines,
   then one row per counter (categorical values such as ``Low (1)``);
 * the unified-memory summary ("Count  Avg Size ... Total Time  Name").
+
+Simple inline HTML tags a report paste leaves in the text (``<b>GPU
+activities:</b>``) are removed from non-CSV lines first. A summary row whose
+"name" starts with the rest of a number (a line break inside the Max
+column: ``... 3.8930us 3`` then ``.8930us cudaEventQuery``) is skipped with
+a warning naming its line.
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ class Table:
     units: list[str]
     rows: list[tuple[int, list[str]]] = field(default_factory=list)
     title: str = ""
+    notes: list[Advice] = field(default_factory=list)   # rows skipped, and why
 
 
 SUMMARY_HEADER = ["Type", "Time(%)", "Time", "Calls", "Avg", "Min", "Max", "Name"]
@@ -68,6 +75,18 @@ DEVICE_LINE = _TITLE = re.compile(r"^==\d+==\s*(.*?)\s*$")
 _TOOL_MESSAGE = re.compile(r"^=+\s*(Error|Warning):\s*(.*?)\s*$")
 DEVICE_LINE = _DEVICE = re.compile(r'^\s*Device\s+"(.*)"\s*$')
 _KERNEL = re.compile(r"^\s*Kernel:\s*(.*?)\s*$")
+# simple inline HTML a report paste leaves around labels: <b>GPU activities:</b>
+_HTML_TAG = re.compile(r"</?(?:b|i|u|em|strong|code|tt|span|font|br|small)"
+                       r"(?:\s+[a-z-]+=(?:\"[^\"]*\"|'[^']*'))*\s*/?>", re.I)
+# a "name" that starts with the rest of a number ("3" + ".8930us cudaEventQuery"):
+# a line break fell inside the Max column, not before the name
+_CUT_NUMBER = re.compile(r"^[.\d][\d.,]*(?:[a-zµ%]+)?(?:\s|$)")
+
+
+def strip_html(line: str) -> str:
+    """``<b>GPU activities:</b>`` -> ``GPU activities:`` (simple inline
+    tags only; template arguments such as ``<bool=0>`` are left alone)."""
+    return _HTML_TAG.sub("", line) if "<" in line else line
 
 
 def header_kind(line: str) -> str | None:
@@ -130,6 +149,16 @@ def _summary(lines, path, title) -> Table:
             raise InputError(path, number, "expected a summary row (Time(%) Time Calls Avg Min "
                              f"Max Name){' or ' if current else ''}"
                              f"{'the rest of a wrapped name' if current else ''}, found {rest[:60]!r}")
+    kept = []
+    for number, cells in table.rows:
+        if _CUT_NUMBER.match(cells[7]):
+            table.notes.append(Advice(
+                f"skipped the summary row at line {number}: a line break cut a value "
+                f"({cells[6]!r} then {cells[7].split()[0]!r}), so {cells[7][:50]!r} is not a name",
+                "re-export the nvprof output without wrapping", Path(str(path)).name))
+            continue
+        kept.append((number, cells))
+    table.rows = kept
     for number, cells in table.rows:
         if not cells[7]:
             raise InputError(path, number, "summary row without a name")
@@ -221,6 +250,7 @@ def _unified(lines, path, title, device="") -> Table:
 def tables(text: str, path) -> tuple[list[Table], list[Advice]]:
     """Every table in an nvprof output, and the tool's own error/warning lines."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
+    lines = [line if line.startswith('"') else strip_html(line) for line in lines]
     found, notes = [], []
     title, device, i = "", "", 0
     while i < len(lines):
@@ -258,7 +288,9 @@ def tables(text: str, path) -> tuple[list[Table], list[Advice]]:
             else:
                 found.append(table)
         else:
-            found.append(parse_table(kind, block, path, title, device))
+            table = parse_table(kind, block, path, title, device)
+            notes.extend(table.notes)
+            found.append(table)
         i = j
     return found, notes
 

@@ -125,7 +125,9 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
     Time: a measured duration beats one derived from cycles; between two of
     the same kind the shorter wins, since instrumented passes (SASS
     instruction counters) run much longer. A roofline-chart export (rates
-    over a normalised second) is scaled by the other file's duration.
+    per second of kernel time, no duration) is scaled by the other file's
+    duration. Copies and sets (families memcpy/memset) are left out of the
+    "match no kernel" count: a metrics file never has them.
     """
     results = list(results)
     if not results:
@@ -145,11 +147,14 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
                 merged[key] = k
             else:
                 merged[key] = _merge_two(merged[key], k, warnings)
-    partial = [key for key, files in seen_in.items() if len(files) < len(results)]
+    # copies and sets never appear in a metrics file: they do not count
+    work = [key for key, k in merged.items()
+            if (k.family or family_for(k.name)) not in ("memcpy", "memset")]
+    partial = [key for key in work if len(seen_in[key]) < len(results)]
     if partial:
         what = "launch ID and name" if by_id else "name"
         example = partial[0][1][:60] + (f" (ID {partial[0][0]})" if by_id else "")
-        warnings.append(Advice(f"{len(partial)} of {len(merged)} kernels match no kernel "
+        warnings.append(Advice(f"{len(partial)} of {len(work)} kernels match no kernel "
                                f"(by {what}) in at least one other file, e.g. {example}",
                                "were the files collected from the same run?", "merge"))
     kernels = tuple(merged.values())
@@ -241,7 +246,10 @@ def _merge_two(a: Kernel, b: Kernel, warnings: list[Advice]) -> Kernel:
 
     def factor(k: Kernel) -> float:
         if _normalised(k) and candidates:
-            return time_s / k.time_s   # rates x real duration
+            # rates (per second of kernel time) x real duration; older
+            # normalised kernels carry time_s = 1 s, newer ones NaN
+            per = k.time_s if math.isfinite(k.time_s) and k.time_s > 0 else 1.0
+            return time_s / per
         return target / k.count
 
     fa, fb = factor(a), factor(b)
