@@ -485,3 +485,18 @@ def _ncu_files() -> list[Path]:
 @given(st.data())
 def test_corrupted_ncu_files_raise_only_roofline_errors(data):
     check_random_corruption(data, _ncu_files())
+
+
+def test_instruction_roofline_counters_from_ncu():
+    header = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+              '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n')
+    row = '"0","1","app","127.0.0.1","k","1","7","(256, 1, 1)","(80, 1, 1)","0","7.0","Command line profiler metrics",'
+    text = header + "".join(f'{row}"{m}","{u}","{v}"\n' for m, u, v in [
+        ("gpu__time_duration.sum", "usecond", "10"),
+        ("smsp__inst_executed.sum", "inst", "1,000"),
+        ("smsp__thread_inst_executed.sum", "inst", "24,000"),
+        ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "", "500"),
+        ("dram__bytes.sum", "byte", "3,200")])
+    k = ncu_csv.parse(text, "inst.csv").kernels[0]
+    assert k.instructions == 1000 and k.launch["thread_instructions"] == 24000
+    assert k.transactions["shared"] == 500 and k.transactions["DRAM"] == 100

@@ -462,3 +462,11 @@ def _nvprof_files() -> list[Path]:
 @given(st.data())
 def test_corrupted_nvprof_files_raise_only_roofline_errors(data):
     check_random_corruption(data, _nvprof_files())
+
+
+def test_real_magus_instruction_roofline_counters():
+    # (shared_store 128,000 + shared_load 3,072,000) x 301 calls = 963,200,000 wavefronts;
+    # inst_executed 6,176,000 x 301 = 1,858,976,000 warp instructions (grep of the file)
+    k = read_profile(real_file(NVPROF / "leimingyu__magus__matrixMul_metrics.csv")).kernels[0]
+    assert k.transactions["shared"] == 963_200_000
+    assert k.instructions == 1_858_976_000

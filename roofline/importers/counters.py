@@ -219,6 +219,7 @@ class Counts:
     notes: list[str] = field(default_factory=list)
     has_fp_counters: bool = False   # CUDA-core FP counters (SASS opcodes, flop_count_*)
     from_rates: bool = False
+    thread_instructions: float | None = None   # instruction roofline: predication ratio
 
     def scaled(self, factor: float) -> "Counts":
         """Totals times ``factor`` (per-invocation averages -> totals)."""
@@ -228,7 +229,8 @@ class Counts:
                       {k: v * factor for k, v in self.bytes.items()},
                       {k: v * factor for k, v in self.transactions.items()},
                       None if self.instructions is None else self.instructions * factor,
-                      list(self.notes), self.has_fp_counters, self.from_rates)
+                      list(self.notes), self.has_fp_counters, self.from_rates,
+                      None if self.thread_instructions is None else self.thread_instructions * factor)
 
 
 # --------------------------------------------------------------------------
@@ -373,7 +375,7 @@ def ncu_counts(ms: MetricSet, kernel_name: str = "", cc: str | None = None) -> C
         if level in out.bytes:
             out.transactions[level] = out.bytes[level] / SECTOR_BYTES
 
-    # ---- warp instructions
+    # ---- warp and thread instructions, shared-memory wavefronts (instruction roofline)
     for base in ("smsp__inst_executed", "sm__inst_executed"):
         v = r.total(base)
         if v is not None:
@@ -383,6 +385,11 @@ def ncu_counts(ms: MetricSet, kernel_name: str = "", cc: str | None = None) -> C
         v = ms.get("Executed Instructions")
         if v is not None:
             out.instructions = v
+    out.thread_instructions = next((v for base in ("smsp__thread_inst_executed", "sm__thread_inst_executed")
+                                    if (v := r.total(base)) is not None), None)
+    shared = r.total("l1tex__data_pipe_lsu_wavefronts_mem_shared")
+    if shared is not None:
+        out.transactions["shared"] = shared
     out.from_rates = r.used_rates
     return out
 
@@ -656,4 +663,8 @@ def nvprof_counts(ms: MetricSet, device: str = "", tex_description: str = "") ->
     inst = ms.get("inst_executed")
     if inst is not None:
         out.instructions = inst
+    out.thread_instructions = ms.get("thread_inst_executed")
+    shared = pair("shared_load_transactions", "shared_store_transactions")
+    if shared is not None:
+        out.transactions["shared"] = shared
     return out

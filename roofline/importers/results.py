@@ -27,6 +27,8 @@ def kernel_from_counts(name: str, counts: Counts, *, count: int = 1, launch=None
     launch = dict(launch or {})
     if counts.time_source:
         launch["time_source"] = counts.time_source
+    if counts.thread_instructions is not None:
+        launch["thread_instructions"] = counts.thread_instructions
     return Kernel(name=name, time_s=counts.time_s, count=count, flops=counts.flops,
                   bytes=counts.bytes, instructions=counts.instructions,
                   transactions=counts.transactions, launch=launch, family=family)
