@@ -21,7 +21,7 @@ from corrupt import check_random_corruption, needs_realdata, real_file
 from roofline.errors import InputError, RooflineError
 from roofline.importers import ImportResult, read_profile
 from roofline.importers import ncu_csv
-from roofline.importers.counters import tensor_flop_per_instruction
+from roofline.importers.tensor_flops import tensor_flop_per_instruction
 from roofline.importers.ncu_csv import merge_files, merge_results
 
 NCU_CSV = REALDATA / "ncu_csv"

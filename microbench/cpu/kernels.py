@@ -119,6 +119,21 @@ def fma_flop_per_rep(precision: str, threads: int = 1) -> float:
 
 # ------------------------------------------------------------------ memory
 
+@njit(fastmath=True, cache=True, inline="always")
+def _sum_halves(x, start, n, reps):
+    """Reduction over two half-streams of x[start:start+n] (slice views)."""
+    h = n // 2
+    a = x[start:start + h]
+    b = x[start + h:start + 2 * h]
+    s0 = 0.0
+    s1 = 0.0
+    for _ in range(reps):
+        for i in range(h):
+            s0 += a[i]
+            s1 += b[i]
+    return s0 + s1
+
+
 if HAS_ASM_LOAD:
     from llvmlite import ir
     from numba.extending import intrinsic
@@ -157,18 +172,7 @@ if HAS_ASM_LOAD:
                 _load_sink(b, i + 3 * LANES_F64)
         return 0.0
 else:  # pragma: no cover - exercised on non-x86 machines only
-    @njit(fastmath=True, cache=True, inline="always")
-    def _load_block(x, start, n, reps):
-        h = n // 2
-        a = x[start:start + h]
-        b = x[start + h:start + 2 * h]
-        s0 = 0.0
-        s1 = 0.0
-        for _ in range(reps):
-            for i in range(h):
-                s0 += a[i]
-                s1 += b[i]
-        return s0 + s1
+    _load_block = _sum_halves
 
 
 @njit(cache=True)
@@ -187,16 +191,7 @@ def load_par(x, n_per_thread, reps, threads):
 @njit(fastmath=True, cache=True)
 def read_sum(x, n, reps):
     """Reduction over two half-streams of a slice view (portable read kernel)."""
-    h = n // 2
-    a = x[:h]
-    b = x[h:2 * h]
-    s0 = 0.0
-    s1 = 0.0
-    for _ in range(reps):
-        for i in range(h):
-            s0 += a[i]
-            s1 += b[i]
-    return s0 + s1
+    return _sum_halves(x, 0, n, reps)
 
 
 @njit(fastmath=True, cache=True, inline="always")

@@ -1,8 +1,10 @@
 """Profiler counters -> work, traffic and time: the rules every GPU reader shares.
 
 Readers collect a kernel's metrics into a :class:`MetricSet` (name -> value
-and unit as the file wrote them) and call :func:`ncu_counts` or
-:func:`nvprof_counts`; both return a :class:`Counts` in SI units.
+and unit as the file wrote them) and call :func:`ncu_counts` (here) or
+:func:`roofline.importers.nvprof_counters.nvprof_counts`; both return a
+:class:`Counts` in SI units. Tensor-core FLOP per instruction live in
+:mod:`roofline.importers.tensor_flops`.
 
 Work (FLOP), per precision
 --------------------------
@@ -88,6 +90,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..units import parse_number, parse_quantity, split_rate, unit_factor
+from .tensor_flops import cc_tuple, tensor_flop_per_instruction
 
 SECTOR_BYTES = 32.0
 
@@ -448,7 +451,7 @@ def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None
         if any(v is not None for v in parts.values()):
             break
     hmma, imma, dmma, total = (parts.get(k) for k in ("_op_hmma", "_op_imma", "_op_dmma", ""))
-    arch = _cc_tuple(cc)
+    arch = cc_tuple(cc)
     if dmma:
         if arch is not None and arch[0] == 8:
             out.flops["tensor_fp64"] = out.flops.get("tensor_fp64", 0.0) + 512.0 * dmma
@@ -477,194 +480,3 @@ def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None
             continue
         out.flops[precision] = out.flops.get(precision, 0.0) + per_inst * inst
         out.notes.append(f"tensor-core FLOP = {what}warp instructions x {per_inst:g} ({why})")
-
-
-_CUBLAS_SHAPE = re.compile(r"(?:^|[^a-z0-9])([hsdic])(16|8)(8)(4|8|16|32|64|128|256)gemm")
-_CUTLASS_MMA = re.compile(
-    r"arch::Mma<cutlass::gemm::GemmShape<(?:\(int\))?(\d+), ?(?:\(int\))?(\d+), ?(?:\(int\))?(\d+)>,"
-    r" ?(?:\(int\))?32, ?([\w:]+)")
-_CUTLASS_TYPES = {"cutlass::half_t": "tensor_fp16", "half": "tensor_fp16", "__half": "tensor_fp16",
-                  "cutlass::bfloat16_t": "tensor_bf16", "cutlass::tfloat32_t": "tensor_tf32",
-                  "int8_t": "tensor_int8", "signed char": "tensor_int8", "unsigned char": "tensor_int8",
-                  "cutlass::int4b_t": "tensor_int8", "double": "tensor_fp64",
-                  "cutlass::float_e4m3_t": "tensor_fp8", "cutlass::float_e5m2_t": "tensor_fp8"}
-
-
-def _cc_tuple(cc: str | None) -> tuple[int, int] | None:
-    if not cc:
-        return None
-    m = re.match(r"\s*(\d+)\.(\d+)", str(cc))
-    return (int(m.group(1)), int(m.group(2))) if m else None
-
-
-_HMMA_PRECISIONS = frozenset({"tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8"})
-
-
-def tensor_flop_per_instruction(name: str, cc: str | None, kind: str = "") -> tuple[float | None, str, str]:
-    """(FLOP per tensor-pipe warp instruction, precision key, reason) for a
-    kernel, or (None, '', why not).
-
-    ``kind`` is ``"HMMA"`` or ``"IMMA"`` when the counter says which
-    instructions were counted (``_op_hmma``/``_op_imma``), ``""`` for the
-    unsplit ``pipe_tensor`` count (DMMA already taken out). Volta's 512 FLOP
-    is an HMMA figure: on compute capability 7.2 (Xavier, which also has
-    IMMA) an unsplit count uses a shape stated in the name first and is
-    otherwise assumed to be HMMA, with a reason that says so.
-    """
-    arch = _cc_tuple(cc)
-    low = name.lower()
-    volta = "Volta HMMA: 512 FLOP per warp instruction (Yang et al. 2019)"
-    if kind != "IMMA" and (arch == (7, 0) or (arch == (7, 2) and kind == "HMMA")
-                           or (arch is None and low.startswith("volta_"))):
-        return 512.0, "tensor_fp16", volta
-    per_inst, precision, why = _shape_from_name(name, low)
-    if per_inst is not None:
-        if kind == "IMMA" and precision != "tensor_int8" or \
-                kind == "HMMA" and precision not in _HMMA_PRECISIONS:
-            return None, "", (f"is unknown: the name states a {precision.replace('tensor_', '')} "
-                              f"shape but the counter is {kind}")
-        return per_inst, precision, why
-    if arch == (7, 2) and kind == "":
-        return 512.0, "tensor_fp16", (volta + "; compute capability 7.2 also has IMMA, which this "
-                                      "unsplit count would include: assumed HMMA")
-    if why:   # a shape without its input type
-        return None, "", why
-    where = f"on compute capability {cc}" if cc else "without the compute capability"
-    return None, "", f"depends on the instruction shape, which the name does not state ({where})"
-
-
-def _shape_from_name(name: str, low: str) -> tuple[float | None, str, str]:
-    """FLOP per instruction from a CUTLASS/cuBLAS instruction shape in the
-    name: (FLOP, precision, reason), (None, '', why) when the shape is there
-    but not the type, (None, '', '') when there is no shape."""
-    m = _CUTLASS_MMA.search(name)
-    if m:
-        mm, nn, kk = (int(g) for g in m.group(1, 2, 3))
-        precision = _CUTLASS_TYPES.get(m.group(4))
-        if precision and nn == 8 and mm in (8, 16):
-            return 2.0 * mm * nn * kk, precision, f"CUTLASS instruction shape m{mm}n{nn}k{kk} in the name"
-    m = _CUBLAS_SHAPE.search(low)
-    if m:
-        prefix, mm, nn, kk = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
-        if "bf16" in low:
-            precision = "tensor_bf16"
-        elif "tf32" in low:
-            precision = "tensor_tf32"
-        elif prefix == "i" or "int8" in low or "_i8" in low:
-            precision = "tensor_int8"
-        elif prefix == "d":
-            precision = "tensor_fp64"
-        elif prefix == "h" or "fp16" in low or "f16" in low:
-            precision = "tensor_fp16"
-        else:
-            precision = ""
-        if precision:
-            return 2.0 * mm * nn * kk, precision, f"instruction shape m{mm}n{nn}k{kk} in the name"
-        return None, "", "depends on the input type, which the name does not state"
-    return None, "", ""
-
-
-# --------------------------------------------------------------------------
-# nvprof
-# --------------------------------------------------------------------------
-
-_KEPLER_NAME = re.compile(
-    r"\btesla k\d|\bgrid k\d|\bgeforce gtx (6\d\d|7[6-9]\d)\b|\bgtx titan( black| z)?$"
-    r"|\bquadro k(?!620\b|1200\b|2200\b)\d{3,4}|\btegra k1\b|\bgk\d{2,3}")
-
-
-def is_kepler(device: str = "", tex_description: str = "") -> bool | None:
-    """Whether an nvprof file comes from a Kepler GPU (compute capability
-    3.x): from the description nvprof gives ``tex_cache_transactions``
-    (Kepler: texture cache; Maxwell on: "Unified Cache"), else from the
-    device name (``Tesla K40c``, ``GeForce GTX 780``); None when neither says."""
-    d = tex_description.strip().lower()
-    if "unified" in d:
-        return False
-    if "texture" in d:
-        return True
-    name = re.sub(r"\s*\(\d+\)$", "", device.strip().lower())
-    if not name:
-        return None
-    return bool(_KEPLER_NAME.search(name))
-
-
-def nvprof_counts(ms: MetricSet, device: str = "", tex_description: str = "") -> Counts:
-    """Apply the nvprof rules to one kernel's per-invocation metrics/events.
-
-    ``device`` (the Device column) and ``tex_description`` (the Metric
-    Description of ``tex_cache_transactions``) tell a Kepler GPU, whose
-    texture/read-only loads are counted in ``tex_cache_transactions`` and
-    not in ``gld_transactions`` (see :func:`is_kepler`)."""
-    out = Counts()
-    for tag, precision in (("dp", "fp64"), ("sp", "fp32"), ("hp", "fp16")):
-        v = ms.get(f"flop_count_{tag}")
-        if v is None:
-            parts = {op: ms.get(f"flop_count_{tag}_{op}") for op in ("add", "mul", "fma")}
-            if any(p is not None for p in parts.values()):
-                v = (parts["add"] or 0.0) + (parts["mul"] or 0.0) + 2.0 * (parts["fma"] or 0.0)
-                missing = [op for op, p in parts.items() if p is None]
-                if missing:
-                    out.notes.append(f"{precision} work lacks flop_count_{tag}_"
-                                     f"{'/'.join(missing)}: a lower bound")
-        if v is not None:
-            out.has_fp_counters = True
-            out.flops[precision] = v
-
-    def pair(a: str, b: str, scale: float = 1.0) -> float | None:
-        va, vb = ms.get(a), ms.get(b)
-        if va is None and vb is None:
-            return None
-        if va is None or vb is None:
-            out.notes.append(f"{b if va is None else a} without {a if va is None else b}: "
-                             "a lower bound")
-        return ((va or 0.0) + (vb or 0.0)) * scale
-
-    dram = pair("dram_read_bytes", "dram_write_bytes")
-    if dram is None:
-        dram = pair("dram_read_transactions", "dram_write_transactions", SECTOR_BYTES)
-    if dram is None:   # Kepler events: per-subpartition frame-buffer sectors
-        rd = [ms.get(n) for n in ms.names() if re.fullmatch(r"fb_subp\d+_read_sectors", n)]
-        wr = [ms.get(n) for n in ms.names() if re.fullmatch(r"fb_subp\d+_write_sectors", n)]
-        if rd or wr:
-            dram = sum(v or 0.0 for v in rd + wr) * SECTOR_BYTES
-            if not rd or not wr:
-                out.notes.append(f"DRAM bytes count only {'reads' if rd else 'writes'} "
-                                 "(fb_subp*_read/write_sectors): a lower bound")
-    if dram is not None:
-        out.bytes["DRAM"] = dram
-        out.transactions["DRAM"] = dram / SECTOR_BYTES
-    l2 = pair("l2_read_transactions", "l2_write_transactions")
-    if l2 is not None:
-        out.transactions["L2"] = l2
-        out.bytes["L2"] = l2 * SECTOR_BYTES
-    l1 = pair("gld_transactions", "gst_transactions")
-    tex = ms.get("tex_cache_transactions")
-    if tex is not None and l1 is not None:
-        kepler = is_kepler(device, tex_description)
-        if kepler:
-            # Kepler: __ldg/texture loads take the texture path, which
-            # gld_transactions does not count; Maxwell on, the unified cache
-            # counts global loads in both, so adding would count them twice
-            l1 += tex
-            out.notes.append("L1 bytes include tex_cache_transactions (Kepler texture/read-only "
-                             "loads, which gld_transactions misses)")
-        elif kepler is None:
-            out.notes.append("tex_cache_transactions not added to L1 bytes: the file does not say "
-                             "whether the GPU is a Kepler (where they are loads gld_transactions "
-                             "misses) or later (where they overlap gld_transactions)")
-    if l1 is not None:
-        out.transactions["L1"] = l1
-        out.bytes["L1"] = l1 * SECTOR_BYTES
-        if l2 is not None and l1 < l2:
-            out.notes.append("L1 bytes are below L2 bytes: the L1 counters miss some loads "
-                             "(texture/read-only path, or 128-byte L1 lines counted once): "
-                             "a lower bound")
-    inst = ms.get("inst_executed")
-    if inst is not None:
-        out.instructions = inst
-    out.thread_instructions = ms.get("thread_inst_executed")
-    shared = pair("shared_load_transactions", "shared_store_transactions")
-    if shared is not None:
-        out.transactions["shared"] = shared
-    return out

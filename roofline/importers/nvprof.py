@@ -12,7 +12,7 @@ the file (CSV with ``--csv`` or plain text; the file is split into tables by
   (``--print-api-trace``) are summed into ``api_s``;
 * ``--metrics``/``--events`` (also both in one file, two sections): one kernel
   per name, counters x invocations through
-  :func:`roofline.importers.counters.nvprof_counts`; no time, so merge with a
+  :func:`roofline.importers.nvprof_counters.nvprof_counts`; no time, so merge with a
   summary or trace of the same run (:func:`merge_results`).
 
 One run per file: a log holding several (more than one ``==PID== Profiling
@@ -44,7 +44,8 @@ from ..errors import InputError
 from ..model import Kernel
 from ..units import parse_quantity, unit_factor
 from .base import ImportResult, ProgramTime, Reader, read_text, register
-from .counters import Metric, MetricSet, nvprof_counts
+from .counters import Metric, MetricSet
+from .nvprof_counters import nvprof_counts
 from .results import advice_for, family_for, merge_results
 from .nvprof_tables import Table, tables
 
