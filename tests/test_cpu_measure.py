@@ -226,8 +226,15 @@ TINY = dict(max_bytes=32 << 20, steps_per_octave=2, triad_steps_per_octave=1, mi
 @needs_numba
 @pytest.mark.slow
 def test_tiny_real_calibration():
+    import dataclasses
+    from roofline.microbench.cpu.cpuinfo import cpu_info
     from roofline.microbench.cpu.run import CpuPlan, measure_cpu
-    dev = measure_cpu(plan=CpuPlan(**TINY), name="tiny")
+    # the caches are injected: a 16 MiB LLC puts the 32 MiB sweep below 4x it
+    # on every machine (a real 8 MiB LLC made 4x exactly 32 MiB)
+    caches = (L.OsCache(1, "Data", 32 << 10), L.OsCache(2, "Unified", 1 << 20),
+              L.OsCache(3, "Unified", 16 << 20, shared_cpus=2))
+    info = dataclasses.replace(cpu_info(), os_caches=caches)
+    dev = measure_cpu(plan=CpuPlan(**TINY), name="tiny", info=info)
     assert dev.kind == "cpu" and dev.name == "tiny"
     assert set(dev.compute) == {"fp64", "fp32"}
     clock = dev.clocks_hz["core"]

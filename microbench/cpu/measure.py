@@ -38,7 +38,7 @@ from ...model import Device
 from .. import levels as _levels
 from ..timing import Samples, geometric_sizes, measure, per_call_seconds
 from .assemble import MiB, build_device, fmt_bytes
-from .cpuinfo import configure_numba_environment, cpu_info
+from .cpuinfo import CpuInfo, configure_numba_environment, cpu_info
 
 
 @dataclass(frozen=True)
@@ -131,16 +131,18 @@ class _Progress:
 
 def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                 plan: CpuPlan | None = None,
-                clock: Callable[[], float] = time.perf_counter) -> Device:
+                clock: Callable[[], float] = time.perf_counter,
+                info: CpuInfo | None = None) -> Device:
     """Measure this CPU in the calling process and return a Device(kind="cpu").
 
     ``progress``: truthy shows a tqdm bar on stderr. ``plan`` overrides
-    ``quick`` (tests use a tiny plan). Raises MeasurementError when numba
-    is missing.
+    ``quick`` (tests use a tiny plan); ``info`` overrides what the OS
+    reports (tests inject cache sizes so thresholds do not depend on the
+    machine). Raises MeasurementError when numba is missing.
     """
     wall0 = time.perf_counter()
     plan = plan or (CpuPlan.quick() if quick else CpuPlan.full())
-    info = cpu_info()
+    info = info or cpu_info()
     threads = plan.threads or info.threads
     env_applied = configure_numba_environment(info, threads)
     try:
