@@ -200,6 +200,8 @@ class Kernel:
     family: str = ""
     variant: str = ""
     modelled: bool = False
+    operator: str = ""  # the framework operator behind it (aten::addmm), when the trace says
+    threads: int | None = None  # CPU threads it ran on; None: all cores (or not known)
 
     def __post_init__(self):
         object.__setattr__(self, "flops", _frozen(self.flops))
@@ -221,7 +223,8 @@ class KernelSet:
     """
 
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
-                 families=None, variants=None, instructions=None, transactions=None):
+                 families=None, variants=None, instructions=None, transactions=None,
+                 modelled=None, operators=None, threads=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -232,6 +235,13 @@ class KernelSet:
         self.variants = np.asarray([""] * n if variants is None else variants, dtype=object)
         self.instructions = None if instructions is None else _column(instructions, n, "instructions")
         self.transactions = {k: _column(v, n, f"transactions[{k}]") for k, v in (transactions or {}).items()}
+        # Work from a cost or operator model rather than counters.
+        self.modelled = np.zeros(n, dtype=bool) if modelled is None else np.asarray(modelled, dtype=bool)
+        self.operators = np.asarray([""] * n if operators is None else operators, dtype=object)
+        if self.modelled.shape != (n,) or self.operators.shape != (n,):
+            raise ValueError(f"modelled/operators must have shape ({n},)")
+        # CPU threads each kernel ran on (NaN: all cores or not known).
+        self.threads = _column(np.full(n, math.nan) if threads is None else threads, n, "threads")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -254,6 +264,9 @@ class KernelSet:
             variants=[k.variant for k in ks],
             instructions=[nan if k.instructions is None else k.instructions for k in ks] if has_inst else None,
             transactions={lv: [k.transactions.get(lv, nan) for k in ks] for lv in tx_levels},
+            modelled=[k.modelled for k in ks],
+            operators=[k.operator for k in ks],
+            threads=[nan if k.threads is None else k.threads for k in ks],
         )
 
     def kernels(self) -> list[Kernel]:
@@ -265,7 +278,9 @@ class KernelSet:
                 bytes={lv: float(v[i]) for lv, v in self.bytes.items() if not math.isnan(v[i])},
                 instructions=None if self.instructions is None or math.isnan(self.instructions[i]) else float(self.instructions[i]),
                 transactions={lv: float(v[i]) for lv, v in self.transactions.items() if not math.isnan(v[i])},
-                family=str(self.families[i]), variant=str(self.variants[i])))
+                family=str(self.families[i]), variant=str(self.variants[i]),
+                modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
+                threads=None if math.isnan(self.threads[i]) else int(self.threads[i])))
         return out
 
     def work(self) -> np.ndarray:

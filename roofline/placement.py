@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compulsory import place_compulsory
+from .cores import one_core_device
 from .errors import Advice
 from .model import Device, KernelSet
 
@@ -70,6 +72,21 @@ class Placements:
 
     # Kept as small integer codes: object arrays of strings would cost more
     # than the whole placement for a million kernels.
+    @property
+    def roof_device(self) -> Device:
+        """The device whose roofs the kernels are compared with: its one-core
+        roofs when every kernel ran on one thread."""
+        threads = self.kernels.threads
+        if len(threads) and np.all(threads == 1):
+            return one_core_device(self.device) or self.device
+        return self.device
+
+    @property
+    def mixed_threads(self) -> bool:
+        """Some kernels ran on one thread and others on all cores."""
+        single = self.kernels.threads == 1
+        return bool(single.any() and not single.all())
+
     @property
     def limiter(self) -> np.ndarray:
         names = np.array(self.limiter_names + ("",), dtype=object)
@@ -129,6 +146,8 @@ class Placements:
                 "name": str(ks.names[i]),
                 "family": str(ks.families[i]) or None,
                 "variant": str(ks.variants[i]) or None,
+                "operator": str(ks.operators[i]) or None,
+                "modelled": bool(ks.modelled[i]),
                 "count": int(ks.count[i]),
                 "time_s": _num(ks.time_s[i]),
                 "flops": _num(self.work[i]),
@@ -152,7 +171,10 @@ def _num(x) -> float | None:
 
 
 def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placements:
-    """Place every kernel on ``device``'s rooflines and classify it."""
+    """Place every kernel on ``device``'s rooflines and classify it.
+    Modelled kernels' compulsory bytes are first put on the level that holds
+    their working set (:func:`roofline.compulsory.place_compulsory`)."""
+    kernels = place_compulsory(kernels, device)
     n = len(kernels)
     warnings: list[Advice] = []
     no_flop_family = np.zeros(n, dtype=bool)
@@ -163,6 +185,12 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
 
     t_compute = _compute_time(kernels, device)
     t_levels, intensity = _level_times(kernels, device, work, warnings)
+    one = one_core_device(device) if np.any(kernels.threads == 1) else None
+    if one is not None:  # kernels that ran on one thread go on the one-core roofs
+        single = kernels.threads == 1
+        t_compute = np.where(single, _compute_time(kernels, one), t_compute)
+        t_one, _ = _level_times(kernels, one, work, [])
+        t_levels = {lv: np.where(single, t_one[lv], t) if lv in t_one else t for lv, t in t_levels.items()}
 
     stack = np.vstack([t_compute] + list(t_levels.values()))
     limiter_names = ("compute",) + tuple(t_levels)
@@ -234,6 +262,12 @@ def _warn_substituted(kernels, device, warnings):
 
 def _warn_missing(kernels, work, known, no_flop_family, warnings):
     no_counters = ~known
+    unmodelled_ops = no_counters & (kernels.operators != "")
+    if unmodelled_ops.any():
+        warnings.append(Advice(
+            f"{int(unmodelled_ops.sum())} operator row(s) have no operator model and cannot be placed",
+            "they are listed as unknown; the report's operator table shows their time", subject="models"))
+    no_counters &= kernels.operators == ""
     if no_counters.any():
         warnings.append(Advice(
             f"{int(no_counters.sum())} kernel(s) have neither FLOP nor byte counters and cannot be placed",

@@ -22,6 +22,9 @@ from .units import format_si
 
 
 
+MODELLED_EDGE = "#222222"
+
+
 def short_name(name: str, width: int = 34) -> str:
     """Kernel name without return type, anonymous namespaces, template
     arguments and parameter list."""
@@ -61,7 +64,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     ax.grid(True, which="major", alpha=0.3)
     ax.grid(True, which="minor", alpha=0.08)
     method = p.device.provenance.get("method", "")
-    ax.set_title(title or f"{view.capitalize()} roofline on {p.device.name}"
+    ax.set_title(title or f"{view.capitalize()} roofline on {p.roof_device.name}"
                  + (f" ({method})" if method else ""))
     _legend(ax, p, shown, view)
     _note_unplotted(ax, p, shown)
@@ -89,8 +92,8 @@ def _limits(p: Placements, shown):
     xs = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in shown.values()] or [np.array([])])
     y = p.achieved_flop_s
     ys = y[np.isfinite(y) & (y > 0)]
-    peak = max(c.value for c in p.device.compute.values())
-    ridges = [p.device.ridge_point(lv) for lv in p.device.memory]
+    peak = max(c.value for c in p.roof_device.compute.values())
+    ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory]
     lo_x = min([0.01] + list(xs / 3) + [r / 30 for r in ridges])
     hi_x = max([100.0] + list(xs * 3) + [r * 10 for r in ridges])
     lo_y = min([peak / 1e4] + list(ys / 3))
@@ -98,7 +101,7 @@ def _limits(p: Placements, shown):
 
 
 def _draw_ceilings(ax, p: Placements, xlim) -> None:
-    device = p.device
+    device = p.roof_device
     # Roofs for the precisions the kernels use; the device's peak only when
     # no kernel has a FLOP counter. Bandwidth lines meet the highest of these.
     used = {device.compute_key(k) for k, v in p.kernels.flops.items() if np.nansum(v) > 0}
@@ -124,6 +127,27 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
             ax.annotate(f"{ridge:.3g}", (ridge, top), textcoords="offset points", xytext=(0, -12),
                         ha="center", fontsize=7, color=color)
         _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color)
+    if p.mixed_threads:
+        _draw_one_core(ax, p, roofs[0][0], xlim)
+
+
+def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
+    """Dashed one-core compute and DRAM roofs, for the single-threaded
+    kernels among multi-threaded ones."""
+    from .cores import one_core_device
+    one = one_core_device(p.device)
+    if one is None or key not in one.compute:
+        return
+    top = one.compute[key].value
+    ax.axhline(top, color="#777777", lw=0.9, ls=":", zorder=2)
+    ax.text(xlim[0] * 1.3, top * 1.08, f"1 core: {key.upper()} {format_si(top, 'FLOP/s')}",
+            ha="left", va="bottom", fontsize=8, color="#555555")
+    lv = "DRAM" if "DRAM" in one.memory else next(iter(one.memory), None)
+    if lv is None:
+        return
+    bw = one.memory[lv].bytes_s
+    xs = np.array([xlim[0], min(top / bw, xlim[1])])
+    ax.plot(xs, xs * bw, color="#777777", lw=0.9, ls=":", zorder=2)
 
 
 def _label_diagonal(ax, xs, bw, text, color) -> None:
@@ -154,10 +178,13 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top) -> None:
         segments = [[(np.nanmin(xs[:, i]), y[i]), (np.nanmax(xs[:, i]), y[i])] for i in joined]
         ax.add_collection(LineCollection(segments, colors=list(colors[joined]), linewidths=0.6,
                                          alpha=0.5, zorder=3))
+    # Modelled work gets a dark edge: its bytes are compulsory bytes, so the
+    # point is an upper bound on intensity (it may sit further left).
+    edges = np.where(p.kernels.modelled, MODELLED_EDGE, "white")
     for lv, x in shown.items():
         draw = np.isfinite(x)
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),
-                   marker=LEVEL_MARKER.get(lv, "o"), edgecolors="white", linewidths=0.6,
+                   marker=LEVEL_MARKER.get(lv, "o"), edgecolors=list(edges[draw]), linewidths=0.9,
                    alpha=alpha, zorder=4)
     _label_top(ax, p, shown, y, time, label_top)
 
@@ -197,6 +224,9 @@ def _legend(ax, p, shown, view) -> None:
         handles += [Line2D([], [], ls="", marker=LEVEL_MARKER.get(lv, "o"), color="#555555",
                            label=f"intensity at {lv}") for lv, x in shown.items() if np.isfinite(x).any()]
     handles.append(Line2D([], [], ls="", marker="o", color="#bbbbbb", ms=9, label="size = share of time"))
+    if p.kernels.modelled.any():
+        handles.append(Line2D([], [], ls="", marker="o", color="#bbbbbb", markeredgecolor=MODELLED_EDGE, ms=9,
+                              markeredgewidth=1.2, label="dark edge = modelled work\n(intensity is an upper bound)"))
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
 
 

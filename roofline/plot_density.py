@@ -83,6 +83,17 @@ def _sum(codes, n, values) -> np.ndarray:
     return np.where(seen > 0, total, math.nan)
 
 
+def _common(codes, n, values) -> np.ndarray:
+    """Per group, the value all members share (NaN when they differ or none has one)."""
+    lo = np.full(n, np.inf)
+    hi = np.full(n, -np.inf)
+    finite = np.isfinite(values)
+    np.minimum.at(lo, codes[finite], values[finite])
+    np.maximum.at(hi, codes[finite], values[finite])
+    known = np.bincount(codes, weights=finite.astype(float), minlength=n) == np.bincount(codes, minlength=n)
+    return np.where(known & (lo == hi), lo, math.nan)
+
+
 def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
     """One row per group (see :func:`group_keys`), columns summed.
 
@@ -102,6 +113,14 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
         mixed = np.bincount(codes, weights=differs.astype(float), minlength=n) > 0
         variants[mixed] = ""
     names = fams[first] if by == "family" else ks.names[first]
+    # A group is modelled when all its members are; it names an operator
+    # only when all its members came from the same one.
+    modelled = np.bincount(codes, weights=ks.modelled.astype(float), minlength=n) == np.bincount(codes, minlength=n)
+    operators = ks.operators[first].copy()
+    if len(ks):
+        op_codes, _ = factorize(ks.operators)
+        mixed_op = np.bincount(codes, weights=(op_codes != op_codes[first][codes]).astype(float), minlength=n) > 0
+        operators[mixed_op] = ""
     return KernelSet(
         names=names, time_s=_sum(codes, n, ks.time_s),
         count=np.bincount(codes, weights=ks.count, minlength=n),
@@ -109,7 +128,8 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
         bytes={lv: _sum(codes, n, v) for lv, v in ks.bytes.items()},
         families=fams[first], variants=variants,
         instructions=None if ks.instructions is None else _sum(codes, n, ks.instructions),
-        transactions={lv: _sum(codes, n, v) for lv, v in ks.transactions.items()})
+        transactions={lv: _sum(codes, n, v) for lv, v in ks.transactions.items()},
+        modelled=modelled, operators=operators, threads=_common(codes, n, ks.threads))
 
 
 def condense(ks: KernelSet, max_points: int = MAX_MARKERS, grouped: KernelSet | None = None) -> KernelSet:
@@ -136,7 +156,8 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         flops={p: v[idx] for p, v in ks.flops.items()}, bytes={lv: v[idx] for lv, v in ks.bytes.items()},
         families=ks.families[idx], variants=ks.variants[idx],
         instructions=None if ks.instructions is None else ks.instructions[idx],
-        transactions={lv: v[idx] for lv, v in ks.transactions.items()})
+        transactions={lv: v[idx] for lv, v in ks.transactions.items()},
+        modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx])
 
 
 def concat(sets) -> KernelSet:
@@ -158,7 +179,10 @@ def concat(sets) -> KernelSet:
         families=np.concatenate([s.families for s in sets]), variants=np.concatenate([s.variants for s in sets]),
         instructions=np.concatenate([s.instructions if s.instructions is not None else np.full(m, math.nan)
                                      for s, m in zip(sets, n)]) if has_inst else None,
-        transactions=col(lambda s: s.transactions, tx))
+        transactions=col(lambda s: s.transactions, tx),
+        modelled=np.concatenate([s.modelled for s in sets]),
+        operators=np.concatenate([s.operators for s in sets]),
+        threads=np.concatenate([s.threads for s in sets]))
 
 
 def draw_density(ax, x, y, bins: int = DENSITY_BINS, weights=None, label: str = "kernel rows per cell",

@@ -74,6 +74,45 @@ class FamilyRow:
 
 
 @dataclass(frozen=True)
+class OperatorRow:
+    """One framework operator (aten::addmm ...) over every kernel row it
+    launched (GPU) or ran as (CPU)."""
+
+    operator: str
+    rows: int
+    calls: int
+    time_s: float
+    share: float
+    flop_s: float | None
+    efficiency: float | None
+    bound: str
+    modelled: float            # share of its time with work from an operator model
+
+
+@dataclass(frozen=True)
+class SplitRow:
+    """Time of one kind of work: GEMM, convolution, attention, ..."""
+
+    category: str
+    rows: int
+    calls: int
+    time_s: float
+    share: float
+
+
+# Kernel families by the kind of work the seeds' BERT lecture splits time into.
+SPLIT_OF_FAMILY = {
+    "gemm": "GEMM",
+    "implicit_gemm": "convolution", "explicit_gemm": "convolution", "winograd": "convolution",
+    "fft": "convolution", "conv_custom": "convolution", "convolution": "convolution",
+    "attention": "attention",
+    "normalization": "normalisation", "softmax": "normalisation",
+    "elementwise": "element-wise", "copy": "element-wise",
+}
+SPLIT_ORDER = ("GEMM", "convolution", "attention", "normalisation", "element-wise", "other")
+
+
+@dataclass(frozen=True)
 class VariantRow:
     kernel: str
     variant: str
@@ -172,41 +211,57 @@ class Report:
         name), from every row: time, calls, names, FLOP/s, % of roof, and
         the bound class with the most time."""
         from .plot_density import factorize, group_keys, kernel_families
-        p = self.placements
-        ks = p.kernels
+        ks = self.placements.kernels
         g = self.grouped.kernels
         row_group = self.row_group if self.row_group is not None else group_keys(ks, "variant")[0]
         group_fam, fams = factorize(kernel_families(g))  # families of the groups, then of the rows
         fam_codes = group_fam[row_group]
         nf = len(fams)
-        time = ks.time_s
-        timed = np.isfinite(time)
-        t = np.nan_to_num(time)
-        total_t = np.bincount(fam_codes, weights=t, minlength=nf)
-        calls = np.bincount(fam_codes, weights=ks.count, minlength=nf)
         name_codes, names = factorize(g.names)
         pairs = np.unique(group_fam * max(len(names), 1) + name_codes)
         n_names = np.bincount(pairs // max(len(names), 1), minlength=nf)
-        has_work = timed & np.isfinite(p.work) & (p.work > 0)
-        work = np.bincount(fam_codes, weights=np.where(has_work, p.work, 0.0), minlength=nf)
-        work_t = np.bincount(fam_codes, weights=np.where(has_work, t, 0.0), minlength=nf)
-        roofed = timed & np.isfinite(p.roofline_time_s)
-        roof = np.bincount(fam_codes, weights=np.where(roofed, p.roofline_time_s, 0.0), minlength=nf)
-        roof_t = np.bincount(fam_codes, weights=np.where(roofed, t, 0.0), minlength=nf)
-        lab_codes, lab_names = _fine_label_codes(p)
-        by = np.bincount(fam_codes * len(lab_names) + lab_codes, weights=t,
-                         minlength=nf * len(lab_names)).reshape(nf, len(lab_names))
-        grand = t.sum()
-        rows = []
-        for f in range(nf):
-            j = int(np.argmax(by[f]))
-            rows.append(FamilyRow(
-                family=str(fams[f]), names=int(n_names[f]), calls=int(calls[f]), time_s=float(total_t[f]),
-                share=float(total_t[f] / grand) if grand else 0.0,
-                flop_s=float(work[f] / work_t[f]) if work_t[f] > 0 else None,
-                efficiency=float(roof[f] / roof_t[f]) if roof_t[f] > 0 else None,
-                bound=str(lab_names[j]), bound_share=float(by[f, j] / total_t[f]) if total_t[f] > 0 else 0.0))
+        st = _group_stats(self.placements, fam_codes, nf)
+        rows = [FamilyRow(family=str(fams[f]), names=int(n_names[f]), calls=st.calls[f], time_s=st.time_s[f],
+                          share=st.share[f], flop_s=st.flop_s[f], efficiency=st.efficiency[f],
+                          bound=st.bound[f], bound_share=st.bound_share[f]) for f in range(nf)]
         return sorted(rows, key=lambda r: -r.time_s)
+
+    def operator_rows(self) -> list[OperatorRow]:
+        """Per framework operator (rows whose trace named one), by time."""
+        from .plot_density import factorize
+        p = self.placements
+        ks = p.kernels
+        has = ks.operators != ""
+        if not has.any():
+            return []
+        idx = np.flatnonzero(has)
+        codes, ops = factorize(ks.operators[idx])
+        st = _group_stats(p, codes, len(ops), rows=idx, grand=float(np.nansum(ks.time_s)))
+        t = np.nan_to_num(ks.time_s[idx])
+        modelled_t = np.bincount(codes, weights=np.where(ks.modelled[idx], t, 0.0), minlength=len(ops))
+        n_rows = np.bincount(codes, minlength=len(ops))
+        out = [OperatorRow(operator=str(ops[o]), rows=int(n_rows[o]), calls=st.calls[o], time_s=st.time_s[o],
+                           share=st.share[o], flop_s=st.flop_s[o], efficiency=st.efficiency[o], bound=st.bound[o],
+                           modelled=float(modelled_t[o] / st.time_s[o]) if st.time_s[o] > 0 else 0.0)
+               for o in range(len(ops))]
+        return sorted(out, key=lambda r: -r.time_s)
+
+    def work_split(self) -> list[SplitRow]:
+        """Time by kind of work (GEMM, convolution, attention,
+        normalisation, element-wise, other), from the kernels' families."""
+        from .plot_density import kernel_families
+        ks = self.placements.kernels
+        cats = np.array([SPLIT_OF_FAMILY.get(str(f), "other") for f in kernel_families(ks)], dtype=object)
+        codes = np.array([SPLIT_ORDER.index(c) for c in cats], dtype=np.int64)
+        n = len(SPLIT_ORDER)
+        t = np.nan_to_num(ks.time_s)
+        time = np.bincount(codes, weights=t, minlength=n)
+        calls = np.bincount(codes, weights=ks.count, minlength=n)
+        rows = np.bincount(codes, minlength=n)
+        grand = time.sum()
+        return [SplitRow(category=c, rows=int(rows[i]), calls=int(calls[i]), time_s=float(time[i]),
+                         share=float(time[i] / grand) if grand else 0.0)
+                for i, c in enumerate(SPLIT_ORDER) if rows[i]]
 
     def chains(self):
         from .plot_variants import variant_chains
@@ -462,6 +517,52 @@ def _collect(inputs):
             raise RooflineError(f"cannot report on {type(item).__name__}: give profile paths, "
                                 "ImportResults, KernelSets or Kernels")
     return results, kernels, sets
+
+
+@dataclass(frozen=True)
+class _Stats:
+    calls: list
+    time_s: list
+    share: list
+    flop_s: list
+    efficiency: list
+    bound: list
+    bound_share: list
+
+
+def _group_stats(p: Placements, codes: np.ndarray, n: int, rows=None, grand: float | None = None) -> _Stats:
+    """Per group of rows (``codes`` for the rows at ``rows``, all by
+    default): calls, time, share of ``grand`` (all time), achieved FLOP/s
+    over members with work, roofline time over measured time, and the fine
+    bound class with the most time."""
+    ks = p.kernels
+    sel = slice(None) if rows is None else rows
+    time = ks.time_s[sel]
+    timed = np.isfinite(time)
+    t = np.nan_to_num(time)
+    total_t = np.bincount(codes, weights=t, minlength=n)
+    calls = np.bincount(codes, weights=ks.count[sel], minlength=n)
+    work_all = p.work[sel]
+    has_work = timed & np.isfinite(work_all) & (work_all > 0)
+    work = np.bincount(codes, weights=np.where(has_work, work_all, 0.0), minlength=n)
+    work_t = np.bincount(codes, weights=np.where(has_work, t, 0.0), minlength=n)
+    roof_all = p.roofline_time_s[sel]
+    roofed = timed & np.isfinite(roof_all)
+    roof = np.bincount(codes, weights=np.where(roofed, roof_all, 0.0), minlength=n)
+    roof_t = np.bincount(codes, weights=np.where(roofed, t, 0.0), minlength=n)
+    lab_codes, lab_names = _fine_label_codes(p)
+    lab_codes = lab_codes[sel]
+    by = np.bincount(codes * len(lab_names) + lab_codes, weights=t,
+                     minlength=n * len(lab_names)).reshape(n, len(lab_names))
+    grand = float(t.sum()) if grand is None else grand
+    best = np.argmax(by, axis=1) if n else np.zeros(0, dtype=int)
+    return _Stats(
+        calls=[int(c) for c in calls], time_s=[float(x) for x in total_t],
+        share=[float(x / grand) if grand else 0.0 for x in total_t],
+        flop_s=[float(work[f] / work_t[f]) if work_t[f] > 0 else None for f in range(n)],
+        efficiency=[float(roof[f] / roof_t[f]) if roof_t[f] > 0 else None for f in range(n)],
+        bound=[str(lab_names[best[f]]) for f in range(n)],
+        bound_share=[float(by[f, best[f]] / total_t[f]) if total_t[f] > 0 else 0.0 for f in range(n)])
 
 
 def _instruction_roofline(r: Report):

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .report import Report
 
 SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("variants", "Variants"),
-            ("families", "Families"), ("instruction", "Instruction roofline"),
+            ("families", "Families"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
             ("overhead", "Overhead"), ("warnings", "Warnings"))
 
 
@@ -89,8 +89,8 @@ class _HtmlWriter:
                  f'<p class="sub">{_e(r.device.name)} · {len(r.placements):,} kernel rows from '
                  f"{_e(', '.join(Path(s).name for s in r.sources) or 'the given kernels')}</p>",
                  "<nav>" + "".join(f'<a href="#rr-{k}">{_e(t)}</a>' for k, t in SECTIONS) + "</nav>"]
-        parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.instruction(),
-                  self.overhead(), self.warnings()]
+        parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.operators(),
+                  self.instruction(), self.overhead(), self.warnings()]
         from . import __version__
         parts.append(f"<footer>roofline {_e(__version__)} · device profile: "
                      f"{_e(r.device.provenance.get('method', 'unknown'))} · all times are kernel (GPU) "
@@ -151,6 +151,32 @@ class _HtmlWriter:
                 "measured time of the members that have a roof; bound is the class with the most time.</p>"
                 + _table(["family", "names", "calls", "time", "share", "FLOP/s", "% of roof", "main bound"],
                          rows, left={0, 7}) + "</section>")
+
+    def operators(self) -> str:
+        out = ['<section id="rr-operators"><h2>Operators</h2>']
+        split = self.r.work_split()
+        out.append("<h3>Time by kind of work</h3>")
+        out.append(_table(["kind", "kernel rows", "calls", "time", "share"],
+                          [[_e(c.category), f"{c.rows:,}", f"{c.calls:,}", _e(_t(c.time_s)), _e(_pct(c.share))]
+                           for c in split], compact=True))
+        ops = self.r.operator_rows()
+        if not ops:
+            out.append('<p class="note">The profile names no framework operators (a PyTorch trace recorded '
+                       "with <code>record_shapes=True</code> does).</p></section>")
+            return "\n".join(out)
+        shown = ops[: 2 * self.r.top]
+        out.append("<h3>Per operator</h3><p>Work from the operator models where <i>modelled</i> is above 0: "
+                   "FLOPs of the direct algorithm and the compulsory bytes (every input read once, every "
+                   "output written once), a lower bound on traffic, so each point is an upper bound on "
+                   "intensity. Operators with no model stay <i>no counters</i>.</p>")
+        out.append(_table(["operator", "calls", "time", "share", "FLOP/s", "% of roof", "main bound", "modelled"],
+                          [[_e(o.operator), f"{o.calls:,}", _e(_t(o.time_s)), _e(_pct(o.share)), _e(_rate(o.flop_s)),
+                            _e(_pct(o.efficiency, 0)), _e(o.bound), _e(_pct(o.modelled, 0))] for o in shown],
+                          left={0, 6}))
+        if len(ops) > len(shown):
+            out.append(f'<p class="note">{len(ops) - len(shown):,} more operators with less time.</p>')
+        out.append("</section>")
+        return "\n".join(out)
 
     def variants(self) -> str:
         tables = self.r.variant_rows()

@@ -72,6 +72,16 @@ def render_markdown(r: Report, images: dict[str, str]) -> str:
         ["family", "names", "calls", "time", "share", "FLOP/s", "% of roof", "main bound"],
         [[_md_text(f.family), f"{f.names:,}", f"{f.calls:,}", _t(f.time_s), _pct(f.share), _rate(f.flop_s),
           _pct(f.efficiency, 0), f"{_md_text(f.bound)}, {_pct(f.bound_share, 0)}"] for f in r.family_rows()])]
+    out += ["## Operators", "", "### Time by kind of work", "", _md_table(
+        ["kind", "kernel rows", "calls", "time", "share"],
+        [[_md_text(c.category), f"{c.rows:,}", f"{c.calls:,}", _t(c.time_s), _pct(c.share)] for c in r.work_split()])]
+    ops = r.operator_rows()
+    if ops:
+        out += ["### Per operator", "", "Modelled work: direct-algorithm FLOPs and compulsory bytes "
+                "(a lower bound on traffic, so an upper bound on intensity).", "", _md_table(
+                    ["operator", "calls", "time", "share", "FLOP/s", "% of roof", "main bound", "modelled"],
+                    [[_md_code(o.operator), f"{o.calls:,}", _t(o.time_s), _pct(o.share), _rate(o.flop_s),
+                      _pct(o.efficiency, 0), _md_text(o.bound), _pct(o.modelled, 0)] for o in ops[: 2 * r.top]])]
     out += ["## Instruction roofline", ""]
     if "instruction" in images:
         out += [f"![Instruction roofline]({images['instruction']})", ""]

@@ -11,7 +11,7 @@ from .placement import Placements
 from .units import format_si
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
-              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency")
+              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled")
 
 
 def placements_json(p: Placements) -> str:
@@ -38,6 +38,7 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     for r in shown:
         bound = r["bound"] + (f" ({r['level']})" if r["level"] else "")
         bound += f" ({r['overhead_kind']})" if r["overhead_kind"] else ""
+        bound += " *" if r["modelled"] else ""
         share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"
         name = r["name"] + (f" [{r['variant']}]" if r.get("variant") else "")
         lines.append((
@@ -50,6 +51,8 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     text.insert(1, "  ".join("-" * w for w in widths))
     if limit is not None and len(p) > limit:
         text.append(f"... {len(p) - limit} more kernels (use --format csv for all)")
+    if any(r["modelled"] for r in shown):
+        text.append("* work from a cost or operator model (compulsory bytes: an upper bound on intensity)")
     return "\n".join(text) + "\n"
 
 

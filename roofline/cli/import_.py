@@ -47,4 +47,4 @@ def _kernel_json(k) -> dict:
             "flops": dict(k.flops), "bytes": dict(k.bytes), "family": k.family or None,
             "instructions": k.instructions, "transactions": dict(k.transactions),
             "variant": k.variant or None,
-            "modelled": k.modelled}
+            "modelled": k.modelled, "operator": k.operator or None}

@@ -6,7 +6,11 @@ the column names.
 Time is one of ``time_s``/``time_ms``/``time_us``/``time_ns`` and is the
 total over ``count`` calls. ``flops_<precision>`` for any precision key of
 :data:`roofline.model.PRECISIONS`; ``bytes_<level>`` for l1, l2, l3, dram,
-pcie. Optional text columns: ``family``, ``variant``, ``source``; optional
+pcie. Optional text columns: ``family``, ``variant``, ``source``,
+``operator`` (the framework operator behind the kernel); ``threads`` (CPU
+threads the kernel ran on: 1 puts it on the one-core roofs of a measured
+CPU profile; empty means all cores); ``modelled`` (1
+when FLOPs and bytes come from a cost or operator model, not counters); optional
 ``instructions`` (warp instructions) and ``transactions_<level>`` for l1,
 shared, l2, dram (32-byte sectors or shared wavefronts; the instruction
 roofline). Empty cells mean "not measured".
@@ -29,10 +33,12 @@ LEVEL_COLUMNS = {f"bytes_{lv.lower()}": lv for lv in LEVELS}
 FLOP_COLUMNS = {f"flops_{p}": p for p in PRECISIONS}
 # 32-byte transactions (sectors; shared-memory wavefronts) for the instruction roofline
 TX_COLUMNS = {f"transactions_{lv.lower()}": lv for lv in ("L1", "shared", "L2", "DRAM")}
-TEXT_COLUMNS = ("family", "variant", "source")
-OTHER_NUMERIC = ("count", "instructions")
+TEXT_COLUMNS = ("family", "variant", "source", "operator")
+OTHER_NUMERIC = ("count", "instructions", "threads")
+FLAG_COLUMNS = ("modelled",)
+_TRUE, _FALSE = frozenset({"1", "true", "yes"}), frozenset({"", "0", "false", "no"})
 KNOWN = (set(TIME_COLUMNS) | set(LEVEL_COLUMNS) | set(FLOP_COLUMNS) | set(TX_COLUMNS)
-         | set(TEXT_COLUMNS) | set(OTHER_NUMERIC) | {"name"})
+         | set(TEXT_COLUMNS) | set(OTHER_NUMERIC) | set(FLAG_COLUMNS) | {"name"})
 
 
 def _data_lines(text: str):
@@ -119,6 +125,12 @@ def _kernel(row: dict[str, str], path, line) -> Kernel:
     if count != int(count) or count < 1:
         raise InputError(path, line, f"column count: expected a whole number >= 1, found {row['count']!r}")
     inst = number("instructions") if "instructions" in row else math.nan
+    threads = number("threads") if "threads" in row else math.nan
+    if not math.isnan(threads) and (threads != int(threads) or threads < 1):
+        raise InputError(path, line, f"column threads: expected a whole number >= 1, found {row['threads']!r}")
+    flag = row.get("modelled", "").strip().lower()
+    if flag not in _TRUE | _FALSE:
+        raise InputError(path, line, f"column modelled: expected 1 or 0, found {row['modelled']!r}")
     return Kernel(
         name=name, time_s=time_s, count=int(count),
         flops={p: v for c, p in FLOP_COLUMNS.items() if c in row and not math.isnan(v := number(c))},
@@ -126,7 +138,8 @@ def _kernel(row: dict[str, str], path, line) -> Kernel:
         instructions=None if math.isnan(inst) else inst,
         transactions={lv: v for c, lv in TX_COLUMNS.items() if c in row and not math.isnan(v := number(c))},
         family=row.get("family", "").strip(), variant=row.get("variant", "").strip(),
-        source=row.get("source", "").strip(),
+        source=row.get("source", "").strip(), operator=row.get("operator", "").strip(),
+        modelled=flag in _TRUE, threads=None if math.isnan(threads) else int(threads),
     )
 
 
@@ -135,12 +148,13 @@ def format_kernels(kernels) -> str:
     ks = list(kernels)
     precisions = [p for p in PRECISIONS if any(p in k.flops for k in ks)]
     levels = [lv for lv in LEVELS if any(lv in k.bytes for k in ks)]
-    text_cols = [c for c in TEXT_COLUMNS if any(getattr(k, c) for k in ks)]
+    text_cols = [c for c in TEXT_COLUMNS + FLAG_COLUMNS if any(getattr(k, c) for k in ks)]
     has_inst = any(k.instructions is not None for k in ks)
+    has_threads = any(k.threads is not None for k in ks)
     tx = [lv for lv in TX_COLUMNS.values() if any(lv in k.transactions for k in ks)]
     header = (["name", "time_s", "count"] + [f"flops_{p}" for p in precisions]
               + [f"bytes_{lv.lower()}" for lv in levels] + (["instructions"] if has_inst else [])
-              + [f"transactions_{lv.lower()}" for lv in tx] + text_cols)
+              + [f"transactions_{lv.lower()}" for lv in tx] + (["threads"] if has_threads else []) + text_cols)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -151,8 +165,13 @@ def format_kernels(kernels) -> str:
             + [_cell(k.bytes.get(lv)) for lv in levels]
             + ([_cell(k.instructions)] if has_inst else [])
             + [_cell(k.transactions.get(lv)) for lv in tx]
-            + [getattr(k, c) for c in text_cols])
+            + ([k.threads if k.threads is not None else ""] if has_threads else [])
+            + [_text(getattr(k, c)) for c in text_cols])
     return out.getvalue()
+
+
+def _text(value) -> str:
+    return ("1" if value else "0") if isinstance(value, bool) else value
 
 
 def _cell(value) -> str:

@@ -34,25 +34,38 @@ What becomes of the events (complete events, ``ph == "X"``, only):
   intervals; the span runs from the first API call or GPU activity to the
   last one.
 
-Only the standard library's ``json`` is used; a 26 MB trace reads in well
-under the 2 s target (see ``benchmarks/import_speed.py``).
+* ``cpu_op`` events (with ``record_shapes=True``) are PyTorch operators:
+  their work comes from the operator models (:mod:`roofline.ops`, nesting
+  and attribution in :mod:`.kineto_ops`). On a GPU trace an operator's work
+  goes to the kernels it launched (``External id`` on the kernel, or the
+  runtime launch with the kernel's ``correlation``), split by kernel time
+  when it launched several; kernel rows are then one per (kernel name,
+  operator). Counters, where a kernel has them, win over the model. A trace
+  with operators and no GPU activity is a CPU trace: each operator is a
+  kernel, its self time its time.
+
+Events are decoded with msgspec into typed structs that keep only these
+fields (:mod:`.kineto_decode`).
 """
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import re
 import zlib
 from pathlib import Path
 
+import msgspec
+
 from ..errors import Advice, InputError
 from ..families import family_of
 from ..model import Kernel
+from . import kineto_attrib, kineto_decode
 from .base import ImportResult, ProgramTime, Reader, register
+from .kineto_ops import OpEvents
 from .timeline import busy_time
 
 KERNEL_CATS = frozenset({"kernel"})
+OP_CATS = frozenset({"cpu_op", "operator"})
 MEMCPY_CATS = frozenset({"gpu_memcpy", "memcpy"})
 MEMSET_CATS = frozenset({"gpu_memset", "memset"})
 API_CATS = frozenset({"cuda_runtime", "runtime", "cuda_driver", "driver"})
@@ -62,8 +75,8 @@ _COUNTER = re.compile(r"^(sm|smsp)__sass_thread_inst_executed_op_([dfh])(add|mul
 _PRECISION = {"d": "fp64", "f": "fp32", "h": "fp16"}
 _WEIGHT = {"add": 1.0, "mul": 1.0, "fma": 2.0}
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
-_LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers per thread": "registers_per_thread",
-                "shared memory": "shared_memory_bytes"}
+_LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers": "registers_per_thread",
+                "shared": "shared_memory_bytes"}
 
 
 def copy_levels(name: str, nbytes: float, kind: str = "") -> dict[str, float]:
@@ -119,187 +132,240 @@ def sniff(path: Path, head: bytes) -> bool:
     return text.startswith(b"[") and b'"ph"' in text and b'"ts"' in text
 
 
-def _load(path: Path):
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    if _is_gzip(raw):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(path, None, f"corrupt gzip stream: {exc}") from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, None, f"not UTF-8 JSON (byte {exc.start})") from None
-    except RecursionError:
-        raise InputError(path, None, "JSON nested too deeply") from None
-
-
 def read(path: str | Path) -> ImportResult:
     path = Path(path)
-    data = _load(path)
+    return _checked(kineto_decode.load(path), path)
+
+
+def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
+    """A decoded Chrome trace (dict or event list) -> kernels."""
+    path = Path(str(path))
     try:
-        return _parse(data, path)
+        trace = msgspec.convert(data, kineto_decode.Trace | list[kineto_decode.Event])
+    except msgspec.ValidationError as exc:
+        raise InputError(path, None, f"not a Chrome/Kineto trace: {exc}") from None
+    if isinstance(trace, list):
+        trace = kineto_decode.Trace(traceEvents=trace)
+    return _checked(trace, path)
+
+
+def _checked(trace, path: Path) -> ImportResult:
+    try:
+        return _parse(trace, path)
     except InputError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         raise InputError(path, None, f"malformed Kineto trace ({type(exc).__name__}: {exc})") from None
 
 
-def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
-    """A decoded Chrome trace (dict or event list) -> kernels."""
-    return _parse(data, Path(str(path)))
-
-
-def _number(event, key, path, index) -> float:
-    value = event.get(key)
+def _number(e, key: str, path, index) -> float:
+    value = getattr(e, key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(path, None, f"traceEvents[{index}] ({event.get('name')!r}): "
+        raise InputError(path, None, f"traceEvents[{index}] ({e.name!r}): "
                          f"{key} is not a number: {value!r}")
     return float(value)
 
 
-def _parse(data, path: Path) -> ImportResult:
-    if isinstance(data, dict):
-        events = data.get("traceEvents")
-        if not isinstance(events, list):
-            raise InputError(path, None, "no traceEvents list: not a Chrome/Kineto trace")
-        properties = data.get("deviceProperties")
-    elif isinstance(data, list):
-        events, properties = data, None
-    else:
-        raise InputError(path, None, "expected a JSON object with traceEvents")
+class _Gpu:
+    """GPU activity of a trace: kernel launches as columns, copies and sets
+    grouped by name, API time, and the correlation -> operator links."""
 
-    kernels: dict[str, dict] = {}
-    copies: dict[str, dict] = {}
-    ranges: dict[str, list] = {}
-    api: dict[str, float] = {}
-    starts: list[float] = []
-    ends: list[float] = []
+    def __init__(self):
+        self.kernel_names: list[str] = []
+        self.kernel_dur: list[float] = []
+        self.kernel_ext: list = []
+        self.kernel_corr: list = []
+        self.launch: dict[str, dict] = {}
+        self.copies: dict[str, dict] = {}
+        self.ranges: dict[str, list] = {}
+        self.api: dict[str, float] = {}
+        self.api_sizes: dict = {}
+        self.api_ext: dict = {}
+        self.api_call: dict = {}  # correlation -> (thread, start) of the runtime call
+        self.pending_bytes: list = []
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+        self.device_time: dict = {}
+
+
+def _parse(trace, path: Path) -> ImportResult:
+    events = trace.traceEvents
+    gpu = _Gpu()
+    ops = OpEvents()
     lo, hi = math.inf, -math.inf
     t0 = None
-    device_time: dict[object, float] = {}
-    pending_bytes: list[tuple[dict, object, str]] = []
-    api_sizes: dict[object, float] = {}
-
     for index, e in enumerate(events):
-        if not isinstance(e, dict):
-            raise InputError(path, None, f"traceEvents[{index}] is not an object")
-        if e.get("ph") != "X":
+        if e.ph != "X" or not isinstance(e.cat, str):
             continue
-        cat = e.get("cat")
-        if not isinstance(cat, str):
+        cat = e.cat.lower()
+        kind = _KIND.get(cat)
+        if kind is None:
             continue
-        cat = cat.lower()
-        if cat in KERNEL_CATS:
-            kind = "kernel"
-        elif cat in MEMCPY_CATS:
-            kind = "memcpy"
-        elif cat in MEMSET_CATS:
-            kind = "memset"
-        elif cat in API_CATS:
-            kind = "api"
-        elif cat in RANGE_CATS:
-            kind = "range"
-        else:
-            continue
-        name = e.get("name")
+        name = e.name
         if not isinstance(name, str) or not name:
             raise InputError(path, None, f"traceEvents[{index}] ({cat}) has no name")
-        args = e.get("args") or {}
-        if not isinstance(args, dict):
-            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): args is not an object")
+        args = e.args
         if kind == "range":
-            ranges.setdefault(name, []).append(flops_from_counters(args))
+            gpu.ranges.setdefault(name, []).append(flops_from_counters(_counter_args(args)))
             continue
         ts = _number(e, "ts", path, index)
         dur = _number(e, "dur", path, index)
         if dur < 0:
             raise InputError(path, None, f"traceEvents[{index}] ({name!r}): negative duration {dur}")
+        if t0 is None:
+            t0 = ts  # times relative to the first event keep sub-ns precision
+        ts -= t0
+        if kind == "op":
+            ops.add(name, ts, dur, _hashable(e.tid), e.external_id, args)
+            continue
         lo, hi = min(lo, ts), max(hi, ts + dur)
         if kind == "api":
-            api[name] = api.get(name, 0.0) + dur * 1e-6
-            size = args.get("bytes", args.get("size"))
-            corr = args.get("correlation")
-            if size is not None and corr is not None:
-                try:
-                    api_sizes[corr] = float(size)
-                except (TypeError, ValueError):
-                    pass
-            continue
-        if t0 is None:
-            t0 = ts  # intervals relative to the first one keep sub-ns precision
-        starts.append(ts - t0)
-        ends.append(ts - t0 + dur)
-        device = args.get("device", e.get("pid"))
-        if kind == "kernel":
-            g = kernels.get(name)
-            if g is None:
-                g = kernels[name] = {"n": 0, "t": 0.0, "launch": _launch(args)}
-            elif g["launch"]:
-                launch = _launch(args)
-                g["launch"] = {k: v for k, v in g["launch"].items() if launch.get(k) == v}
-            g["n"] += 1
-            g["t"] += dur
-            try:
-                device_time[device] = device_time.get(device, 0.0) + dur
-            except TypeError:  # an unhashable device id
-                raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bad device {device!r}") from None
+            _api(gpu, name, dur, args)
+            if args is not None and args.correlation is not None:
+                gpu.api_call[_hashable(args.correlation)] = (_hashable(e.tid), ts)
         else:
-            g = copies.get(name)
-            if g is None:
-                g = copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "all_bytes": True,
-                                    "family": kind, "kind": str(args.get("kind", ""))}
-            g["n"] += 1
-            g["t"] += dur
-            nbytes = args.get("bytes")
-            if nbytes is None:
-                pending_bytes.append((g, args.get("correlation"), name))
-            elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
-                  or not math.isfinite(nbytes) or nbytes < 0):
-                raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bytes is not a "
-                                 f"non-negative number: {nbytes!r}")
-            else:
-                g["bytes"] += float(nbytes)
+            _activity(gpu, kind, name, ts, dur, e, args, path, index)
+    return _result(trace, path, gpu, ops, lo, hi)
 
-    for g, corr, name in pending_bytes:
-        size = api_sizes.get(corr) if corr is not None else None
+
+_KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},
+         **{c: "memset" for c in MEMSET_CATS}, **{c: "api" for c in API_CATS},
+         **{c: "range" for c in RANGE_CATS}, **{c: "op" for c in OP_CATS}}
+
+
+def _hashable(x):
+    try:
+        hash(x)
+    except TypeError:
+        return repr(x)
+    return x
+
+
+def _counter_args(args) -> dict:
+    if args is None:
+        return {}
+    out = {}
+    for i, key in enumerate(kineto_decode.COUNTER_KEYS):
+        value = getattr(args, f"c_{i}")
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _api(gpu: _Gpu, name: str, dur: float, args) -> None:
+    gpu.api[name] = gpu.api.get(name, 0.0) + dur * 1e-6
+    if args is None:
+        return
+    corr = _hashable(args.correlation)
+    if corr is None:
+        return
+    size = args.bytes if args.bytes is not None else args.size
+    if size is not None:
+        try:
+            gpu.api_sizes[corr] = float(size)
+        except (TypeError, ValueError):
+            pass
+    ext = args.external_id if args.external_id is not None else args.external_id_2021
+    if ext is not None:
+        gpu.api_ext[corr] = _hashable(ext)
+
+
+def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, path, index) -> None:
+    gpu.starts.append(ts)
+    gpu.ends.append(ts + dur)
+    device = args.device if args is not None and args.device is not None else e.pid
+    if kind == "kernel":
+        gpu.kernel_names.append(name)
+        gpu.kernel_dur.append(dur)
+        gpu.kernel_ext.append(_hashable(e.external_id))
+        gpu.kernel_corr.append(_hashable(args.correlation) if args is not None else None)
+        launch = _launch(args)
+        known = gpu.launch.get(name)
+        gpu.launch[name] = launch if known is None else {k: v for k, v in known.items() if launch.get(k) == v}
+        try:
+            gpu.device_time[device] = gpu.device_time.get(device, 0.0) + dur
+        except TypeError:  # an unhashable device id
+            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bad device {device!r}") from None
+        return
+    g = gpu.copies.get(name)
+    if g is None:
+        g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "all_bytes": True, "family": kind,
+                                "kind": str(args.kind) if args is not None and args.kind is not None else ""}
+    g["n"] += 1
+    g["t"] += dur
+    nbytes = args.bytes if args is not None else None
+    if nbytes is None:
+        gpu.pending_bytes.append((g, _hashable(args.correlation) if args is not None else None))
+    elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
+          or not math.isfinite(nbytes) or nbytes < 0):
+        raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bytes is not a "
+                         f"non-negative number: {nbytes!r}")
+    else:
+        g["bytes"] += float(nbytes)
+
+
+def _result(trace, path: Path, gpu: _Gpu, ops: OpEvents, lo: float, hi: float) -> ImportResult:
+    warnings: list[Advice] = []
+    cpu_trace = bool(len(ops)) and not gpu.kernel_names and not gpu.copies and not gpu.ranges
+    if cpu_trace:
+        out = kineto_attrib.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace))
+    else:
+        out = kineto_attrib.gpu_kernels(gpu, ops, warnings)
+        out += _range_only_kernels(gpu, warnings)
+        out += _copy_kernels(gpu, warnings)
+    device_name = None if cpu_trace else _device_name(trace.deviceProperties, gpu.device_time)
+    if len(gpu.device_time) > 1:
+        warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
+                               "device_name is the device with the most kernel time", subject="devices"))
+    program = None
+    if gpu.api or gpu.starts:
+        busy = busy_time(gpu.starts, gpu.ends) * 1e-6 if gpu.starts else None
+        program = ProgramTime(api_s=gpu.api, gpu_busy_s=busy, span_s=(hi - lo) * 1e-6 if hi >= lo else None)
+    if not out and program is None:
+        raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
+                         "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
+    return ImportResult(str(path), "kineto", tuple(out), device_name=device_name, program=program,
+                        warnings=tuple(warnings))
+
+
+def _intra_op_threads(trace) -> int | None:
+    meta = trace.roofline
+    value = meta.get("intra_op_threads") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _range_only_kernels(gpu: _Gpu, warnings: list[Advice]) -> list[Kernel]:
+    """Ranges left after gpu_kernels took those with a kernel of their name."""
+    if not gpu.ranges:
+        return []
+    n = sum(len(v) for v in gpu.ranges.values())
+    if gpu.kernel_names:
+        message = (f"{n} cuda_profiler_range event(s) under {len(gpu.ranges)} name(s) match no kernel "
+                   "event; they are kept as kernels with FLOPs and unknown time")
+    else:
+        message = (f"{n} cuda_profiler_range event(s) and no kernel events: kernels have FLOPs but "
+                   "unknown time (Kineto spreads range timestamps evenly over the profiling window)")
+    warnings.append(Advice(message, "profile the same step again without the CUPTI range profiler "
+                           "to get kernel times", subject="kineto"))
+    out = []
+    for name, rs in gpu.ranges.items():
+        total: dict[str, float] = {}
+        for f in rs:
+            for p, v in f.items():
+                total[p] = total.get(p, 0.0) + v
+        out.append(Kernel(name=name, time_s=math.nan, count=len(rs), flops=total, family=family_of(name)))
+    return out
+
+
+def _copy_kernels(gpu: _Gpu, warnings: list[Advice]) -> list[Kernel]:
+    for g, corr in gpu.pending_bytes:
+        size = gpu.api_sizes.get(corr) if corr is not None else None
         if size is None or not math.isfinite(size) or size < 0:
             g["all_bytes"] = False
         else:
             g["bytes"] += size
-
-    warnings: list[Advice] = []
-    out: list[Kernel] = []
-    for name, g in kernels.items():
-        flops = {}
-        if name in ranges:
-            flops = _per_call(ranges.pop(name), g["n"])
-        out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, launch=g["launch"],
-                          family=family_of(name)))
-    if ranges:
-        n = sum(len(v) for v in ranges.values())
-        if kernels:
-            message = (f"{n} cuda_profiler_range event(s) under {len(ranges)} name(s) match no kernel "
-                       "event; they are kept as kernels with FLOPs and unknown time")
-        else:
-            message = (f"{n} cuda_profiler_range event(s) and no kernel events: kernels have FLOPs but "
-                       "unknown time (Kineto spreads range timestamps evenly over the profiling window)")
-        warnings.append(Advice(message, "profile the same step again without the CUPTI range profiler "
-                               "to get kernel times", subject="kineto"))
-        for name, rs in ranges.items():
-            total: dict[str, float] = {}
-            for f in rs:
-                for p, v in f.items():
-                    total[p] = total.get(p, 0.0) + v
-            out.append(Kernel(name=name, time_s=math.nan, count=len(rs), flops=total, family=family_of(name)))
-    partial = []
-    for name, g in copies.items():
+    out, partial = [], []
+    for name, g in gpu.copies.items():
         if not g["all_bytes"]:
             nbytes = {}
             partial.append(name)
@@ -313,19 +379,7 @@ def _parse(data, path: Path) -> ImportResult:
                                f"({', '.join(partial[:3])}); their bytes are left unknown",
                                "record with a newer PyTorch profiler, which writes args.bytes",
                                subject="kineto"))
-    device_name = _device_name(properties, device_time)
-    if len(device_time) > 1:
-        warnings.append(Advice(f"kernels ran on {len(device_time)} devices; each name is one row over all",
-                               "device_name is the device with the most kernel time", subject="devices"))
-    program = None
-    if api or starts:
-        busy = busy_time(starts, ends) * 1e-6 if starts else None
-        program = ProgramTime(api_s=api, gpu_busy_s=busy, span_s=(hi - lo) * 1e-6 if hi >= lo else None)
-    if not out and program is None:
-        raise InputError(path, None, "no GPU kernel, copy, range or CUDA API events: was the trace "
-                         "recorded with ProfilerActivity.CUDA?")
-    return ImportResult(str(path), "kineto", tuple(out), device_name=device_name, program=program,
-                        warnings=tuple(warnings))
+    return out
 
 
 def _per_call(flop_list: list[dict], count: int) -> dict[str, float]:
@@ -336,10 +390,12 @@ def _per_call(flop_list: list[dict], count: int) -> dict[str, float]:
     return {p: v / len(flop_list) * count for p, v in total.items()}
 
 
-def _launch(args: dict) -> dict:
+def _launch(args) -> dict:
     out = {}
+    if args is None:
+        return out
     for key, name in _LAUNCH_ARGS.items():
-        value = args.get(key)
+        value = getattr(args, key)
         if isinstance(value, list):
             value = tuple(value)
         if value is not None:

@@ -1,0 +1,125 @@
+"""Kineto trace bytes -> typed events, keeping only the fields roofline uses.
+
+msgspec decodes straight into the structs below and skips every other key
+(``ac2g`` flow events, occupancy figures, ``Ev Idx`` ...), which is several
+times faster and smaller than ``json.loads`` into dicts
+(``benchmarks/import_speed.py`` measures both in one run). Values whose
+type varies between PyTorch versions and vendors (``pid``/``tid`` as
+integers or ``"stream 7"``, ROCm's ``size`` as a string) are decoded as
+``object`` and checked where they are used.
+"""
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+import msgspec
+
+from ..errors import InputError
+
+# One field per (scope, precision, operation) of the CUPTI range profiler's
+# SASS FLOP counters (see kineto.flops_from_counters).
+COUNTER_KEYS = tuple(f"{scope}__sass_thread_inst_executed_op_{p}{op}_pred_on.sum"
+                     for scope in ("sm", "smsp") for p in "dfh" for op in ("add", "mul", "fma"))
+
+
+def _counter_fields():
+    return [(f"c_{i}", object, msgspec.field(default=None, name=key)) for i, key in enumerate(COUNTER_KEYS)]
+
+
+_ARG_FIELDS = [
+    ("external_id", object, msgspec.field(default=None, name="External id")),
+    ("external_id_2021", object, msgspec.field(default=None, name="external id")),
+    ("correlation", object, None),
+    ("device", object, None),
+    ("bytes", object, None),
+    ("size", object, None),
+    ("kind", object, None),
+    ("grid", object, None),
+    ("block", object, None),
+    ("registers", object, msgspec.field(default=None, name="registers per thread")),
+    ("shared", object, msgspec.field(default=None, name="shared memory")),
+    ("input_dims", object, msgspec.field(default=None, name="Input Dims")),
+    ("input_dims_2021", object, msgspec.field(default=None, name="Input dims")),
+    ("input_type", object, msgspec.field(default=None, name="Input type")),
+    ("input_strides", object, msgspec.field(default=None, name="Input Strides")),
+    ("concrete", object, msgspec.field(default=None, name="Concrete Inputs")),
+    ("flops", object, None),
+] + _counter_fields()
+
+Args = msgspec.defstruct("Args", _ARG_FIELDS, kw_only=True)
+
+
+class Event(msgspec.Struct):
+    ph: object = None
+    cat: object = None
+    name: object = None
+    ts: object = None
+    dur: object = None
+    pid: object = None
+    tid: object = None
+    args: Args | None = None
+
+    @property
+    def external_id(self):
+        a = self.args
+        return None if a is None else (a.external_id if a.external_id is not None else a.external_id_2021)
+
+
+class Trace(msgspec.Struct):
+    traceEvents: list[Event] | None = None
+    deviceProperties: object = None
+    distributedInfo: object = None
+    roofline: object = None  # what examples/pytorch_cpu.py adds (intra-op threads)
+
+
+def raw_bytes(path: Path) -> bytes:
+    """The file's JSON bytes (gzip-compressed or not)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(path, None, f"corrupt gzip stream: {exc}") from None
+    return raw
+
+
+# The top level is an object with traceEvents or (older tools) a bare list.
+_DECODER = msgspec.json.Decoder(Trace | list[Event])
+
+
+def decode(raw: bytes, path: Path) -> Trace:
+    """Typed trace from JSON bytes; malformed JSON -> InputError with the line."""
+    try:
+        data = _DECODER.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise InputError(path, None, f"not a Chrome/Kineto trace: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InputError(path, _line_of(raw, str(exc)), f"not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 JSON (byte {exc.start})") from None
+    if isinstance(data, list):
+        data = Trace(traceEvents=data)
+    if not isinstance(data.traceEvents, list):
+        raise InputError(path, None, "no traceEvents list: not a Chrome/Kineto trace")
+    return data
+
+
+def _line_of(raw: bytes, message: str) -> int | None:
+    """The 1-based line of the byte offset msgspec names ("... at byte 123")."""
+    marker = "byte "
+    at = message.rfind(marker)
+    if at < 0:
+        return None
+    digits = "".join(ch for ch in message[at + len(marker):] if ch.isdigit())
+    if not digits:
+        return None
+    return raw.count(b"\n", 0, int(digits)) + 1
+
+
+def load(path: Path) -> Trace:
+    return decode(raw_bytes(path), path)

@@ -1,0 +1,234 @@
+"""PyTorch operators of a Kineto trace: nesting, self time, and the work
+each one does according to the operator models (:mod:`roofline.ops`).
+
+A trace recorded with ``record_shapes=True`` gives every ``cpu_op`` its
+ATen name, input shapes, dtypes, strides and concrete scalar arguments.
+Operators nest (``aten::linear`` calls ``aten::t`` and ``aten::addmm``;
+``aten::conv2d`` goes down to ``aten::mkldnn_convolution``), so the same
+work appears at several depths. It is counted once, at the innermost
+operator that does it:
+
+* an operator of a matrix family (GEMM, convolution, attention) gives its
+  work to its descendants when their modelled matrix FLOPs are at least
+  half its own (``aten::conv2d`` -> ``aten::mkldnn_convolution``; the math
+  path of ``scaled_dot_product_attention`` -> ``bmm``); helpers it calls
+  (``copy_`` of the bias into the output of ``addmm``) keep their own work;
+* any other operator gives its work to its descendants when their
+  modelled bytes are at least half its own (``dropout`` -> ``bernoulli_`` +
+  ``mul``; ``_to_copy`` -> ``copy_``), and keeps it when they are small
+  helpers (``mul`` copying a scalar operand).
+
+An operator whose work went to its descendants, and an unmodelled one that
+spends at least half its time in modelled descendants (autograd wrappers
+such as ``AddmmBackward0``), does no work itself: its self time is dispatch
+overhead. An unmodelled operator
+with no modelled descendant is ``unknown`` and listed by name and time.
+
+Self time is the operator's duration minus its direct children's. On a CPU
+trace the operator is the kernel and its self time is its time; on a GPU
+trace its work goes to the kernels it launched (see :mod:`.kineto`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ops import OpCall, OpWork, is_view, op_work
+
+MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
+GIVE_AWAY_SHARE = 0.5
+WRAPPER_SELF_SHARE = 0.5
+# Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
+# touch within this are siblings, not parent and child.
+_NEST_SLACK_US = 2e-3
+
+
+@dataclass
+class OpEvents:
+    """The ``cpu_op`` events of a trace as columns, in file order."""
+
+    names: list = field(default_factory=list)
+    ts: list = field(default_factory=list)
+    dur: list = field(default_factory=list)
+    thread: list = field(default_factory=list)
+    external_id: list = field(default_factory=list)
+    dims: list = field(default_factory=list)
+    types: list = field(default_factory=list)
+    strides: list = field(default_factory=list)
+    concrete: list = field(default_factory=list)
+    torch_flops: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, name, ts, dur, thread, external_id, args) -> None:
+        self.names.append(name)
+        self.ts.append(ts)
+        self.dur.append(dur)
+        self.thread.append(thread)
+        self.external_id.append(external_id)
+        dims = types = strides = concrete = flops = None
+        if args is not None:
+            dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
+            types, strides, concrete, flops = args.input_type, args.input_strides, args.concrete, args.flops
+        self.dims.append(dims)
+        self.types.append(types)
+        self.strides.append(strides)
+        self.concrete.append(concrete)
+        self.torch_flops.append(flops if _is_count(flops) else math.nan)
+
+    @property
+    def has_shapes(self) -> bool:
+        return any(d is not None for d in self.dims)
+
+
+def _is_count(x) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x >= 0
+
+
+@dataclass
+class OpTree:
+    """Nesting and work of every operator (arrays indexed like OpEvents)."""
+
+    parent: np.ndarray        # index of the enclosing operator, -1 at the top
+    self_time_us: np.ndarray
+    work: list                # OpWork or None per operator (the model's answer)
+    does_work: np.ndarray     # bool: the work is counted here (not given to descendants)
+    delegated: np.ndarray     # bool: modelled or wrapper, but its descendants do the work
+    subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
+
+
+def build(ops: OpEvents) -> OpTree:
+    parent, self_time = _nesting(ops)
+    work = _works(ops)
+    n = len(ops)
+    own_bytes = np.array([w.bytes if w is not None else 0.0 for w in work], dtype=float)
+    own_flops = np.array([sum(w.flops.values()) if w is not None else 0.0 for w in work], dtype=float)
+    is_matrix = np.array([w is not None and w.family in MATRIX_FAMILIES for w in work], dtype=bool)
+    desc_bytes = np.zeros(n)
+    desc_flops = np.zeros(n)
+    desc_matrix_flops = np.zeros(n)
+    # Children come after their parent in start order, so one reverse pass
+    # sees every child before its parent.
+    order = _start_order(ops)
+    for i in order[::-1]:
+        p = parent[i]
+        if p >= 0:
+            desc_bytes[p] += desc_bytes[i] + own_bytes[i]
+            desc_flops[p] += desc_flops[i] + own_flops[i]
+            desc_matrix_flops[p] += desc_matrix_flops[i] + (own_flops[i] if is_matrix[i] else 0.0)
+    has_work = (own_bytes > 0) | (own_flops > 0)
+    # Descendants that do at least half the operator's work are doing that
+    # work (conv2d -> mkldnn_convolution, _to_copy -> copy_); smaller ones
+    # are helpers (the copy of a scalar operand of mul, the bias copy of addmm).
+    by_bytes = np.where(own_bytes > 0, desc_bytes >= GIVE_AWAY_SHARE * own_bytes,
+                        desc_flops >= GIVE_AWAY_SHARE * own_flops)
+    gives_away = np.where(is_matrix, desc_matrix_flops >= GIVE_AWAY_SHARE * own_flops, by_bytes)
+    does_work = has_work & ~gives_away
+    desc_any = (desc_bytes > 0) | (desc_flops > 0)
+    modelled = np.array([w is not None for w in work], dtype=bool)
+    # An unmodelled operator that spends most of its time inside modelled
+    # children is a wrapper (autograd's AddmmBackward0); one that spends it
+    # in itself does unknown work of its own.
+    wrapper = ~modelled & desc_any & (self_time <= WRAPPER_SELF_SHARE * np.asarray(ops.dur, dtype=float))
+    delegated = (modelled & has_work & gives_away) | wrapper
+    flops = np.where(does_work, own_flops, 0.0)
+    subtree = flops.copy()
+    for i in order[::-1]:
+        if parent[i] >= 0:
+            subtree[parent[i]] += subtree[i]
+    return OpTree(parent, self_time, work, does_work, delegated, subtree)
+
+
+def _nonzero(w: OpWork | None) -> bool:
+    return w is not None and (w.bytes > 0 or any(v > 0 for v in w.flops.values()))
+
+
+def _start_order(ops: OpEvents) -> np.ndarray:
+    ts = np.asarray(ops.ts, dtype=float)
+    dur = np.asarray(ops.dur, dtype=float)
+    # Longest first among equal starts: a parent and its first child may share ts.
+    return np.lexsort((-dur, ts))
+
+
+def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
+    """Parent of each operator (per thread, by interval containment) and
+    its self time (duration minus its direct children's durations)."""
+    n = len(ops)
+    parent = np.full(n, -1, dtype=np.int64)
+    child_time = np.zeros(n)
+    ts, dur, thread = ops.ts, ops.dur, ops.thread
+    stacks: dict[object, list[int]] = {}
+    for i in _start_order(ops):
+        i = int(i)
+        stack = stacks.setdefault(thread[i], [])
+        start = ts[i]
+        end = start + dur[i]
+        # The top encloses i unless it ended before i began or i outlasts it
+        # (timestamps are rounded, so siblings may touch).
+        while stack and (ts[stack[-1]] + dur[stack[-1]] <= start + _NEST_SLACK_US
+                         or end > ts[stack[-1]] + dur[stack[-1]] + _NEST_SLACK_US):
+            stack.pop()
+        if stack:
+            p = stack[-1]
+            parent[i] = p
+            child_time[p] += dur[i]
+        stack.append(i)
+    self_time = np.maximum(np.asarray(dur, dtype=float) - child_time, 0.0)
+    return parent, self_time
+
+
+def _works(ops: OpEvents) -> list:
+    """The model's answer per operator, computed once per distinct call."""
+    memo: dict = {}
+    out = []
+    for i in range(len(ops)):
+        name = ops.names[i]
+        key = (name, _frozen(ops.dims[i]), _frozen(ops.types[i]), _frozen(ops.concrete[i]))
+        try:
+            w = memo[key]
+        except KeyError:
+            w = memo[key] = _model(name, ops.dims[i], ops.types[i], ops.strides[i], ops.concrete[i])
+        except TypeError:  # unhashable junk in the args
+            w = None
+        out.append(w)
+    return out
+
+
+def _frozen(x):
+    if isinstance(x, list):
+        return tuple(_frozen(v) for v in x)
+    return x
+
+
+def _model(name, dims, types, strides, concrete) -> OpWork | None:
+    if is_view(name):
+        return op_work(OpCall(name))
+    if dims is None:
+        return None
+    call = OpCall(name, dims=_frozen(dims) if isinstance(dims, list) else (),
+                  types=_frozen(types) if isinstance(types, list) else (),
+                  strides=_frozen(strides) if isinstance(strides, list) else (),
+                  concrete=_frozen(concrete) if isinstance(concrete, list) else ())
+    try:
+        return op_work(call)
+    except Exception:  # a model must never break an import; the op stays unknown
+        return None
+
+
+def shape_label(dims, types) -> str:
+    """``16x128, 128x10`` for the tensor inputs of a call (scalars left out)."""
+    if not isinstance(dims, list):
+        return ""
+    parts = []
+    for j, d in enumerate(dims):
+        t = types[j] if isinstance(types, list) and j < len(types) else ""
+        if isinstance(t, str) and (t.startswith("Scalar") or t in ("", "GenericList")):
+            continue
+        if isinstance(d, list) and d and all(isinstance(v, int) and not isinstance(v, bool) for v in d):
+            parts.append("x".join(str(v) for v in d))
+        elif isinstance(d, list) and not d and isinstance(t, str) and t not in ("TensorList",):
+            parts.append("scalar")
+    return ", ".join(parts)
