@@ -79,7 +79,7 @@ Rules, in order (``FAMILIES`` lists the names)
     state no GEMM (``cudnn::detail::dgrad2d_alg1_1``,
     ``wgrad2d_grouped_direct_kernel``, any ``*direct_kernel``). Those are
     library kernels, not custom ones, but calling them implicit GEMM would
-    be wrong, and this is the family :mod:`roofline.costmodel` models as a
+    be wrong, and this is the family :mod:`roofline.ops.layers` models as a
     direct convolution (a separate ``conv_direct`` family would need a cost
     model mapping of its own).
 14. ``reduction``: ``reduce``/``reduction`` (``at::native::reduce_kernel``,

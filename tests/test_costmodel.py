@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline.costmodel import (WINOGRAD, Conv2d, Cost, Gemm, apply_model, conv_cost, direct,
+from roofline.ops.layers import (WINOGRAD, Conv2d, Cost, Gemm, apply_model, conv_cost, direct,
                                 explicit_gemm, fft, fft_size, gemm, im2col_workspace_bytes,
                                 implicit_gemm, multiply_reduction, predicted_time, winograd,
                                 winograd_tile_flops)

@@ -41,8 +41,8 @@ from typing import Iterable, Mapping, Union
 
 import numpy as np
 
-from .errors import RooflineError
-from .model import Device, Kernel
+from ..errors import RooflineError
+from ..model import Device, Kernel
 
 PRECISION_OF_DTYPE = {8: "fp64", 4: "fp32", 2: "fp16", 1: "int8"}
 
@@ -444,7 +444,7 @@ def _cost_for(k: Kernel, model: Model) -> Cost:
     if isinstance(model, Conv2d):
         family = k.family
         if not family:
-            from .families import family_of
+            from ..families import family_of
             family = family_of(k.name)
         algorithm = FAMILY_ALGORITHM.get(family)
         if algorithm is None:

@@ -1,0 +1,61 @@
+"""Operator cost models: what an ATen operator call costs, from the shapes,
+dtypes and scalar arguments a PyTorch profiler records.
+
+``op_work(OpCall("aten::addmm", dims, types, strides, concrete))`` gives an
+:class:`OpWork`: FLOP per precision and the compulsory bytes (every input
+read once, every output written once: a lower bound on traffic, so the
+intensity it gives is an upper bound), the operator family, whether the
+FLOPs are matrix multiply-adds, and the assumptions made. One module per
+family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
+:mod:`.softmax`, :mod:`.elementwise`, :mod:`.reduction`, :mod:`.pooling`,
+:mod:`.embedding`, :mod:`.optimizer`, :mod:`.views`; layer-level models of
+convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`.
+"""
+from __future__ import annotations
+
+from . import attention, conv, elementwise, embedding, matmul, norm, optimizer, pooling
+from . import reduction, softmax
+from .call import FAMILIES, Args, OpCall, OpWork, tensor_core_key
+from .views import VIEWS
+
+NAMESPACE = "aten::"
+
+_MODELS = {}
+for _module in (matmul, conv, attention, norm, softmax, elementwise, reduction, pooling,
+                embedding, optimizer):
+    _MODELS.update(_module.MODELS)
+
+MODELLED_OPERATORS = frozenset(NAMESPACE + n for n in set(_MODELS) | VIEWS)
+_NO_WORK = OpWork({}, 0.0, "view")
+
+
+def _short(name: str) -> str | None:
+    return name[len(NAMESPACE):] if name.startswith(NAMESPACE) else None
+
+
+def is_view(name: str) -> bool:
+    """An operator with no work of its own (view, allocation, dispatch)."""
+    return _short(name) in VIEWS
+
+
+def has_model(name: str) -> bool:
+    return name in MODELLED_OPERATORS
+
+
+def op_work(call: OpCall) -> OpWork | None:
+    """The model's answer for ``call``; None when the operator has no model
+    or its recorded arguments do not fit it (never raises)."""
+    short = _short(call.name)
+    if short in VIEWS:
+        return _NO_WORK
+    model = _MODELS.get(short)
+    if model is None:
+        return None
+    try:
+        return model(Args(call))
+    except (LookupError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return None
+
+
+__all__ = ["FAMILIES", "MODELLED_OPERATORS", "OpCall", "OpWork", "has_model", "is_view",
+           "op_work", "tensor_core_key"]

@@ -1,0 +1,237 @@
+"""What an operator call is (name, shapes, dtypes, concrete arguments as a
+profiler records them) and what a model answers (FLOP per precision and
+compulsory bytes), with helpers to read the recorded arguments.
+
+A Kineto ``cpu_op`` event with ``record_shapes=True`` carries, per argument
+position: ``Input Dims`` (a tensor's shape, ``[]`` for a scalar or None, a
+list of shapes for a TensorList), ``Input type`` (a C++ dtype name such as
+``float`` or ``c10::BFloat16``, or ``Scalar``, ``ScalarList``,
+``TensorList``, ``""`` for None) and ``Concrete Inputs`` (the literal of a
+scalar argument as text: ``"[1, 1]"``, ``"False"``, ``"0.1"``).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+# Operator families (what the report groups time by).
+FAMILIES = ("gemm", "convolution", "attention", "normalization", "softmax", "elementwise",
+            "reduction", "pooling", "embedding", "optimizer", "copy", "view")
+
+# C++ dtype names in Kineto traces: (bytes per element, precision key of
+# the arithmetic on it). Integer arithmetic counts as int32 operations (the
+# integer ALUs); 8-bit and bool data counts as int8.
+_DTYPES = {
+    "double": (8, "fp64"), "float": (4, "fp32"), "c10::Half": (2, "fp16"),
+    "c10::BFloat16": (2, "bf16"), "c10::Float8_e4m3fn": (1, "fp8"), "c10::Float8_e5m2": (1, "fp8"),
+    "c10::Float8_e4m3fnuz": (1, "fp8"), "c10::Float8_e5m2fnuz": (1, "fp8"),
+    "c10::complex<double>": (16, "fp64"), "c10::complex<float>": (8, "fp32"),
+    "c10::complex<c10::Half>": (4, "fp16"),
+    "long int": (8, "int32"), "long long int": (8, "int32"), "int": (4, "int32"),
+    "unsigned int": (4, "int32"), "short int": (2, "int32"), "unsigned short": (2, "int32"),
+    "signed char": (1, "int8"), "unsigned char": (1, "int8"), "bool": (1, "int8"),
+    "c10::quint8": (1, "int8"), "c10::qint8": (1, "int8"), "c10::qint32": (4, "int32"),
+}
+# c10::ScalarType codes as they appear in Concrete Inputs (dtype arguments).
+_SCALAR_TYPE = {0: "unsigned char", 1: "signed char", 2: "short int", 3: "int", 4: "long int",
+                5: "c10::Half", 6: "float", 7: "double", 8: "c10::complex<c10::Half>",
+                9: "c10::complex<float>", 10: "c10::complex<double>", 11: "bool",
+                15: "c10::BFloat16", 23: "c10::Float8_e5m2", 24: "c10::Float8_e4m3fn",
+                25: "c10::Float8_e5m2fnuz", 26: "c10::Float8_e4m3fnuz"}
+# TensorList arguments carry shapes but no dtype.
+LIST_DTYPE = "float"
+LIST_DTYPE_NOTE = "tensor lists carry no dtype in the trace: fp32 assumed"
+
+_NOT_TENSOR = {"Scalar", "ScalarList", "TensorList", "GenericList", "", "Device", "Layout",
+               "ScalarType", "MemoryFormat"}
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """One recorded operator call (tuples, so calls can key caches)."""
+
+    name: str
+    dims: tuple = ()
+    types: tuple = ()
+    strides: tuple = ()
+    concrete: tuple = ()
+
+
+@dataclass(frozen=True)
+class OpWork:
+    """A model's answer for one call.
+
+    ``flops``: FLOP per precision key (``fp32``, ``fp16``, ``int32``...);
+    ``bytes``: compulsory DRAM traffic (every input read once, every output
+    written once): a lower bound on traffic, so the point it gives is an
+    upper bound on intensity. ``matrix``: the FLOPs are multiply-adds a
+    matrix unit can run. ``assumptions``: what the model had to assume.
+    """
+
+    flops: Mapping[str, float]
+    bytes: float
+    family: str
+    matrix: bool = False
+    assumptions: tuple = ()
+
+
+@dataclass(frozen=True)
+class Tensor:
+    shape: tuple
+    dtype: str
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return dtype_bytes(self.dtype)
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.itemsize
+
+    @property
+    def precision(self) -> str:
+        return dtype_precision(self.dtype)
+
+
+def dtype_bytes(dtype: str) -> int:
+    return _DTYPES.get(dtype, (4, "fp32"))[0]
+
+
+def dtype_precision(dtype: str) -> str:
+    return _DTYPES.get(dtype, (4, "fp32"))[1]
+
+
+def vector_precision(dtype: str) -> str:
+    """Element-wise arithmetic on half types runs in fp32 (PyTorch computes
+    in its ``opmath`` type and rounds the result)."""
+    p = dtype_precision(dtype)
+    return "fp32" if p in ("fp16", "bf16", "fp8") else p
+
+
+def known_dtype(dtype) -> bool:
+    return dtype in _DTYPES
+
+
+def literal(text):
+    """A Concrete Inputs entry as a Python value (None when not recorded)."""
+    if not isinstance(text, str) or text == "":
+        return None
+    t = text.strip()
+    if t in ("True", "False"):
+        return t == "True"
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        pass
+    if t.startswith("["):
+        try:
+            return json.loads(t.replace("True", "true").replace("False", "false"))
+        except ValueError:
+            return t
+    return t
+
+
+class Args:
+    """Positional access to a call's recorded arguments."""
+
+    def __init__(self, call: OpCall):
+        self.call = call
+        self.notes: list[str] = []
+
+    def __len__(self):
+        return len(self.call.dims)
+
+    def tensor(self, i: int) -> Tensor | None:
+        dims, types = self.call.dims, self.call.types
+        if i >= len(dims) or i >= len(types):
+            return None
+        t, d = types[i], dims[i]
+        if t in _NOT_TENSOR or not isinstance(d, tuple):
+            return None
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in d):
+            return None
+        return Tensor(d, t)
+
+    def need(self, i: int) -> Tensor:
+        t = self.tensor(i)
+        if t is None:
+            raise LookupError(f"argument {i} of {self.call.name} is not a tensor")
+        return t
+
+    def tensors(self) -> list[Tensor]:
+        return [t for t in (self.tensor(i) for i in range(len(self))) if t is not None]
+
+    def tensor_list(self, i: int) -> list[Tensor] | None:
+        dims, types = self.call.dims, self.call.types
+        if i >= len(dims) or i >= len(types) or types[i] != "TensorList":
+            return None
+        d = dims[i]
+        if not isinstance(d, tuple) or not all(isinstance(s, tuple) for s in d):
+            return None
+        if LIST_DTYPE_NOTE not in self.notes:
+            self.notes.append(LIST_DTYPE_NOTE)
+        return [Tensor(s, LIST_DTYPE) for s in d]
+
+    def value(self, i: int, default=None):
+        c = self.call.concrete
+        v = literal(c[i]) if i < len(c) else None
+        return default if v is None else v
+
+    def ints(self, i: int, rank: int, default: int) -> tuple:
+        """An int-list argument (``[1, 1]``) broadcast to ``rank`` entries."""
+        v = self.value(i, default)
+        if isinstance(v, bool):
+            v = int(v)
+        if isinstance(v, int):
+            return (v,) * rank
+        if isinstance(v, list) and v and all(isinstance(x, int) for x in v):
+            return tuple(v) * rank if len(v) == 1 else tuple(v)
+        if isinstance(v, list) and not v:
+            return (default,) * rank
+        raise LookupError(f"argument {i} of {self.call.name} is not an int list: {v!r}")
+
+    def dtype_code(self, i: int) -> str | None:
+        v = self.value(i)
+        return _SCALAR_TYPE.get(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def broadcast(*shapes: tuple) -> tuple:
+    """NumPy/PyTorch broadcasting of shapes."""
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for j in range(rank):
+        sizes = {s[len(s) - rank + j] for s in shapes if len(s) - rank + j >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise LookupError(f"shapes {shapes} do not broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def work(flops: Mapping[str, float], nbytes: float, family: str, *, matrix: bool = False,
+         args: Args | None = None, assumptions: tuple = ()) -> OpWork:
+    notes = tuple(assumptions) + (tuple(args.notes) if args is not None else ())
+    return OpWork({k: float(v) for k, v in flops.items() if v}, float(nbytes), family,
+                  matrix, notes)
+
+
+def tensor_core_key(precision: str, matrix: bool, *, tf32: bool = False) -> str:
+    """The GPU ceiling a model's FLOPs run on: matrix work in fp16/bf16/fp8/
+    int8/fp64 goes on the tensor cores (cuBLAS/cuDNN use them for these
+    types); fp32 matrix work only when TF32 is on."""
+    if not matrix:
+        return precision
+    if precision == "fp32":
+        return "tensor_tf32" if tf32 else "fp32"
+    return {"fp16": "tensor_fp16", "bf16": "tensor_bf16", "fp8": "tensor_fp8",
+            "int8": "tensor_int8", "fp64": "tensor_fp64"}.get(precision, precision)

@@ -1,0 +1,164 @@
+"""Convolutions (1-D, 2-D, 3-D; stride, padding, dilation, groups,
+transposed) and their backward, as the direct algorithm counts them:
+2 FLOP per multiply-add, bias additions not counted (torch's convention).
+A Winograd or FFT kernel does fewer FLOPs; :mod:`.layers` models those.
+
+Forward, input N x C x I..., weight K x C/g x R..., output N x K x O...:
+MACs = N K O... (C/g) R...; transposed (weight C x K/g x R...): every input
+point scatters into K/g x R... outputs, MACs = N C I... (K/g) R....
+Backward (``output_mask``): grad input and grad weight cost the forward's
+MACs each; grad bias is read and written but its additions are not
+counted, as the forward's bias is not (torch's convention).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .call import Args, OpWork, dtype_precision, work
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Argument positions of one convolution operator (None: absent)."""
+
+    bias: int | None
+    stride: int
+    padding: int
+    dilation: int | None
+    transposed: int | bool = False   # position of a bool argument, or a constant
+    output_padding: int | None = None
+    groups: int | str | None = None  # position, "depthwise" or None (1)
+
+
+_FORWARD = {
+    "convolution": Layout(2, 3, 4, 5, 6, 7, 8),
+    "_convolution": Layout(2, 3, 4, 5, 6, 7, 8),
+    "convolution_overrideable": Layout(2, 3, 4, 5, 6, 7, 8),
+    "conv1d": Layout(2, 3, 4, 5, False, None, 6),
+    "conv2d": Layout(2, 3, 4, 5, False, None, 6),
+    "conv3d": Layout(2, 3, 4, 5, False, None, 6),
+    "_convolution_mode": Layout(2, 3, 4, 5, False, None, 6),
+    "conv_transpose1d": Layout(2, 3, 4, 7, True, 5, 6),
+    "conv_transpose2d": Layout(2, 3, 4, 7, True, 5, 6),
+    "conv_transpose3d": Layout(2, 3, 4, 7, True, 5, 6),
+    "cudnn_convolution": Layout(None, 3, 2, 4, False, None, 5),
+    "cudnn_convolution_transpose": Layout(None, 4, 2, 5, True, 3, 6),
+    "cudnn_convolution_relu": Layout(2, 3, 4, 5, False, None, 6),
+    "mkldnn_convolution": Layout(2, 4, 3, 5, False, None, 6),
+    "miopen_convolution": Layout(2, 4, 3, 5, False, None, 6),
+    "miopen_depthwise_convolution": Layout(2, 4, 3, 5, False, None, 6),
+    "miopen_convolution_transpose": Layout(2, 5, 3, 6, True, 4, 7),
+    "_nnpack_spatial_convolution": Layout(2, 4, 3, None),
+    "_slow_conv2d_forward": Layout(3, 4, 5, None),
+    "thnn_conv2d": Layout(3, 4, 5, None),
+    "slow_conv3d": Layout(3, 4, 5, None),
+    "slow_conv3d_forward": Layout(3, 4, 5, None),
+    "slow_conv_dilated2d": Layout(3, 4, 5, 6),
+    "slow_conv_dilated3d": Layout(3, 4, 5, 6),
+    "slow_conv_transpose2d": Layout(3, 4, 5, 7, True, 6),
+    "slow_conv_transpose3d": Layout(3, 4, 5, 7, True, 6),
+    "_conv_depthwise2d": Layout(3, 4, 5, 6, False, None, "depthwise"),
+    "conv_depthwise3d": Layout(3, 4, 5, 6, False, None, "depthwise"),
+}
+# convolution_backward(grad_output, input, weight, bias_sizes, stride,
+# padding, dilation, transposed, output_padding, groups, output_mask)
+_BACKWARD = Layout(None, 4, 5, 6, 7, 8, 9)
+
+
+@dataclass(frozen=True)
+class Geometry:
+    macs: int
+    out_shape: tuple
+    out_channels: int
+
+
+def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geometry:
+    x, w = args.need(x_at), args.need(w_at)
+    rank = len(w.shape) - 2
+    if rank < 1:
+        raise LookupError("weight has no spatial dimensions")
+    batched = len(x.shape) == rank + 2
+    n = x.shape[0] if batched else 1
+    c, spatial = x.shape[-rank - 1], x.shape[-rank:]
+    taps = w.shape[2:]
+    stride = args.ints(layout.stride, rank, 1)
+    dilation = args.ints(layout.dilation, rank, 1) if layout.dilation is not None else (1,) * rank
+    transposed = (layout.transposed if isinstance(layout.transposed, bool)
+                  else bool(args.value(layout.transposed, False)))
+    groups = _groups(args, layout, c)
+    padding = _padding(args, layout.padding, rank)
+    if transposed:
+        extra = (args.ints(layout.output_padding, rank, 0) if layout.output_padding is not None
+                 else (0,) * rank)
+        out = tuple((i - 1) * s - 2 * p + d * (r - 1) + e + 1
+                    for i, s, p, d, r, e in zip(spatial, stride, padding, dilation, taps, extra))
+        k = w.shape[1] * groups
+        macs = n * c * math.prod(spatial) * (k // groups) * math.prod(taps)
+    else:
+        if padding == "same":
+            out = tuple(-(-i // s) for i, s in zip(spatial, stride))
+        else:
+            out = tuple((i + 2 * p - d * (r - 1) - 1) // s + 1
+                        for i, s, p, d, r in zip(spatial, stride, padding, dilation, taps))
+        k = w.shape[0]
+        macs = n * k * math.prod(out) * (c // groups) * math.prod(taps)
+    if min(out) <= 0:
+        raise LookupError(f"convolution output {out} is empty")
+    return Geometry(macs, ((n,) if batched else ()) + (k,) + out, k)
+
+
+def _groups(args: Args, layout: Layout, channels: int) -> int:
+    if layout.groups == "depthwise":
+        return channels
+    if layout.groups is None:
+        return 1
+    g = args.value(layout.groups, 1)
+    return g if isinstance(g, int) and g > 0 else 1
+
+
+def _padding(args: Args, at: int, rank: int):
+    """Padding per dimension, or "same" (output size = ceil(input / stride))."""
+    v = args.value(at, 0)
+    if v == "valid":
+        return (0,) * rank
+    if v == "same":
+        return "same"
+    return args.ints(at, rank, 0)
+
+
+def forward(layout: Layout):
+    def model(args: Args) -> OpWork:
+        x, w = args.need(0), args.need(1)
+        bias = args.tensor(layout.bias) if layout.bias is not None else None
+        g = geometry(args, layout)
+        out_bytes = math.prod(g.out_shape) * x.itemsize
+        nbytes = x.nbytes + w.nbytes + (bias.nbytes if bias else 0) + out_bytes
+        return work({dtype_precision(x.dtype): 2 * g.macs}, nbytes, "convolution", matrix=True,
+                    args=args)
+    return model
+
+
+def backward(args: Args) -> OpWork:
+    """Grad input (mask[0]) and grad weight (mask[1]) cost the forward's
+    MACs each; grad bias (mask[2]) only its bytes."""
+    gy, x, w = args.need(0), args.need(1), args.need(2)
+    mask = args.value(10, [True, True, True])
+    if not (isinstance(mask, list) and len(mask) == 3):
+        raise LookupError(f"output_mask {mask!r}")
+    g = geometry(args, _BACKWARD, x_at=1, w_at=2)
+    macs = g.macs * (int(bool(mask[0])) + int(bool(mask[1])))
+    nbytes = gy.nbytes
+    if mask[0]:
+        nbytes += w.nbytes + x.nbytes          # read weight, write grad input
+    if mask[1]:
+        nbytes += x.nbytes + w.nbytes          # read input, write grad weight
+    if mask[2]:
+        nbytes += g.out_channels * x.itemsize
+    return work({dtype_precision(x.dtype): 2 * macs}, nbytes, "convolution", matrix=True,
+                args=args)
+
+
+MODELS = {name: forward(layout) for name, layout in _FORWARD.items()}
+MODELS["convolution_backward"] = backward
+MODELS["convolution_backward_overrideable"] = backward
