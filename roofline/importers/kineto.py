@@ -77,6 +77,7 @@ _WEIGHT = {"add": 1.0, "mul": 1.0, "fma": 2.0}
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
 _LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers": "registers_per_thread",
                 "shared": "shared_memory_bytes"}
+_LAUNCH_FIELD = {name: key for key, name in _LAUNCH_ARGS.items()}
 
 
 def copy_levels(name: str, nbytes: float, kind: str = "") -> dict[str, float]:
@@ -138,32 +139,24 @@ def read(path: str | Path) -> ImportResult:
 
 
 def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
-    """A decoded Chrome trace (dict or event list) -> kernels."""
+    """A decoded Chrome trace (dict or event list) -> kernels (encoded back
+    to JSON first: the reader keeps operator arguments as raw JSON)."""
     path = Path(str(path))
     try:
-        trace = msgspec.convert(data, kineto_decode.Trace | list[kineto_decode.Event])
-    except msgspec.ValidationError as exc:
-        raise InputError(path, None, f"not a Chrome/Kineto trace: {exc}") from None
-    if isinstance(trace, list):
-        trace = kineto_decode.Trace(traceEvents=trace)
-    return _checked(trace, path)
+        raw = msgspec.json.encode(data)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(path, None, f"not JSON data: {exc}") from None
+    return _checked(kineto_decode.decode(raw, path), path)
 
 
 def _checked(trace, path: Path) -> ImportResult:
     try:
-        return _parse(trace, path)
+        with kineto_decode.no_gc():
+            return _parse(trace, path)
     except InputError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         raise InputError(path, None, f"malformed Kineto trace ({type(exc).__name__}: {exc})") from None
-
-
-def _number(e, key: str, path, index) -> float:
-    value = getattr(e, key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(path, None, f"traceEvents[{index}] ({e.name!r}): "
-                         f"{key} is not a number: {value!r}")
-    return float(value)
 
 
 class _Gpu:
@@ -189,18 +182,19 @@ class _Gpu:
 
 
 def _parse(trace, path: Path) -> ImportResult:
-    events = trace.traceEvents
     gpu = _Gpu()
     ops = OpEvents()
     lo, hi = math.inf, -math.inf
     t0 = None
-    for index, e in enumerate(events):
-        if e.ph != "X" or not isinstance(e.cat, str):
+    kinds = _KIND
+    for index, e in enumerate(trace.traceEvents):
+        if e.ph != "X":
             continue
-        cat = e.cat.lower()
-        kind = _KIND.get(cat)
+        cat = e.cat
+        kind = kinds.get(cat)
         if kind is None:
-            continue
+            if not isinstance(cat, str) or (kind := kinds.get(cat.lower())) is None:
+                continue
         name = e.name
         if not isinstance(name, str) or not name:
             raise InputError(path, None, f"traceEvents[{index}] ({cat}) has no name")
@@ -208,21 +202,25 @@ def _parse(trace, path: Path) -> ImportResult:
         if kind == "range":
             gpu.ranges.setdefault(name, []).append(flops_from_counters(_counter_args(args)))
             continue
-        ts = _number(e, "ts", path, index)
-        dur = _number(e, "dur", path, index)
-        if dur < 0:
-            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): negative duration {dur}")
+        ts, dur = e.ts, e.dur
+        if ts is None or dur is None:
+            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): no {'ts' if ts is None else 'dur'}")
+        if dur < 0 or not (math.isfinite(ts) and math.isfinite(dur)):
+            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bad time: ts {ts}, duration {dur}")
         if t0 is None:
             t0 = ts  # times relative to the first event keep sub-ns precision
         ts -= t0
         if kind == "op":
-            ops.add(name, ts, dur, _hashable(e.tid), e.external_id, args)
+            ops.add(name, ts, dur, e.tid, e.external_id, args)
             continue
-        lo, hi = min(lo, ts), max(hi, ts + dur)
+        if ts < lo:
+            lo = ts
+        if ts + dur > hi:
+            hi = ts + dur
         if kind == "api":
             _api(gpu, name, dur, args)
             if args is not None and args.correlation is not None:
-                gpu.api_call[_hashable(args.correlation)] = (_hashable(e.tid), ts)
+                gpu.api_call[args.correlation] = (e.tid, ts)
         else:
             _activity(gpu, kind, name, ts, dur, e, args, path, index)
     return _result(trace, path, gpu, ops, lo, hi)
@@ -231,14 +229,6 @@ def _parse(trace, path: Path) -> ImportResult:
 _KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},
          **{c: "memset" for c in MEMSET_CATS}, **{c: "api" for c in API_CATS},
          **{c: "range" for c in RANGE_CATS}, **{c: "op" for c in OP_CATS}}
-
-
-def _hashable(x):
-    try:
-        hash(x)
-    except TypeError:
-        return repr(x)
-    return x
 
 
 def _counter_args(args) -> dict:
@@ -256,7 +246,7 @@ def _api(gpu: _Gpu, name: str, dur: float, args) -> None:
     gpu.api[name] = gpu.api.get(name, 0.0) + dur * 1e-6
     if args is None:
         return
-    corr = _hashable(args.correlation)
+    corr = args.correlation
     if corr is None:
         return
     size = args.bytes if args.bytes is not None else args.size
@@ -267,7 +257,7 @@ def _api(gpu: _Gpu, name: str, dur: float, args) -> None:
             pass
     ext = args.external_id if args.external_id is not None else args.external_id_2021
     if ext is not None:
-        gpu.api_ext[corr] = _hashable(ext)
+        gpu.api_ext[corr] = ext
 
 
 def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, path, index) -> None:
@@ -277,11 +267,14 @@ def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, p
     if kind == "kernel":
         gpu.kernel_names.append(name)
         gpu.kernel_dur.append(dur)
-        gpu.kernel_ext.append(_hashable(e.external_id))
-        gpu.kernel_corr.append(_hashable(args.correlation) if args is not None else None)
-        launch = _launch(args)
+        gpu.kernel_ext.append(e.external_id)
+        gpu.kernel_corr.append(args.correlation if args is not None else None)
         known = gpu.launch.get(name)
-        gpu.launch[name] = launch if known is None else {k: v for k, v in known.items() if launch.get(k) == v}
+        if known is None:
+            gpu.launch[name] = _launch(args)
+        elif known and args is not None:  # keep what every launch of this name agrees on
+            for key in [k for k, v in known.items() if _launch_value(args, k) != v]:
+                del known[key]
         try:
             gpu.device_time[device] = gpu.device_time.get(device, 0.0) + dur
         except TypeError:  # an unhashable device id
@@ -295,7 +288,7 @@ def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, p
     g["t"] += dur
     nbytes = args.bytes if args is not None else None
     if nbytes is None:
-        gpu.pending_bytes.append((g, _hashable(args.correlation) if args is not None else None))
+        gpu.pending_bytes.append((g, args.correlation if args is not None else None))
     elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
           or not math.isfinite(nbytes) or nbytes < 0):
         raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bytes is not a "
@@ -390,10 +383,45 @@ def _per_call(flop_list: list[dict], count: int) -> dict[str, float]:
     return {p: v / len(flop_list) * count for p, v in total.items()}
 
 
+def _launch_value(args, key: str):
+    value = getattr(args, _LAUNCH_FIELD[key])
+    return bytes(value) if isinstance(value, msgspec.Raw) else value
+
+
 def _launch(args) -> dict:
+    """Launch configuration of one kernel event; grid and block stay raw
+    JSON (compared as bytes, decoded once per kernel name by _decoded)."""
     out = {}
     if args is None:
         return out
+    for key, name in _LAUNCH_ARGS.items():
+        value = getattr(args, key)
+        if isinstance(value, msgspec.Raw):
+            value = bytes(value)
+        if value is not None:
+            try:
+                hash(value)
+            except TypeError:
+                continue
+            out[name] = value
+    return out
+
+
+def decoded_launch(launch: dict) -> dict:
+    """grid/block from raw JSON to tuples; values that are not lists of
+    integers are dropped."""
+    out = {}
+    for key, value in launch.items():
+        if isinstance(value, bytes):
+            try:
+                value = msgspec.json.decode(value)
+            except msgspec.DecodeError:
+                continue
+            if not (isinstance(value, list) and all(isinstance(v, int) for v in value)):
+                continue
+            value = tuple(value)
+        out[key] = value
+    return out
     for key, name in _LAUNCH_ARGS.items():
         value = getattr(args, key)
         if isinstance(value, list):

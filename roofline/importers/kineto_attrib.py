@@ -48,12 +48,13 @@ COUNTER_CHECK_TOLERANCE = 0.10
 def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None) -> list[Kernel]:
     _warn_no_shapes(ops, warnings)
     tree = build(ops)
+    labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
     groups: dict[tuple, dict] = {}
     for i in range(len(ops)):
         name = ops.names[i]
         w = tree.work[i]
         if tree.does_work[i]:
-            key = (name, shape_label(ops.dims[i], ops.types[i]), "work")
+            key = (name, labels.get(ops.call[i], ""), "work")
         elif tree.delegated[i] or w is not None:
             key = (name, "", "none")
         else:
@@ -65,22 +66,22 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         g["n"] += 1
         if key[2] == "work":
             _add_work(g, w, 1.0, gpu=False)
-    out = [_row(key, g) for key, g in groups.items()]
+    out = [_row(key, g, threads) for key, g in groups.items()]
     _warn_unknown(out, warnings, what="operator")
     _check_torch_flops(ops, tree, warnings)
     return out
 
 
-def _row(key: tuple, g: dict) -> Kernel:
+def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
     name, shapes, state = key
     label = f"{name}({shapes})" if shapes else name
     if state == "unknown":
         return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
-                      operator=name)
+                      operator=name, threads=threads)
     flops = g["flops"] or {"fp32": 0.0}
     return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
                   family=_op_family(name, g["family"]) if state == "work" else "overhead",
-                  modelled=True, operator=name)
+                  modelled=True, operator=name, threads=threads)
 
 
 def _op_family(name: str, op_family: str) -> str:
@@ -100,6 +101,7 @@ def _add_work(g: dict, w, share: float, gpu: bool) -> None:
 
 def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
     """One row per (kernel name, operator that launched it)."""
+    from .kineto import decoded_launch
     n = len(gpu.kernel_names)
     if n == 0:
         return []
@@ -134,7 +136,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
         elif working:
             flops = g["flops"] or {"fp32": 0.0}
         out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops or {},
-                          bytes={"DRAM": g["bytes"]} if working else {}, launch=gpu.launch.get(name, {}),
+                          bytes={"DRAM": g["bytes"]} if working else {}, launch=decoded_launch(gpu.launch.get(name, {})),
                           family=fam, modelled=working and flops is not None and key not in counted,
                           operator=operator))
     if any(g.get("matrix_fp32") for g in groups.values()):

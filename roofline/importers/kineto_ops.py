@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from ..ops import OpCall, OpWork, is_view, op_work
@@ -47,18 +48,20 @@ _NEST_SLACK_US = 2e-3
 
 @dataclass
 class OpEvents:
-    """The ``cpu_op`` events of a trace as columns, in file order."""
+    """The ``cpu_op`` events of a trace as columns, in file order. The
+    arguments of a call (shapes, dtypes, strides, concrete inputs) are kept
+    once per distinct call, as raw JSON (``calls``), and each operator
+    points at its call (``call``: -1 without shapes)."""
 
     names: list = field(default_factory=list)
     ts: list = field(default_factory=list)
     dur: list = field(default_factory=list)
     thread: list = field(default_factory=list)
     external_id: list = field(default_factory=list)
-    dims: list = field(default_factory=list)
-    types: list = field(default_factory=list)
-    strides: list = field(default_factory=list)
-    concrete: list = field(default_factory=list)
+    call: list = field(default_factory=list)
     torch_flops: list = field(default_factory=list)
+    calls: list = field(default_factory=list)          # (dims, types, strides, concrete) raw JSON bytes
+    _call_ids: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -69,19 +72,40 @@ class OpEvents:
         self.dur.append(dur)
         self.thread.append(thread)
         self.external_id.append(external_id)
-        dims = types = strides = concrete = flops = None
+        call, flops = -1, None
         if args is not None:
             dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
-            types, strides, concrete, flops = args.input_type, args.input_strides, args.concrete, args.flops
-        self.dims.append(dims)
-        self.types.append(types)
-        self.strides.append(strides)
-        self.concrete.append(concrete)
+            if dims is not None:
+                key = (bytes(dims), _raw(args.input_type), _raw(args.input_strides), _raw(args.concrete))
+                call = self._call_ids.get(key)
+                if call is None:
+                    call = self._call_ids[key] = len(self.calls)
+                    self.calls.append(key)
+            flops = args.flops
+        self.call.append(call)
         self.torch_flops.append(flops if _is_count(flops) else math.nan)
 
     @property
     def has_shapes(self) -> bool:
-        return any(d is not None for d in self.dims)
+        return bool(self.calls)
+
+    def decoded(self, call: int) -> tuple:
+        """(dims, types, strides, concrete) of a distinct call as Python
+        values (None where the trace has no such field or it is not JSON)."""
+        return tuple(_json(raw) for raw in self.calls[call])
+
+
+def _raw(x) -> bytes | None:
+    return None if x is None else bytes(x)
+
+
+def _json(raw: bytes | None):
+    if raw is None:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
 
 
 def _is_count(x) -> bool:
@@ -182,17 +206,21 @@ def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
 
 def _works(ops: OpEvents) -> list:
     """The model's answer per operator, computed once per distinct call."""
-    memo: dict = {}
+    per_call = {}
+    views = {}
     out = []
-    for i in range(len(ops)):
-        name = ops.names[i]
-        key = (name, _frozen(ops.dims[i]), _frozen(ops.types[i]), _frozen(ops.concrete[i]))
+    for name, call in zip(ops.names, ops.call):
+        key = (name, call)
         try:
-            w = memo[key]
+            w = per_call[key]
         except KeyError:
-            w = memo[key] = _model(name, ops.dims[i], ops.types[i], ops.strides[i], ops.concrete[i])
-        except TypeError:  # unhashable junk in the args
-            w = None
+            if call < 0:
+                w = views.get(name)
+                if w is None and name not in views:
+                    w = views[name] = op_work(OpCall(name)) if is_view(name) else None
+            else:
+                w = _model(name, *ops.decoded(call))
+            per_call[key] = w
         out.append(w)
     return out
 

@@ -1,0 +1,107 @@
+"""Write a synthetic Kineto trace shaped like a BERT training step on a GPU.
+
+    python benchmarks/bert_trace.py -o bert.json --kernels 900000
+
+Each kernel has what a real PyTorch 2.x trace gives it: a ``cpu_op`` with
+``Input Dims``/``Input type``/``Concrete Inputs``, a ``cudaLaunchKernel``
+runtime event inside the operator with the kernel's ``correlation``, the
+kernel event (grid, block, registers, occupancy ...), and the two ``ac2g``
+flow events linking launch and kernel. Names, shapes and durations cycle
+through a BERT-large layer (GEMMs from ``aten::addmm``/``aten::bmm``,
+softmax, layer norm, GELU, dropout, adds, and the optimizer's
+``_foreach_*`` ops), so about a third of kernels are GEMMs as in the seeds'
+lecture (274,825 GEMM kernels of 913,233). Written in chunks, so memory
+stays small whatever the size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+B, S, H, FF, HEADS = 32, 128, 1024, 4096, 16
+
+# (operator, Input Dims, Input type, Concrete Inputs, kernel name, kernel us)
+LAYER = [
+    ("aten::addmm", [[3 * H], [B * S, H], [H, 3 * H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
+     ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_32x3_nn", 310.0),
+    ("aten::bmm", [[B * HEADS, S, H // HEADS], [B * HEADS, H // HEADS, S]], ["c10::Half"] * 2, ["", ""],
+     "ampere_fp16_s16816gemm_fp16_128x64_ldg8_f2f_stages_32x6_nn", 42.0),
+    ("aten::_softmax", [[B, HEADS, S, S], [], []], ["c10::Half", "Scalar", "Scalar"], ["", "-1", "False"],
+     "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::Half, float, c10::Half>", 61.0),
+    ("aten::native_dropout", [[B, HEADS, S, S], [], []], ["c10::Half", "Scalar", "Scalar"], ["", "0.1", "True"],
+     "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<c10::Half, float, unsigned int, 1, 8>", 55.0),
+    ("aten::bmm", [[B * HEADS, S, S], [B * HEADS, S, H // HEADS]], ["c10::Half"] * 2, ["", ""],
+     "ampere_fp16_s16816gemm_fp16_128x64_ldg8_f2f_stages_32x6_nn", 40.0),
+    ("aten::addmm", [[H], [B * S, H], [H, H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
+     ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", 105.0),
+    ("aten::add", [[B, S, H], [B, S, H], []], ["c10::Half", "c10::Half", "Scalar"], ["", "", "1"],
+     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::Half>, "
+     "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::Half>, at::detail::Array<char*, 3>)", 18.0),
+    ("aten::native_layer_norm", [[B, S, H], [], [H], [H], []], ["c10::Half", "ScalarList", "c10::Half",
+     "c10::Half", "Scalar"], ["", "[1024]", "", "", "1e-12"],
+     "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::Half, float>", 21.0),
+    ("aten::addmm", [[FF], [B * S, H], [H, FF], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
+     ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_32x3_nn", 400.0),
+    ("aten::gelu", [[B, S, FF], []], ["c10::Half", ""], ["", "none"],
+     "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+     "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::"
+     "{lambda(c10::Half)#1}, at::detail::Array<char*, 2> >", 60.0),
+    ("aten::addmm", [[H], [B * S, FF], [FF, H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
+     ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_128x256_ldg8_f2f_stages_64x3_nn", 395.0),
+    ("aten::_foreach_add_", [[], [], []], ["TensorList", "TensorList", "Scalar"], ["", "", "1"],
+     "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+     "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<c10::Half, 2, 2, 0>, "
+     "std::plus<float>, float>", 33.0),
+]
+
+
+def events(n_kernels: int):
+    """The trace events of ``n_kernels`` kernels, in time order."""
+    t = 1_700_000_000_000.0
+    for i in range(n_kernels):
+        name, dims, types, concrete, kernel, dur = LAYER[i % len(LAYER)]
+        ext, corr = 2 * i + 1, 100_000 + i
+        yield {"ph": "X", "cat": "cpu_op", "name": name, "pid": 7, "tid": 7, "ts": t, "dur": 12.5,
+               "args": {"External id": ext, "Record function id": 0, "Sequence number": i, "Fwd thread id": 0,
+                        "Concrete Inputs": concrete, "Input type": types,
+                        "Input Strides": [[1] * len(d) for d in dims], "Input Dims": dims, "Ev Idx": i}}
+        yield {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": t + 4.0,
+               "dur": 5.0, "args": {"External id": ext, "cbid": 211, "correlation": corr}}
+        yield {"ph": "s", "id": corr, "pid": 7, "tid": 7, "ts": t + 4.0, "cat": "ac2g", "name": "ac2g"}
+        yield {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": t + 20.0, "dur": dur,
+               "args": {"External id": ext, "queued": 0, "device": 0, "context": 1, "stream": 7,
+                        "correlation": corr, "registers per thread": 168, "shared memory": 49152,
+                        "blocks per SM": 1.5, "warps per SM": 12.0, "grid": [128, 2, 1], "block": [256, 1, 1],
+                        "est. achieved occupancy %": 19}}
+        yield {"ph": "f", "id": corr, "pid": 0, "tid": 7, "ts": t + 20.0, "cat": "ac2g", "name": "ac2g", "bp": "e"}
+        t += dur + 22.0
+
+
+def write(path: str, n_kernels: int, chunk: int = 20_000) -> None:
+    head = {"schemaVersion": 1, "deviceProperties": [
+        {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85_899_345_920, "computeMajor": 8,
+         "computeMinor": 0, "numSms": 108}], "record_shapes": 1}
+    with open(path, "w") as fh:
+        fh.write(json.dumps(head)[:-1] + ', "traceEvents": [\n')
+        batch, first = [], True
+        for e in events(n_kernels):
+            batch.append(json.dumps(e, separators=(",", ":")))
+            if len(batch) >= chunk:
+                fh.write(("" if first else ",\n") + ",\n".join(batch))
+                batch, first = [], False
+        if batch:
+            fh.write(("" if first else ",\n") + ",\n".join(batch))
+        fh.write('\n], "displayTimeUnit": "ms"}\n')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-o", "--output", default="bert_trace.json")
+    parser.add_argument("--kernels", type=int, default=900_000, help="number of kernels (default 900,000)")
+    args = parser.parse_args()
+    write(args.output, args.kernels)
+    print(f"wrote {args.output} ({args.kernels:,} kernels)")
+
+
+if __name__ == "__main__":
+    main()
