@@ -259,6 +259,8 @@ def test_elementwise_broadcast_inplace_and_write_only():
     assert cast.bytes == 400 + 200
     cmp = op_work(call("aten::lt", (100,), 0.5))
     assert cmp.bytes == 400 + 100                          # bool result
+    step = op_work(call("aten::add_", ("long int", ()), ("long int", ()), 1))
+    assert not step.flops and step.bytes == 24             # integer counters: bytes only
 
 
 def test_reductions_size_their_result_from_dims():

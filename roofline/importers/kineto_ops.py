@@ -31,6 +31,7 @@ trace its work goes to the kernels it launched (see :mod:`.kineto`).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import msgspec
@@ -157,6 +158,10 @@ def build(ops: OpEvents) -> OpTree:
     # children is a wrapper (autograd's AddmmBackward0); one that spends it
     # in itself does unknown work of its own.
     wrapper = ~modelled & desc_any & (self_time <= WRAPPER_SELF_SHARE * np.asarray(ops.dur, dtype=float))
+    # Autograd's own nodes (MulBackward0, AccumulateGrad, the engine's
+    # evaluate_function) run no kernel of their own: their self time is the
+    # engine's bookkeeping, which is overhead whatever they call.
+    wrapper |= ~modelled & np.array([is_autograd(name) for name in ops.names], dtype=bool)
     delegated = (modelled & has_work & gives_away) | wrapper
     flops = np.where(does_work, own_flops, 0.0)
     subtree = flops.copy()
@@ -164,6 +169,14 @@ def build(ops: OpEvents) -> OpTree:
         if parent[i] >= 0:
             subtree[parent[i]] += subtree[i]
     return OpTree(parent, self_time, work, does_work, delegated, subtree)
+
+
+_AUTOGRAD = re.compile(r"^(autograd::|torch::autograd::|[A-Z]\w*Backward\d*$|detach_?$)")
+
+
+def is_autograd(name: str) -> bool:
+    """A node of the autograd engine rather than an operator."""
+    return bool(_AUTOGRAD.match(name))
 
 
 def _nonzero(w: OpWork | None) -> bool:

@@ -107,10 +107,15 @@ def dtype_precision(dtype: str) -> str:
     return _DTYPES.get(dtype, (4, "fp32"))[1]
 
 
-def vector_precision(dtype: str) -> str:
-    """Element-wise arithmetic on half types runs in fp32 (PyTorch computes
-    in its ``opmath`` type and rounds the result)."""
+def vector_precision(dtype: str) -> str | None:
+    """The ceiling of element-wise arithmetic on ``dtype``: half types run
+    in fp32 (PyTorch computes in its ``opmath`` type and rounds the
+    result); integer and bool arithmetic (step counters, masks, indices) is
+    not floating-point work and is not counted (None): such an operator is
+    placed by its bytes."""
     p = dtype_precision(dtype)
+    if p in ("int8", "int32"):
+        return None
     return "fp32" if p in ("fp16", "bf16", "fp8") else p
 
 
@@ -221,7 +226,7 @@ def broadcast(*shapes: tuple) -> tuple:
 def work(flops: Mapping[str, float], nbytes: float, family: str, *, matrix: bool = False,
          args: Args | None = None, assumptions: tuple = ()) -> OpWork:
     notes = tuple(assumptions) + (tuple(args.notes) if args is not None else ())
-    return OpWork({k: float(v) for k, v in flops.items() if v}, float(nbytes), family,
+    return OpWork({k: float(v) for k, v in flops.items() if v and k is not None}, float(nbytes), family,
                   matrix, notes)
 
 

@@ -4,7 +4,8 @@ FLOPs: one per arithmetic operation or elementary function in the
 operator's formula per output element (``exp``, ``erf``, ``tanh``,
 ``sqrt`` count 1 each; the formulas are in :data:`COST`); copies, fills and
 selections count 0. Half-precision data is computed in fp32 (PyTorch's
-``opmath`` type), so its FLOPs go on the fp32 units. Bytes: every tensor
+``opmath`` type), so its FLOPs go on the fp32 units; integer and bool
+arithmetic is not counted (the operator is placed by its bytes). Bytes: every tensor
 input read once (broadcast inputs once, not once per use) and the output
 written once; an in-place operator writes its first argument and reads it
 only when the formula does (``add_`` does, ``fill_`` does not).
