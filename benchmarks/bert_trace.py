@@ -48,7 +48,7 @@ LAYER = [
      "{lambda(c10::Half)#1}, at::detail::Array<char*, 2> >", 60.0),
     ("aten::addmm", [[H], [B * S, FF], [FF, H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
      ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_128x256_ldg8_f2f_stages_64x3_nn", 395.0),
-    ("aten::_foreach_add_", [[], [], []], ["TensorList", "TensorList", "Scalar"], ["", "", "1"],
+    ("aten::_foreach_add_", [[[H, H], [H]] * 4, [[H, H], [H]] * 4, []], ["TensorList", "TensorList", "Scalar"], ["", "", "1"],
      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
      "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<c10::Half, 2, 2, 0>, "
      "std::plus<float>, float>", 33.0),

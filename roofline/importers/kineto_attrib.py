@@ -294,7 +294,7 @@ def _warn_unknown(kernels: list[Kernel], warnings: list[Advice], what: str, list
     more = f" and {len(top) - listed} more" if len(top) > listed else ""
     warnings.append(Advice(
         f"{sum(unknown.values()) / total:.1%} of {what} time has no operator model: {shown}{more}",
-        "these stay unknown; see docs/concepts.md for the operators modelled", subject="models"))
+        "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
 
 
 def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:
@@ -315,5 +315,5 @@ def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> N
             warnings.append(Advice(
                 f"torch counts {theirs:.4g} FLOP in {calls} call(s), the operator models {ours:.4g} "
                 f"({ours / theirs - 1:+.1%})",
-                "the models count 2 FLOP per multiply-add of the direct algorithm; see docs/concepts.md",
+                "the models count 2 FLOP per multiply-add of the direct algorithm; see docs/pytorch.md",
                 subject=f"flops check {name}"))
