@@ -265,8 +265,9 @@ def _warn_missing(kernels, work, known, no_flop_family, warnings):
     unmodelled_ops = no_counters & (kernels.operators != "")
     if unmodelled_ops.any():
         warnings.append(Advice(
-            f"{int(unmodelled_ops.sum())} operator row(s) have no operator model and cannot be placed",
-            "they are listed as unknown; the report's operator table shows their time", subject="models"))
+            f"{int(unmodelled_ops.sum())} row(s) linked to PyTorch operators have no modelled work and "
+            "cannot be placed", "they are listed as unknown; the report's operator table shows their time",
+            subject="models"))
     no_counters &= kernels.operators == ""
     if no_counters.any():
         warnings.append(Advice(

@@ -248,6 +248,19 @@ def test_mi250_trace_gemm_kernels_get_the_operator_flops():
 
 
 @needs_folder(KINETO)
+def test_mi250_operator_keeps_the_work_its_child_does_not_do():
+    r = read_profile(MI250)
+    k = {x.operator: x for x in r.kernels if x.operator in ("aten::mse_loss", "aten::mean")}
+    # mse_loss([5,128], [5,128]): its own kernel squares the differences (2 FLOP and one
+    # 640-float write per element), its child aten::mean's kernel sums them
+    assert k["aten::mse_loss"].flops == {"fp32": 2 * 640} and k["aten::mse_loss"].bytes["DRAM"] == 4 * 640
+    assert k["aten::mean"].flops == {"fp32": 640}
+    (helper,) = [w for w in r.warnings if "launched beside the main kernel" in w.message]
+    assert "aten::addmm" in helper.message       # the bias broadcast kernel beside the GEMM
+    assert not [w for w in r.warnings if "has no operator model" in w.message]
+
+
+@needs_folder(KINETO)
 def test_rank0_trace_links_kernels_to_operators_by_launch_time():
     r = read_profile(RANK0)
     linked = [k for k in r.kernels if k.operator]

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import Advice
 from ..families import family_of
 from ..model import Kernel
-from ..ops import tensor_core_key
+from ..ops import has_model, tensor_core_key
 from .kineto_ops import OpEvents, OpTree, build, shape_label
 
 # Operator families (roofline.ops) as kernel families where the kernel's
@@ -52,7 +52,7 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
     groups: dict[tuple, dict] = {}
     for i in range(len(ops)):
         name = ops.names[i]
-        w = tree.work[i]
+        w = tree.counted[i] if tree.does_work[i] else tree.work[i]
         if tree.does_work[i]:
             key = (name, labels.get(ops.call[i], ""), "work")
         elif tree.delegated[i] or w is not None:
@@ -122,7 +122,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
         g["t"] += gpu.kernel_dur[j]
         g["n"] += 1
         if working:
-            _add_work(g, tree.work[op], share[j], gpu=True)
+            _add_work(g, tree.counted[op], share[j], gpu=True)
     out = []
     counted = _counter_rows(gpu, groups)
     for key, g in groups.items():
@@ -282,19 +282,34 @@ def _warn_no_shapes(ops: OpEvents, warnings: list[Advice]) -> None:
 def _warn_unknown(kernels: list[Kernel], warnings: list[Advice], what: str, listed: int = 5) -> None:
     """Unmodelled work by operator name and share of time: the next model to write."""
     total = sum(k.time_s for k in kernels if math.isfinite(k.time_s))
-    unknown: dict[str, float] = {}
+    if total <= 0:
+        return
+    unmodelled: dict[str, float] = {}
+    helpers: dict[str, float] = {}
     for k in kernels:
         if not k.flops and not k.bytes and k.family not in ("memcpy", "memset"):
+            # a kernel of a modelled operator without its work is a helper
+            # launched beside the main kernel (bias copy, layout transform)
+            bucket = helpers if k.operator and has_model(k.operator) else unmodelled
             key = k.operator or "(no operator)"
-            unknown[key] = unknown.get(key, 0.0) + (k.time_s if math.isfinite(k.time_s) else 0.0)
-    if not unknown or total <= 0:
-        return
-    top = sorted(unknown.items(), key=lambda kv: -kv[1])
+            bucket[key] = bucket.get(key, 0.0) + (k.time_s if math.isfinite(k.time_s) else 0.0)
+    if unmodelled:
+        warnings.append(Advice(
+            f"{sum(unmodelled.values()) / total:.1%} of {what} time has no operator model: "
+            f"{_top(unmodelled, total, listed)}",
+            "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
+    if helpers:
+        warnings.append(Advice(
+            f"{sum(helpers.values()) / total:.1%} of {what} time is in kernels launched beside the "
+            f"main kernel of a modelled operator, which takes its work: {_top(helpers, total, listed)}",
+            "these stay unknown (bias copies, layout transforms: their work is not modelled)",
+            subject="models"))
+
+
+def _top(times: dict[str, float], total: float, listed: int) -> str:
+    top = sorted(times.items(), key=lambda kv: -kv[1])
     shown = ", ".join(f"{name} {t / total:.1%}" for name, t in top[:listed])
-    more = f" and {len(top) - listed} more" if len(top) > listed else ""
-    warnings.append(Advice(
-        f"{sum(unknown.values()) / total:.1%} of {what} time has no operator model: {shown}{more}",
-        "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
+    return shown + (f" and {len(top) - listed} more" if len(top) > listed else "")
 
 
 def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:

@@ -41,6 +41,10 @@ from ..ops import OpCall, OpWork, is_view, op_work
 
 MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
 GIVE_AWAY_SHARE = 0.5
+# A non-matrix operator keeps what its descendants do not do when that is at
+# least this share of its own work (mse_loss: (x - y)^2 itself, the mean in
+# its child); below it the difference is the models' rounding.
+MIN_RESIDUAL_SHARE = 0.1
 WRAPPER_SELF_SHARE = 0.5
 # Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
 # touch within this are siblings, not parent and child.
@@ -120,7 +124,8 @@ class OpTree:
     parent: np.ndarray        # index of the enclosing operator, -1 at the top
     self_time_us: np.ndarray
     work: list                # OpWork or None per operator (the model's answer)
-    does_work: np.ndarray     # bool: the work is counted here (not given to descendants)
+    counted: list             # OpWork counted at the operator itself (None: none)
+    does_work: np.ndarray     # bool: work is counted here (not all given to descendants)
     delegated: np.ndarray     # bool: modelled or wrapper, but its descendants do the work
     subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
 
@@ -145,13 +150,24 @@ def build(ops: OpEvents) -> OpTree:
             desc_flops[p] += desc_flops[i] + own_flops[i]
             desc_matrix_flops[p] += desc_matrix_flops[i] + (own_flops[i] if is_matrix[i] else 0.0)
     has_work = (own_bytes > 0) | (own_flops > 0)
-    # Descendants that do at least half the operator's work are doing that
-    # work (conv2d -> mkldnn_convolution, _to_copy -> copy_); smaller ones
-    # are helpers (the copy of a scalar operand of mul, the bias copy of addmm).
-    by_bytes = np.where(own_bytes > 0, desc_bytes >= GIVE_AWAY_SHARE * own_bytes,
-                        desc_flops >= GIVE_AWAY_SHARE * own_flops)
-    gives_away = np.where(is_matrix, desc_matrix_flops >= GIVE_AWAY_SHARE * own_flops, by_bytes)
+    # A matrix operator whose descendants do at least half its matrix FLOPs
+    # gives them all its work (conv2d -> mkldnn_convolution); smaller
+    # descendants are helpers (the bias copy of addmm) and it keeps all.
+    matrix_gives = desc_matrix_flops >= GIVE_AWAY_SHARE * own_flops
+    # Any other operator keeps the part its descendants do not do
+    # (_to_copy -> copy_: nothing; mse_loss -> mean: the squared differences).
+    left_flops = np.maximum(own_flops - desc_flops, 0.0)
+    left_bytes = np.maximum(own_bytes - desc_bytes, 0.0)
+    keeps = ((left_flops >= MIN_RESIDUAL_SHARE * own_flops) & (left_flops > 0)) | (
+        (left_bytes >= MIN_RESIDUAL_SHARE * own_bytes) & (left_bytes > 0))
+    gives_away = np.where(is_matrix, matrix_gives, ~keeps)
     does_work = has_work & ~gives_away
+    share_flops = np.where(is_matrix | (desc_flops == 0), 1.0,
+                           np.divide(left_flops, own_flops, out=np.zeros(n), where=own_flops > 0))
+    share_bytes = np.where(is_matrix | (desc_bytes == 0), 1.0,
+                           np.divide(left_bytes, own_bytes, out=np.zeros(n), where=own_bytes > 0))
+    counted = [_part(w, share_flops[i], share_bytes[i]) if does_work[i] else None
+               for i, w in enumerate(work)]
     desc_any = (desc_bytes > 0) | (desc_flops > 0)
     modelled = np.array([w is not None for w in work], dtype=bool)
     # An unmodelled operator that spends most of its time inside modelled
@@ -163,12 +179,21 @@ def build(ops: OpEvents) -> OpTree:
     # engine's bookkeeping, which is overhead whatever they call.
     wrapper |= ~modelled & np.array([is_autograd(name) for name in ops.names], dtype=bool)
     delegated = (modelled & has_work & gives_away) | wrapper
-    flops = np.where(does_work, own_flops, 0.0)
-    subtree = flops.copy()
+    subtree = np.array([sum(c.flops.values()) if c is not None else 0.0 for c in counted])
     for i in order[::-1]:
         if parent[i] >= 0:
             subtree[parent[i]] += subtree[i]
-    return OpTree(parent, self_time, work, does_work, delegated, subtree)
+    return OpTree(parent, self_time, work, counted, does_work, delegated, subtree)
+
+
+PART_NOTE = "part of the operator's work is counted at the operators it calls"
+
+
+def _part(w: OpWork, flop_share: float, byte_share: float) -> OpWork:
+    if flop_share >= 1.0 and byte_share >= 1.0:
+        return w
+    return OpWork({k: v * flop_share for k, v in w.flops.items()}, w.bytes * byte_share, w.family,
+                  w.matrix, w.assumptions + (PART_NOTE,))
 
 
 _AUTOGRAD = re.compile(r"^(autograd::|torch::autograd::|[A-Z]\w*Backward\d*$|detach_?$)")
