@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from collections.abc import Sequence
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -224,7 +225,7 @@ class KernelSet:
 
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
-                 modelled=None, operators=None, threads=None):
+                 modelled=None, operators=None, threads=None, sources=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -242,6 +243,7 @@ class KernelSet:
             raise ValueError(f"modelled/operators must have shape ({n},)")
         # CPU threads each kernel ran on (NaN: all cores or not known).
         self.threads = _column(np.full(n, math.nan) if threads is None else threads, n, "threads")
+        self.sources = np.asarray([""] * n if sources is None else sources, dtype=object)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -267,6 +269,7 @@ class KernelSet:
             modelled=[k.modelled for k in ks],
             operators=[k.operator for k in ks],
             threads=[nan if k.threads is None else k.threads for k in ks],
+            sources=[k.source for k in ks],
         )
 
     def kernels(self) -> list[Kernel]:
@@ -280,7 +283,8 @@ class KernelSet:
                 transactions={lv: float(v[i]) for lv, v in self.transactions.items() if not math.isnan(v[i])},
                 family=str(self.families[i]), variant=str(self.variants[i]),
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
-                threads=None if math.isnan(self.threads[i]) else int(self.threads[i])))
+                threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
+                source=str(self.sources[i])))
         return out
 
     def work(self) -> np.ndarray:
@@ -289,6 +293,38 @@ class KernelSet:
             return np.full(len(self), math.nan)
         stack = np.vstack(list(self.flops.values()))
         return np.where(np.all(np.isnan(stack), axis=0), math.nan, np.nansum(stack, axis=0))
+
+
+class KernelRows(Sequence):
+    """Kernels read as columns, seen as a sequence of :class:`Kernel`.
+
+    Readers of big files return this: code that wants columns takes
+    ``.columns`` (no object per row ever exists); code that iterates gets
+    Kernel objects, built once on first use."""
+
+    def __init__(self, columns: KernelSet):
+        self.columns = columns
+        self._rows: list[Kernel] | None = None
+
+    def _all(self) -> list[Kernel]:
+        if self._rows is None:
+            self._rows = self.columns.kernels()
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, (list, tuple, KernelRows)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return f"KernelRows({len(self)} kernels)"
 
 
 def _column(values, n: int, what: str) -> np.ndarray:

@@ -134,35 +134,54 @@ class Placements:
             out = np.where(np.isnan(vals), out, vals)
         return out
 
+    def columns(self, indices=None) -> dict[str, list]:
+        """The JSON/CSV fields of ``classify`` as one list per field (None
+        for a missing value), for all kernels or those at ``indices``;
+        ``bytes`` and ``intensity`` as one list per level."""
+        idx = slice(None) if indices is None else np.asarray(indices, dtype=np.int64)
+        ks = self.kernels
+        return {
+            "name": _strings(ks.names[idx]), "family": _texts(ks.families[idx]),
+            "variant": _texts(ks.variants[idx]), "operator": _texts(ks.operators[idx]),
+            "modelled": ks.modelled[idx].tolist(), "count": ks.count[idx].astype(np.int64).tolist(),
+            "time_s": _numbers(ks.time_s[idx]), "flops": _numbers(self.work[idx]),
+            "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items()},
+            "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),
+            "overhead_kind": _texts(self.overhead_kind[idx]), "limiter": _texts(self.limiter[idx]),
+            "intensity": {lv: _numbers(v[idx]) for lv, v in self.intensity.items()},
+            "achieved_flop_s": _numbers(self.achieved_flop_s[idx]),
+            "attainable_flop_s": _numbers(self.attainable_flop_s[idx]),
+            "roofline_time_s": _numbers(self.roofline_time_s[idx]),
+            "efficiency": _numbers(self.efficiency[idx]),
+        }
+
     def records(self, indices=None) -> list[dict]:
         """One plain dict per kernel (the JSON/CSV shape of ``classify``), or
         only for the kernels at ``indices``."""
-        ach, att = self.achieved_flop_s, self.attainable_flop_s
-        bound, level, kind, limiter = self.bound, self.level, self.overhead_kind, self.limiter
-        ks = self.kernels
-        rows = []
-        for i in range(len(self)) if indices is None else indices:
-            rows.append({
-                "name": str(ks.names[i]),
-                "family": str(ks.families[i]) or None,
-                "variant": str(ks.variants[i]) or None,
-                "operator": str(ks.operators[i]) or None,
-                "modelled": bool(ks.modelled[i]),
-                "count": int(ks.count[i]),
-                "time_s": _num(ks.time_s[i]),
-                "flops": _num(self.work[i]),
-                "bytes": {lv: _num(v[i]) for lv, v in ks.bytes.items() if not math.isnan(v[i])},
-                "bound": str(bound[i]),
-                "level": level[i] or None,
-                "overhead_kind": kind[i] or None,
-                "limiter": limiter[i] or None,
-                "intensity": {lv: _num(v[i]) for lv, v in self.intensity.items() if math.isfinite(v[i])},
-                "achieved_flop_s": _num(ach[i]),
-                "attainable_flop_s": _num(att[i]),
-                "roofline_time_s": _num(self.roofline_time_s[i]),
-                "efficiency": _num(self.efficiency[i]),
-            })
+        cols = self.columns(indices)
+        per_level = {key: cols.pop(key) for key in ("bytes", "intensity")}
+        keys = list(cols)
+        rows = [dict(zip(keys, values)) for values in zip(*cols.values())]
+        for key, levels in per_level.items():
+            for row, values in zip(rows, zip(*levels.values()) if levels else ((),) * len(rows)):
+                row[key] = {lv: v for lv, v in zip(levels, values) if v is not None}
         return rows
+
+
+def _numbers(values: np.ndarray) -> list:
+    """Floats, with None where not finite (C loops, no Python per value)."""
+    out = np.asarray(values, dtype=float).astype(object)
+    out[~np.isfinite(np.asarray(values, dtype=float))] = None
+    return out.tolist()
+
+
+def _strings(values: np.ndarray) -> list:
+    return [str(v) for v in values.tolist()]
+
+
+def _texts(values: np.ndarray) -> list:
+    """Strings, with None for empty ones."""
+    return [str(v) if v else None for v in values.tolist()]
 
 
 def _num(x) -> float | None:

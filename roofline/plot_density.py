@@ -157,7 +157,8 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         families=ks.families[idx], variants=ks.variants[idx],
         instructions=None if ks.instructions is None else ks.instructions[idx],
         transactions={lv: v[idx] for lv, v in ks.transactions.items()},
-        modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx])
+        modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx],
+        sources=ks.sources[idx])
 
 
 def concat(sets) -> KernelSet:
@@ -182,7 +183,8 @@ def concat(sets) -> KernelSet:
         transactions=col(lambda s: s.transactions, tx),
         modelled=np.concatenate([s.modelled for s in sets]),
         operators=np.concatenate([s.operators for s in sets]),
-        threads=np.concatenate([s.threads for s in sets]))
+        threads=np.concatenate([s.threads for s in sets]),
+        sources=np.concatenate([s.sources for s in sets]))
 
 
 def draw_density(ax, x, y, bins: int = DENSITY_BINS, weights=None, label: str = "kernel rows per cell",

@@ -1,6 +1,7 @@
 """kernels.csv: the accepted header, units in column names, errors with line."""
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,3 +76,101 @@ def test_format_then_parse_round_trips(rows):
     back = parse(format_kernels(ks))
     assert [(k.name, k.count, dict(k.flops), dict(k.bytes)) for k in back] == \
            [(k.name, k.count, dict(k.flops), dict(k.bytes)) for k in ks]
+
+
+def test_names_with_hash_newline_and_commas_round_trip():
+    from roofline.model import Kernel
+    ks = [Kernel("#pragma unroll kernel", time_s=1e-3, flops={"fp32": 1e6}),
+          Kernel("two\nlines, and a \"quote\"", time_s=2e-3),
+          Kernel("void f<float, 3>(int)", time_s=3e-3, bytes={"DRAM": 5.0})]
+    back = parse(format_kernels(ks))
+    assert [k.name for k in back] == [k.name for k in ks]
+    assert back[0].flops == {"fp32": 1e6} and back[2].bytes == {"DRAM": 5.0}
+
+
+def test_errors_name_the_physical_line_after_quoted_newlines_and_comments():
+    text = 'name,time_us\n# a comment\n"multi\nline",1\nk,2\nbad,x\n'
+    with pytest.raises(InputError, match=r":6: column time_us: expected a number, found 'x'"):
+        parse(text, "k.csv")
+    with pytest.raises(InputError, match=r":3: expected 2 fields"):
+        parse('name,time_us\nk,1\nj,1,2\n', "k.csv")
+
+
+def test_parse_gives_columns_without_building_kernels():
+    rows = parse("name,time_us,count,flops_fp32\nk,2,2,10\nj,,1,\nk,4,1,20\n")
+    ks = rows.columns
+    assert rows._rows is None                         # no Kernel object built
+    assert list(ks.names) == ["k", "j", "k"] and ks.names[0] is ks.names[2]   # names interned
+    assert np.allclose(ks.time_s, [2e-6, np.nan, 4e-6], equal_nan=True)
+    assert np.allclose(ks.flops["fp32"], [10, np.nan, 20], equal_nan=True)
+    assert list(ks.count) == [2, 1, 1]
+
+
+SAMPLE = ('name,time_us,count,flops_fp32,flops_fp16,bytes_dram,bytes_l2,instructions,threads,'
+          'family,variant,operator,source,modelled\n'
+          '"void f<float, 3>(int)",12.5,3,1e9,,2e6,4e6,1000,1,gemm,v2,aten::mm,a.cu,1\n'
+          '"two\nlines",0.5,1,,5e5,,,,,,,,,0\n'
+          'k,,2,3,4,5,6,7,2,,,,,\n')
+
+
+def _same_columns(a, b):
+    assert list(a.names) == list(b.names)
+    for x, y in [(a.time_s, b.time_s), (a.count, b.count), (a.threads, b.threads)]:
+        assert np.array_equal(x, y, equal_nan=True)
+    for d1, d2 in [(a.flops, b.flops), (a.bytes, b.bytes), (a.transactions, b.transactions)]:
+        assert set(d1) == set(d2) and all(np.array_equal(d1[k], d2[k], equal_nan=True) for k in d1)
+    assert (a.instructions is None) == (b.instructions is None)
+    if a.instructions is not None:
+        assert np.array_equal(a.instructions, b.instructions, equal_nan=True)
+    for col in ("families", "variants", "operators", "sources", "modelled"):
+        assert list(getattr(a, col)) == list(getattr(b, col)), col
+
+
+def test_arrow_and_careful_readers_agree(monkeypatch):
+    from roofline.importers import kernels_csv
+    fast = kernels_csv._arrow_set(SAMPLE)
+    if fast is None:
+        pytest.skip("pyarrow is not installed")
+    careful = kernels_csv.parse_columns(SAMPLE)
+    _same_columns(fast, careful)
+    spaced = "name,time_us\n k ,  1.5 \n"          # both trim names and read padded numbers
+    _same_columns(kernels_csv._arrow_set(spaced), kernels_csv.parse_columns(spaced))
+    assert list(careful.names) == ["void f<float, 3>(int)", "two\nlines", "k"]
+
+
+@pytest.mark.parametrize("text", [
+    "name,time_us\n# comment\nk,1\n",          # comments: the careful reader
+    "name,time_us\nk,nan\n",                   # a written NaN is an error
+    "name,time_us\nk,-1\n",
+    "name,time_us,count\nk,1,1.5\n",
+    "name,time_us\nk,1,2\n",
+    "name,time_us\n ,1\n",
+])
+def test_arrow_reader_hands_unusual_files_to_the_careful_one(text):
+    from roofline.importers import kernels_csv
+    assert kernels_csv._arrow_set(text) is None
+
+
+def test_classify_csv_writers_agree_and_defuse_formulas(monkeypatch):
+    import csv as csvmod
+    import io
+
+    from roofline import tables
+    from roofline.placement import place
+    from roofline.profile import find_device
+    ks = parse('name,time_us,count,flops_fp32,bytes_dram,operator,modelled\n'
+               '"a,b",3,2,1e9,5e6,,1\n=cmd,1e-3,1,,7,aten::mm,0\nk,0.5,1,123.456,,,0\n').columns
+    p = place(ks, find_device("v100-sxm2"))
+    fast = tables.placements_csv(p)
+    monkeypatch.setattr(tables, "_arrow_csv", lambda columns: None)
+    plain = tables.placements_csv(p)
+    a, b = (list(csvmod.reader(io.StringIO(t))) for t in (fast, plain))
+    assert a[0] == b[0] == list(tables.CSV_FIELDS)
+    assert len(a) == len(b) == 4
+    for ra, rb in zip(a[1:], b[1:]):
+        for x, y in zip(ra, rb):
+            try:
+                assert float(x) == pytest.approx(float(y), rel=1e-15)
+            except ValueError:
+                assert x == y
+    assert b[2][0] == "'=cmd" and b[1][0] == "a,b"

@@ -41,11 +41,20 @@ def load_inputs(paths, merge: bool = False):
     results = [read_profile(p) for p in paths]
     if merge:
         results = [merge_results(results)]
-    kernels = [k for r in results for k in r.kernels]
-    if not kernels:
+    if not any(len(r.kernels) for r in results):
         from ..errors import InputError
         raise InputError(", ".join(str(p) for p in paths), None, "no kernels in the file(s)")
-    return KernelSet.from_kernels(kernels), results
+    return kernel_columns(results), results
+
+
+def kernel_columns(results):
+    """One KernelSet of the kernels of several import results, taking the
+    columns of readers that produce them instead of building objects."""
+    from ..model import KernelRows, KernelSet
+    from ..plot_density import concat
+    sets = [r.kernels.columns if isinstance(r.kernels, KernelRows) else KernelSet.from_kernels(r.kernels)
+            for r in results if len(r.kernels)]
+    return sets[0] if len(sets) == 1 else concat(sets)
 
 
 def warn(command: str, advice) -> None:

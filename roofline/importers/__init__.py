@@ -26,9 +26,24 @@ def read_profile(path: str | Path) -> ImportResult:
     from dataclasses import replace
 
     from ..families import family_of
+    from ..model import KernelRows
     path = Path(path)
     result = detect(path).read(path)
+    if isinstance(result.kernels, KernelRows):
+        fill_families(result.kernels.columns)
+        return result
     if all(k.family for k in result.kernels):
         return result
     kernels = tuple(k if k.family else replace(k, family=family_of(k.name)) for k in result.kernels)
     return replace(result, kernels=kernels)
+
+
+def fill_families(ks) -> None:
+    """Empty families of a KernelSet from the names, each distinct name once."""
+    from ..families import family_of
+    empty = ks.families == ""
+    if not empty.any():
+        return
+    names = ks.names[empty]
+    family = {name: family_of(name) for name in dict.fromkeys(names.tolist())}
+    ks.families[empty] = [family[name] for name in names.tolist()]

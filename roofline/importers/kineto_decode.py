@@ -11,13 +11,13 @@ integers or ``"stream 7"``, ROCm's ``size`` as a string) are decoded as
 from __future__ import annotations
 
 import contextlib
-import gc
 import gzip
 import zlib
 from pathlib import Path
 
 import msgspec
 
+from ..gcpause import paused
 from ..errors import InputError
 
 # One field per (scope, precision, operation) of the CUPTI range profiler's
@@ -117,17 +117,7 @@ def decode(raw: bytes, path: Path) -> Trace:
     return data
 
 
-@contextlib.contextmanager
-def no_gc():
-    """The garbage collector off for a block that allocates millions of
-    objects and no reference cycles (it would otherwise rescan them all)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+no_gc = paused  # kept for the readers that import it from here
 
 
 def _line_of(raw: bytes, message: str) -> int | None:
