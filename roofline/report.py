@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import Advice, InputError, RooflineError
-from .model import Device, Kernel, KernelSet
+from .model import Device, Kernel, KernelRows, KernelSet
 from .placement import BANDWIDTH, CLASSES, COMPUTE, LATENCY, LAUNCH, UNKNOWN, Placements, Rules, place
 from .report_format import _bound_text
 from .report_html import render_html
@@ -148,6 +148,7 @@ class Report:
     max_points: int = 2000
     extra_warnings: tuple[Advice, ...] = ()
     _instruction: object = field(default=None, repr=False)
+    row_ranks: np.ndarray | None = None   # each placement row's rank (a multi-rank job)
 
     def __repr__(self) -> str:
         return (f"<Report {self.title!r}: {len(self.placements):,} kernel rows on {self.device.name}, "
@@ -225,6 +226,20 @@ class Report:
                           share=st.share[f], flop_s=st.flop_s[f], efficiency=st.efficiency[f],
                           bound=st.bound[f], bound_share=st.bound_share[f]) for f in range(nf)]
         return sorted(rows, key=lambda r: -r.time_s)
+
+    def rank_rows(self) -> list:
+        """Per kernel family and rank (a multi-rank job; empty otherwise)."""
+        if self.row_ranks is None:
+            return []
+        from .ranks import family_rank_table
+        return family_rank_table(self.placements, self.row_ranks)
+
+    def rank_spread(self):
+        """Kernel time per rank, the slowest rank and the spread (or None)."""
+        if self.row_ranks is None:
+            return None
+        from .ranks import rank_spread
+        return rank_spread(self.placements, self.row_ranks)
 
     def operator_rows(self) -> list[OperatorRow]:
         """Per framework operator (rows whose trace named one), by time."""
@@ -446,13 +461,14 @@ class Report:
 # ---------------------------------------------------------------- building
 
 def build_report(inputs, device, variants=None, title: str | None = None, top: int = 15,
-                 max_points: int | None = None, rules: Rules = Rules()) -> Report:
+                 max_points: int | None = None, rules: Rules = Rules(), row_ranks=None) -> Report:
     """A :class:`Report` of profile files, ImportResults, KernelSets or
     Kernels (one or a list) on ``device`` (a Device or a profile name).
 
     ``variants``: the order of the variants to link with arrows (a list or
     ``"baseline,constmem,tiled"``); default: the ``variant`` column in the
-    order the variants first appear.
+    order the variants first appear. ``row_ranks``: the rank of every
+    kernel row, in input order, for the per-rank section of a multi-rank job.
     """
     from .overhead import analyze_overhead
     from .plot_density import aggregate_set, concat, condense
@@ -492,7 +508,8 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
                   row_group=groups[0],
                   results=tuple(results), source_kernels=source, variants=order,
                   title=title or "Roofline report", top=top, max_points=max_points,
-                  extra_warnings=tuple(extra))
+                  extra_warnings=tuple(extra),
+                  row_ranks=None if row_ranks is None else np.asarray(row_ranks, dtype=np.int64))
 
 
 def _collect(inputs):
@@ -506,7 +523,10 @@ def _collect(inputs):
             item = read_profile(item)
         if isinstance(item, ImportResult):
             results.append(item)
-            kernels.extend(item.kernels)
+            if isinstance(item.kernels, KernelRows):   # columns: no object per row
+                sets.append(item.kernels.columns)
+            else:
+                kernels.extend(item.kernels)
         elif isinstance(item, Kernel):
             kernels.append(item)
         elif isinstance(item, KernelSet):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+
+import numpy as np
 from typing import TYPE_CHECKING
 
 from .report_format import _bound_text, _pct, _rate, _short, _t, _x
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     from .report import Report
 
 SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("variants", "Variants"),
-            ("families", "Families"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
+            ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
             ("overhead", "Overhead"), ("warnings", "Warnings"))
 
 
@@ -88,9 +90,9 @@ class _HtmlWriter:
         parts = ['<div class="rr">', f"<h1>{_e(r.title)}</h1>",
                  f'<p class="sub">{_e(r.device.name)} · {len(r.placements):,} kernel rows from '
                  f"{_e(', '.join(Path(s).name for s in r.sources) or 'the given kernels')}</p>",
-                 "<nav>" + "".join(f'<a href="#rr-{k}">{_e(t)}</a>' for k, t in SECTIONS) + "</nav>"]
-        parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.operators(),
-                  self.instruction(), self.overhead(), self.warnings()]
+                 "<nav>" + "".join(f'<a href="#rr-{k}">{_e(t)}</a>' for k, t in self._sections()) + "</nav>"]
+        parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.ranks(),
+                  self.operators(), self.instruction(), self.overhead(), self.warnings()]
         from . import __version__
         parts.append(f"<footer>roofline {_e(__version__)} · device profile: "
                      f"{_e(r.device.provenance.get('method', 'unknown'))} · all times are kernel (GPU) "
@@ -151,6 +153,35 @@ class _HtmlWriter:
                 "measured time of the members that have a roof; bound is the class with the most time.</p>"
                 + _table(["family", "names", "calls", "time", "share", "FLOP/s", "% of roof", "main bound"],
                          rows, left={0, 7}) + "</section>")
+
+    def _sections(self):
+        has_ranks = self.r.row_ranks is not None
+        return [(k, t) for k, t in SECTIONS if k != "ranks" or has_ranks]
+
+    def ranks(self) -> str:
+        spread = self.r.rank_spread()
+        if spread is None:
+            return ""
+        rows = self.r.rank_rows()
+        slow = int(np.argmax(spread.time_s))
+        coll = float(spread.collectives_s.sum()) / float(spread.time_s.sum()) if spread.time_s.sum() else 0.0
+        out = ['<section id="rr-ranks"><h2>Ranks</h2>',
+               f"<p>{len(spread.ranks)} ranks. Slowest: rank {spread.slowest} with "
+               f"{_e(_t(float(spread.time_s[slow])))} of kernel time against a median of "
+               f"{_e(_t(spread.median_s))} (+{_e(_pct(spread.spread))}). Collective and point-to-point "
+               f"kernels (NCCL/RCCL): {_e(_pct(coll))} of kernel time.</p>"]
+        out.append(_table(["rank", "kernel time", "vs median", "collectives"],
+                          [[str(int(r)), _e(_t(float(t))), _e(_x(float(t) / spread.median_s if spread.median_s else None)),
+                            _e(_t(float(c)))] for r, t, c in zip(spread.ranks, spread.time_s, spread.collectives_s)],
+                          compact=True))
+        out.append("<h3>Per family and rank</h3><p>% of roof: roofline time over time; bound: the class "
+                   "with the most of the family's time on that rank.</p>")
+        out.append(_table(["family", "rank", "calls", "time", "% of roof", "main bound"],
+                          [[_e(c.family), str(c.rank), f"{c.calls:,}", _e(_t(c.time_s)),
+                            _e(_pct(c.fraction_of_roof, 0)), _e(c.bound)] for c in rows],
+                          left={0, 5}))
+        out.append("</section>")
+        return "\n".join(out)
 
     def operators(self) -> str:
         out = ['<section id="rr-operators"><h2>Operators</h2>']

@@ -72,6 +72,17 @@ def render_markdown(r: Report, images: dict[str, str]) -> str:
         ["family", "names", "calls", "time", "share", "FLOP/s", "% of roof", "main bound"],
         [[_md_text(f.family), f"{f.names:,}", f"{f.calls:,}", _t(f.time_s), _pct(f.share), _rate(f.flop_s),
           _pct(f.efficiency, 0), f"{_md_text(f.bound)}, {_pct(f.bound_share, 0)}"] for f in r.family_rows()])]
+    spread = r.rank_spread()
+    if spread is not None:
+        out += ["## Ranks", "", f"{len(spread.ranks)} ranks; slowest: rank {spread.slowest} "
+                f"(+{_pct(spread.spread)} over the median of {_t(spread.median_s)}).", "", _md_table(
+                    ["rank", "kernel time", "collectives"],
+                    [[str(int(k)), _t(float(t)), _t(float(c))]
+                     for k, t, c in zip(spread.ranks, spread.time_s, spread.collectives_s)]),
+                "### Per family and rank", "", _md_table(
+                    ["family", "rank", "calls", "time", "% of roof", "main bound"],
+                    [[_md_text(c.family), str(c.rank), f"{c.calls:,}", _t(c.time_s), _pct(c.fraction_of_roof, 0),
+                      _md_text(c.bound)] for c in r.rank_rows()])]
     out += ["## Operators", "", "### Time by kind of work", "", _md_table(
         ["kind", "kernel rows", "calls", "time", "share"],
         [[_md_text(c.category), f"{c.rows:,}", f"{c.calls:,}", _t(c.time_s), _pct(c.share)] for c in r.work_split()])]

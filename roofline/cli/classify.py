@@ -1,6 +1,7 @@
 """`roofline classify`: the bound class of every kernel, as a table, CSV or JSON."""
 from __future__ import annotations
 
+from .ranks import RANKS_HELP
 from .common import add_device_argument, add_inputs_argument, load_inputs, positive_int, warn_all
 
 HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
@@ -14,16 +15,19 @@ bound classes:
 
 examples:
   roofline classify examples/ece408_kernels.csv --device v100-sxm2
+  roofline classify traces/ --device h100-sxm --workers 2      # one trace per rank
   roofline classify run.ncu-rep --device a100-40gb-sxm --format json > kernels.json
 """
 
 
 def add_parser(sub) -> None:
     import argparse
-    p = sub.add_parser("classify", help=HELP, description=HELP, epilog=EPILOG,
+    p = sub.add_parser("classify", help=HELP, description=HELP, epilog=EPILOG + "\n" + RANKS_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
+    from .ranks import add_rank_arguments
+    add_rank_arguments(p)
     p.add_argument("--format", "-f", choices=("table", "csv", "json"), default="table",
                    help="output format (default: table; csv and json list every kernel)")
     p.add_argument("--top", type=positive_int, default=30, metavar="N",
@@ -36,6 +40,10 @@ def run(args) -> int:
     from .common import find_any_device as find_device
     from ..tables import placements_csv, placements_json, placements_table
     device = find_device(args.device)
+    from .ranks import classify_ranks, is_rank_job
+    if is_rank_job(args.files):
+        print(classify_ranks(args, device), end="")
+        return 0
     kernels, results = load_inputs(args.files, merge=args.merge)
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)

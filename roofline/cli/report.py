@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from .ranks import RANKS_HELP
 from .common import add_device_argument, add_inputs_argument, warn
 
 HELP = "write an HTML or Markdown report: bounds, families, variants, rooflines, overhead"
@@ -26,16 +27,19 @@ variants:
 
 examples:
   roofline report examples/ece408_kernels.csv --device v100-sxm2 -o report.html
+  roofline report traces/ --device h100-sxm --workers 2 -o job.html   # one trace per rank
   roofline report run.ncu-rep --device a100-40gb-sxm \\
       --variants baseline,constmem,tiled,double-buffer -o report.md
 """
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("report", help=HELP, description=HELP, epilog=EPILOG,
+    p = sub.add_parser("report", help=HELP, description=HELP, epilog=EPILOG + "\n" + RANKS_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
+    from .ranks import add_rank_arguments
+    add_rank_arguments(p)
     p.add_argument("-o", "--output", default="report.html", metavar="PATH",
                    help="report to write: .html (self-contained) or .md (PNGs beside it); default report.html")
     p.add_argument("--variants", metavar="A,B,...",
@@ -59,8 +63,16 @@ def run(args) -> int:
     from ..report import build_report
     from .common import find_any_device, load_inputs
     device = find_any_device(args.device)
-    _, results = load_inputs(args.files, merge=args.merge)
-    report = build_report(results, device, variants=args.variants, title=args.title, top=args.top)
+    from .ranks import is_rank_job, load_ranks
+    ranks = None
+    if is_rank_job(args.files):
+        results, ranks, notes = load_ranks(args)
+        for note in notes:
+            warn("report", note)
+    else:
+        _, results = load_inputs(args.files, merge=args.merge)
+    report = build_report(results, device, variants=args.variants, title=args.title, top=args.top,
+                          row_ranks=ranks)
     for advice in report.warnings():
         warn("report", advice)
     written = report.save(args.output)

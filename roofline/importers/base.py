@@ -45,6 +45,7 @@ class ImportResult:
     device_name: str | None = None
     program: ProgramTime | None = None
     warnings: tuple[Advice, ...] = ()
+    rank: int | None = None          # the process rank of a multi-GPU job's trace
 
 
 @dataclass(frozen=True)

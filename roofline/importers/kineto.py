@@ -318,7 +318,13 @@ def _result(trace, path: Path, gpu: _Gpu, ops: OpEvents, lo: float, hi: float) -
         raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
     return ImportResult(str(path), "kineto", tuple(out), device_name=device_name, program=program,
-                        warnings=tuple(warnings))
+                        warnings=tuple(warnings), rank=_rank(trace.distributedInfo))
+
+
+def _rank(info) -> int | None:
+    """``distributedInfo.rank`` of a trace written by torch.distributed."""
+    value = info.get("rank") if isinstance(info, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _intra_op_threads(trace) -> int | None:
