@@ -179,6 +179,7 @@ class _Gpu:
         self.starts: list[float] = []
         self.ends: list[float] = []
         self.device_time: dict = {}
+        self.launch_first: dict = {}
 
 
 def _parse(trace, path: Path) -> ImportResult:
@@ -272,7 +273,9 @@ def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, p
         known = gpu.launch.get(name)
         if known is None:
             gpu.launch[name] = _launch(args)
-        elif known and args is not None:  # keep what every launch of this name agrees on
+            gpu.launch_first[name] = _launch_raw(args)
+        elif known and args is not None and _launch_raw(args) != gpu.launch_first[name]:
+            # keep what every launch of this name agrees on
             for key in [k for k, v in known.items() if _launch_value(args, k) != v]:
                 del known[key]
         try:
@@ -387,6 +390,14 @@ def _per_call(flop_list: list[dict], count: int) -> dict[str, float]:
         for p, v in f.items():
             total[p] = total.get(p, 0.0) + v
     return {p: v / len(flop_list) * count for p, v in total.items()}
+
+
+def _launch_raw(args) -> tuple | None:
+    """The launch fields as decoded (Raw compares by content): equal to the
+    first launch's, nothing needs checking field by field."""
+    if args is None:
+        return None
+    return (args.grid, args.block, args.registers, args.shared)
 
 
 def _launch_value(args, key: str):

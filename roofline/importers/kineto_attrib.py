@@ -168,15 +168,16 @@ def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None) -> np.ndarray:
                 by_ext.setdefault(ext, i)
             except TypeError:
                 continue
-    for j in range(n):
-        call = gpu.api_call.get(gpu.kernel_corr[j])
-        i = enclosing.at(*call) if call is not None else -1
-        if i < 0:
-            ext = gpu.kernel_ext[j]
-            if ext is None:
-                ext = gpu.api_ext.get(gpu.kernel_corr[j])
-            i = by_ext.get(ext, -1) if ext is not None else -1
-        op_of[j] = i
+    calls = [gpu.api_call.get(c) for c in gpu.kernel_corr]
+    linked = [j for j, c in enumerate(calls) if c is not None]
+    if linked:
+        op_of[linked] = enclosing.at_many([calls[j][0] for j in linked],
+                                          np.array([calls[j][1] for j in linked], dtype=float))
+    for j in np.flatnonzero(op_of < 0).tolist():
+        ext = gpu.kernel_ext[j]
+        if ext is None:
+            ext = gpu.api_ext.get(gpu.kernel_corr[j])
+        op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
     return op_of
 
 
@@ -195,6 +196,28 @@ class _Enclosing:
             idx = np.asarray(idx, dtype=np.int64)
             order = np.argsort(self.ts[idx], kind="stable")
             self.threads[t] = (idx[order], self.ts[idx][order])
+
+    def at_many(self, threads: list, times: np.ndarray) -> np.ndarray:
+        """:meth:`at` for many (thread, time) pairs, one search per thread."""
+        out = np.full(len(times), -1, dtype=np.int64)
+        groups: dict = {}
+        for j, t in enumerate(threads):
+            groups.setdefault(t, []).append(j)
+        for thread, members in groups.items():
+            found = self.threads.get(thread)
+            if found is None:
+                continue
+            idx, starts = found
+            members = np.asarray(members, dtype=np.int64)
+            t = times[members]
+            k = np.searchsorted(starts, t, side="right") - 1
+            cand = np.where(k >= 0, idx[np.maximum(k, 0)], -1)
+            ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
+            while ended.any():     # climb to the enclosing operators still running
+                cand[ended] = self.parent[cand[ended]]
+                ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
+            out[members] = cand
+        return out
 
     def at(self, thread, t: float) -> int:
         found = self.threads.get(thread)
