@@ -348,45 +348,23 @@ class Report:
 
     def drawable(self) -> int:
         """How many kernels a FLOP roofline can show (FLOPs, bytes and time)."""
-        p = self.plotted
-        y = p.achieved_flop_s
-        x = p.cache_aware_intensity
-        return int(np.sum(np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)))
+        from .chart import drawable
+        return drawable(self.plotted)
 
     def views(self) -> list[str]:
         """``cache-aware``, plus ``hierarchical`` when some kernel has bytes
         at two or more levels; none when no kernel can be drawn."""
-        if not self.drawable():
-            return []
-        p = self.plotted
-        multi = sum(np.isfinite(v).astype(int) for v in p.intensity.values()) if p.intensity else 0
-        return ["cache-aware"] + (["hierarchical"] if np.any(np.asarray(multi) > 1) else [])
+        from .chart import views
+        return views(self.plotted)
 
     def plot_roofline(self, view: str = "cache-aware", arrows: bool = True, size=(10, 6.5)):
         """The roofline chart (a matplotlib Figure): markers sized by time and
         coloured by bound class, arrows between variants, and for huge traces
         a density of every row under the aggregated markers."""
-        from .plot import roofline_figure
-        from .plot_variants import draw_variant_arrows, variant_chains
-        p = self.plotted
-        chains = variant_chains(p.kernels, self.variants) if arrows else []
-        members = sum(len(c.rows) for c in chains)
-        title = None
-        if self.dense:
-            title = (f"{view.capitalize()} roofline on {self.device.name}: {len(self.placements):,} kernel rows\n"
-                     f"markers: {len(p):,} kernel names (summed), grey: density of every row")
-        fig = roofline_figure(p, view=view, title=title, label_top=8 + members, size=size)
-        if self.dense:
-            from .plot_density import draw_density
-            full = self.placements
-            mesh = draw_density(fig.axes[0], full.cache_aware_intensity, full.achieved_flop_s,
-                                label="density of all rows (nearest level)")
-            if mesh is not None and mesh.outside:
-                fig.axes[0].text(0.99, 0.01, f"{mesh.outside:,} rows outside the chart", ha="right",
-                                 va="bottom", transform=fig.axes[0].transAxes, fontsize=7, color="#777777")
-        if chains:
-            draw_variant_arrows(fig, p, self.variants)
-        return fig
+        from .chart import roofline_chart
+        shown = self.plotted if self.dense else self.placements
+        return roofline_chart(self.placements, shown, self.device.name, view=view,
+                              variants=self.variants, arrows=arrows, size=size)
 
     def plot_instruction(self, size=(10, 6.5)):
         """The instruction roofline Figure, or None without instruction counts."""

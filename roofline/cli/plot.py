@@ -52,14 +52,20 @@ def run(args) -> int:
     kernels, results = load_inputs(args.files, merge=args.merge)
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
+    from ..chart import plotted, roofline_chart, views
+    from ..placement import place
     from ..plot import save_figure
-    from ..report import build_report
-    report = build_report(kernels, device, variants=args.variants)
-    warn_all("plot", [w for r in results for w in r.warnings] + report.placements.warnings)
+    placements = place(kernels, device)
+    shown = plotted(placements, device)
+    order = None
+    if args.variants:
+        from ..plot_variants import variant_order
+        order = variant_order(kernels, args.variants)
+    warn_all("plot", [w for r in results for w in r.warnings] + placements.warnings)
     view = args.view
     if view == "auto":
-        view = "hierarchical" if "hierarchical" in report.views() else "cache-aware"
-    fig = report.plot_roofline(view=view)
+        view = "hierarchical" if "hierarchical" in views(shown) else "cache-aware"
+    fig = roofline_chart(placements, shown, device.name, view=view, variants=order)
     if args.title:
         fig.axes[0].set_title(args.title)
     save_figure(fig, args.output)
