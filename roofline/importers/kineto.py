@@ -133,8 +133,23 @@ def sniff(path: Path, head: bytes) -> bool:
     return text.startswith(b"[") and b'"ph"' in text and b'"ts"' in text
 
 
+# Files above this size are decoded a chunk at a time (kineto_stream), so a
+# trace larger than memory still reads; smaller ones are decoded whole.
+STREAM_ABOVE_BYTES = 48 << 20
+
+
 def read(path: str | Path) -> ImportResult:
     path = Path(path)
+    try:
+        big = path.stat().st_size > STREAM_ABOVE_BYTES
+    except OSError:
+        big = False
+    if big:
+        from .kineto_stream import NotStreamable, StreamedTrace, file_bytes
+        try:
+            return _checked(StreamedTrace(file_bytes(path)), path)
+        except NotStreamable:
+            pass            # decoded whole below (which names any syntax error's line)
     return _checked(kineto_decode.load(path), path)
 
 

@@ -1,0 +1,71 @@
+"""Kineto traces read a chunk at a time give what the whole-file reader gives."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REALDATA
+from roofline.importers import kineto, kineto_stream
+from roofline.importers.kineto_stream import NotStreamable, StreamedTrace, file_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = [ROOT / "examples" / "pytorch_cpu_trace.json.gz",
+          REALDATA / "kineto_trace" / "facebookresearch__HolisticTraceAnalysis__negative_queue_rank0.json.gz",
+          REALDATA / "kineto_trace" / "facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"]
+
+
+@pytest.fixture
+def tiny_chunks(monkeypatch):
+    monkeypatch.setattr(kineto_stream, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(kineto_stream, "READ_BYTES", 1000)
+
+
+def summary(result):
+    return (sorted((k.name, k.operator, k.count, round(k.time_s, 12), tuple(sorted(k.flops.items())),
+                    tuple(sorted(k.bytes.items()))) for k in result.kernels),
+            result.device_name, result.rank, sorted(str(w) for w in result.warnings))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name[:40])
+def test_streamed_equals_whole(path, tiny_chunks):
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    assert summary(streamed) == summary(whole)
+
+
+def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path, tiny_chunks):
+    events = []
+    for i in range(400):
+        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": i * 10,
+                       "dur": 5, "args": {"Input Dims": [[4, 4], [4, 4], []],
+                                          "Input type": ["float", "float", "Scalar"],
+                                          "Concrete Inputs": ["", "", "1"],
+                                          "nested": [{"a": "},{"}, {"b": "}]"}]}})
+    doc = {"schemaVersion": 1, "traceEvents": events, "distributedInfo": {"rank": 3}}
+    text = json.dumps(doc).encode()
+    path = tmp_path / "t.json.gz"
+    half = len(text) // 2
+    path.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]))   # two gzip members
+    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    assert summary(streamed) == summary(whole) and streamed.rank == 3
+    assert sum(k.count for k in streamed.kernels) == 400
+
+
+def test_unstreamable_files_fall_back(tmp_path, monkeypatch):
+    path = tmp_path / "bare.json"
+    path.write_text(json.dumps([{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 1}]))
+    with pytest.raises(NotStreamable):
+        list(StreamedTrace(file_bytes(path)).traceEvents)
+    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)     # read() falls back to the whole decode
+    assert kineto.read(path).kernels
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1},\n{"ph": }]}')
+    from roofline.errors import InputError
+    with pytest.raises(InputError, match=r"bad.json:2"):
+        kineto.read(bad)
