@@ -49,6 +49,7 @@ fields (:mod:`.kineto_decode`).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import zlib
@@ -203,7 +204,7 @@ def _parse(trace, path: Path) -> ImportResult:
     lo, hi = math.inf, -math.inf
     t0 = None
     kinds = _KIND
-    for index, e in enumerate(trace.traceEvents):
+    for index, e in _numbered(trace):
         if e.ph != "X":
             continue
         cat = e.cat
@@ -240,6 +241,14 @@ def _parse(trace, path: Path) -> ImportResult:
         else:
             _activity(gpu, kind, name, ts, dur, e, args, path, index)
     return _result(trace, path, gpu, ops, lo, hi)
+
+
+def _numbered(trace):
+    """(index, event) over the trace's events, chunk by chunk when streamed."""
+    chunks = getattr(trace, "event_chunks", None)
+    if chunks is None:
+        return enumerate(trace.traceEvents)
+    return enumerate(itertools.chain.from_iterable(chunks))
 
 
 _KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},

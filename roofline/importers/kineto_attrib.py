@@ -84,6 +84,46 @@ def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
                   modelled=True, operator=name, threads=threads)
 
 
+def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
+                   share: np.ndarray) -> dict[tuple, dict]:
+    """Rows keyed by (kernel name, operator name, whether it got work): time
+    and calls summed, and the operators' work times each kernel's share
+    summed per precision (one pass of bincounts, no loop per kernel)."""
+    op_names = [ops.names[o] if o >= 0 else "" for o in op_of.tolist()]
+    index: dict[tuple, int] = {}
+    codes = np.fromiter((index.setdefault(k, len(index)) for k in
+                         zip(gpu.kernel_names, op_names, working.tolist())), dtype=np.int64, count=len(op_of))
+    m = len(index)
+    dur = np.asarray(gpu.kernel_dur, dtype=float)
+    t = np.bincount(codes, weights=dur, minlength=m)
+    calls = np.bincount(codes, minlength=m)
+    flops: dict[str, np.ndarray] = {}
+    nbytes = np.zeros(m)
+    fp32_matrix = np.zeros(m, dtype=bool)
+    families = [""] * m
+    if working.any():
+        w_idx = np.flatnonzero(working)
+        ops_used = op_of[w_idx]
+        per_op = {int(o): tree.counted[int(o)] for o in np.unique(ops_used)}
+        byte_of = np.array([per_op[int(o)].bytes for o in ops_used])
+        nbytes = np.bincount(codes[w_idx], weights=byte_of * share[w_idx], minlength=m)
+        keys = {tensor_core_key(p, w.matrix) for w in per_op.values() for p in w.flops}
+        for key in keys:
+            value = np.array([sum(v for p, v in per_op[int(o)].flops.items()
+                                  if tensor_core_key(p, per_op[int(o)].matrix) == key) for o in ops_used])
+            flops[key] = np.bincount(codes[w_idx], weights=value * share[w_idx], minlength=m)
+        is_fp32_matrix = np.array([per_op[int(o)].matrix and "fp32" in per_op[int(o)].flops for o in ops_used])
+        fp32_matrix = np.bincount(codes[w_idx], weights=is_fp32_matrix.astype(float), minlength=m) > 0
+        for j, o in zip(w_idx.tolist(), ops_used.tolist()):
+            families[codes[j]] = families[codes[j]] or per_op[o].family
+    groups = {}
+    for key, c in index.items():
+        groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
+                       "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
+                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c])}
+    return groups
+
+
 def _op_family(name: str, op_family: str) -> str:
     if op_family and op_family != "view":
         return op_family
@@ -110,19 +150,9 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
     if len(ops):
         _warn_no_shapes(ops, warnings)
     share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
-    groups: dict[tuple, dict] = {}
-    for j in range(n):
-        name, op = gpu.kernel_names[j], int(op_of[j])
-        working = tree is not None and op >= 0 and bool(tree.does_work[op]) and share[j] > 0
-        key = (name, ops.names[op] if op >= 0 else "", working)
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0,
-                               "family": tree.work[op].family if working else ""}
-        g["t"] += gpu.kernel_dur[j]
-        g["n"] += 1
-        if working:
-            _add_work(g, tree.counted[op], share[j], gpu=True)
+    working = (np.zeros(n, dtype=bool) if tree is None else
+               (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
+    groups = _kernel_groups(gpu, ops, tree, op_of, working, share)
     out = []
     counted = _counter_rows(gpu, groups)
     for key, g in groups.items():

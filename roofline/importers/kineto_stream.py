@@ -76,9 +76,13 @@ class StreamedTrace:
         self.deviceProperties = None
         self.distributedInfo = None
         self.roofline = None
-        self.traceEvents = self._events()
+        self.event_chunks = self._chunks()
 
-    def _events(self) -> Iterator[Event]:
+    @property
+    def traceEvents(self) -> Iterator[Event]:
+        return (e for chunk in self.event_chunks for e in chunk)
+
+    def _chunks(self) -> Iterator[list[Event]]:
         buf, head = self._array_start()
         pieces = self._pieces
         exhausted = False
@@ -91,11 +95,11 @@ class StreamedTrace:
                     buf += piece
             if exhausted:
                 events, tail = _last_chunk(buf)
-                yield from events
                 self._metadata(head, tail)
+                yield events
                 return
             events, rest = _cut_chunk(buf)
-            yield from events
+            yield events
             buf = rest
 
     def _array_start(self) -> tuple[bytes, bytes]:
