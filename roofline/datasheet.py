@@ -46,6 +46,18 @@ SECTOR_BYTES = 32  # L1/L2/DRAM transaction (sector) size; Ding & Williams 2019
 # ---------------------------------------------------------------- sources
 
 SRC = {
+    "kepler": ("NVIDIA Kepler GK110 whitepaper (2012): SMX = 192 FP32 + 64 FP64 units, 4 warp "
+               "schedulers, 64 KB shared/L1"),
+    "k40ds": ("NVIDIA Tesla K40 board specification BD-06902-001 (15 SMX, 745 MHz base, 875 MHz "
+              "boost, 384-bit 6 Gbps GDDR5, 1.43/4.29 TFLOP/s FP64/FP32 at base clock)"),
+    "k20ds": ("NVIDIA Tesla K20 board specification BD-06455-001 (13 SMX, 706 MHz, 320-bit "
+              "5.2 Gbps GDDR5, 1.17/3.52 TFLOP/s FP64/FP32)"),
+    "pascal": ("NVIDIA GeForce GTX 1080 whitepaper (Pascal GP104, 2016): SM = 128 FP32 units, "
+               "4 FP64 units, 4 schedulers, 96 KB shared memory; GP10x FP16 at 1/64 rate"),
+    "gtx1080ti": ("NVIDIA GeForce GTX 1080 Ti specifications (GP102, 28 SMs, 1582 MHz boost, "
+                  "352-bit 11 Gbps GDDR5X, 2816 KB L2)"),
+    "gtx1070": ("NVIDIA GeForce GTX 1070 specifications (GP104, 15 SMs, 1683 MHz boost, 256-bit "
+                "8 Gbps GDDR5, 2 MB L2)"),
     "maxwell": "NVIDIA GeForce GTX 980 whitepaper (Maxwell GM204, 2014)",
     "gtx970": ("NVIDIA GeForce GTX 970 specifications (1050/1178 MHz, 256-bit 7 Gbps GDDR5) and "
                "NVIDIA's Jan 2015 correction (13 SMM, 1792 KB L2, 3.5 GB + 0.5 GB segments)"),
@@ -66,7 +78,8 @@ SRC = {
     "l4ds": "NVIDIA L4 datasheet (2023)",
     "cuda_guide": ("CUDA C++ Programming Guide: shared memory has 32 banks, each 32 bits per "
                    "clock, i.e. 128 B/clk/SM"),
-    "pcie": "PCI Express Base Specification (Gen3/4/5: 8/16/32 GT/s per lane, 128b/130b)",
+    "pcie": ("PCI Express Base Specification (Gen2: 5 GT/s per lane, 8b/10b; Gen3/4/5: 8/16/32 GT/s "
+             "per lane, 128b/130b)"),
 }
 
 
@@ -145,7 +158,48 @@ _H100_SRC = {"units": SRC["hopper"], "clock": SRC["hopper"],
              "tensor": SRC["hopper"] + " (tensor peaks except FP64 quoted at the lower tensor clock)",
              "dram": SRC["h100ds"], "l1": SRC["cuda_guide"]}
 
+_KEPLER_SM = {"fp64": 64, "fp32": 192}
+_PASCAL_GP10X_SM = {"fp64": 4, "fp32": 128, "fp16": 2}
+_KEPLER_NOTES = {"clock": ("peaks at the base clock NVIDIA quotes them at; GPU Boost runs higher when "
+                           "power allows"),
+                 "issue": "Kepler schedulers dual-issue; 1 instr/clk/scheduler is the Ding & Williams convention",
+                 "fp16": "no FP16 arithmetic on compute capability 3.5 (FP16 runs as FP32)"}
+
 SPECS: tuple[GpuSpec, ...] = (
+    GpuSpec(
+        stem="k20c", name="NVIDIA Tesla K20c", chip="GK110", family="Kepler",
+        compute_capability="3.5", sms=13, boost_clock_hz=706e6,
+        fma_per_sm=_KEPLER_SM, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=320, data_rate_bps=5.2e9, dram_bytes=_gib(5),
+        l2_bytes=_kib(1280), l1_bytes_per_sm=64 * 1024, pcie_gen=2, pcie_lanes=16,
+        src={"units": SRC["kepler"], "clock": SRC["k20ds"], "dram": SRC["k20ds"],
+             "l1": SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"},
+        notes=_KEPLER_NOTES),
+    GpuSpec(
+        stem="k40c", name="NVIDIA Tesla K40c", chip="GK110B", family="Kepler",
+        compute_capability="3.5", sms=15, boost_clock_hz=745e6,
+        fma_per_sm=_KEPLER_SM, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=384, data_rate_bps=6e9, dram_bytes=_gib(12),
+        l2_bytes=_kib(1536), l1_bytes_per_sm=64 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["kepler"], "clock": SRC["k40ds"], "dram": SRC["k40ds"],
+             "l1": SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"},
+        notes=_KEPLER_NOTES),
+    GpuSpec(
+        stem="gtx-1070", name="NVIDIA GeForce GTX 1070", chip="GP104", family="Pascal",
+        compute_capability="6.1", sms=15, boost_clock_hz=1683e6,
+        fma_per_sm=_PASCAL_GP10X_SM, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=256, data_rate_bps=8e9, dram_bytes=_gib(8),
+        l2_bytes=_mib(2), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["pascal"], "clock": SRC["gtx1070"], "dram": SRC["gtx1070"],
+             "l1": SRC["cuda_guide"] + " (Pascal GP104: 96 KB shared memory per SM)"}),
+    GpuSpec(
+        stem="gtx-1080-ti", name="NVIDIA GeForce GTX 1080 Ti", chip="GP102", family="Pascal",
+        compute_capability="6.1", sms=28, boost_clock_hz=1582e6,
+        fma_per_sm=_PASCAL_GP10X_SM, schedulers_per_sm=4,
+        memory_type="GDDR5X", bus_bits=352, data_rate_bps=11e9, dram_bytes=_gib(11),
+        l2_bytes=_kib(2816), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        src={"units": SRC["pascal"], "clock": SRC["gtx1080ti"], "dram": SRC["gtx1080ti"],
+             "l1": SRC["cuda_guide"] + " (Pascal GP102: 96 KB shared memory per SM)"}),
     GpuSpec(
         stem="gtx-970", name="NVIDIA GeForce GTX 970", chip="GM204", family="Maxwell",
         compute_capability="5.2", sms=13, boost_clock_hz=1178e6,
@@ -316,13 +370,19 @@ def per_clock_bandwidth(units: int, bytes_per_clk: float, clock_hz: float) -> fl
     return units * bytes_per_clk * clock_hz
 
 
-PCIE_GT_S = {3: 8e9, 4: 16e9, 5: 32e9}
+PCIE_GT_S = {2: 5e9, 3: 8e9, 4: 16e9, 5: 32e9}
 PCIE_ENCODING = 128 / 130  # Gen3 and later
+PCIE_GEN2_ENCODING = 8 / 10
+
+
+def _pcie_encoding(gen: int) -> tuple[float, str]:
+    return (PCIE_GEN2_ENCODING, "8/10") if gen <= 2 else (PCIE_ENCODING, "128/130")
 
 
 def pcie_bandwidth(gen: int, lanes: int) -> float:
-    """Raw link bytes/s in one direction = lanes x transfers/s x 128/130 / 8."""
-    return lanes * PCIE_GT_S[gen] * PCIE_ENCODING / 8
+    """Raw link bytes/s in one direction = lanes x transfers/s x encoding / 8
+    (8b/10b up to Gen2, 128b/130b from Gen3)."""
+    return lanes * PCIE_GT_S[gen] * _pcie_encoding(gen)[0] / 8
 
 
 # ---------------------------------------------------------------- ceilings
@@ -413,7 +473,8 @@ def l2_level(spec: GpuSpec) -> MemoryLevel | None:
 def pcie_level(spec: GpuSpec) -> MemoryLevel:
     value = pcie_bandwidth(spec.pcie_gen, spec.pcie_lanes)
     text = (f"PCIe Gen{spec.pcie_gen} x{spec.pcie_lanes} = {spec.pcie_lanes} lanes x "
-            f"{PCIE_GT_S[spec.pcie_gen] / 1e9:g} GT/s x 128/130 / 8 = {_fmt_rate(value, 'B/s')} "
+            f"{PCIE_GT_S[spec.pcie_gen] / 1e9:g} GT/s x {_pcie_encoding(spec.pcie_gen)[1]} / 8 = "
+            f"{_fmt_rate(value, 'B/s')} "
             f"per direction (raw link; packet overhead lowers what copies reach); {SRC['pcie']}")
     return MemoryLevel("PCIe", _ceiling(value, None, text))
 

@@ -326,10 +326,25 @@ def find_device(name_or_path: str | Path) -> Device:
             continue
         if _key(device.name) == wanted:
             return device
-    known = ", ".join(sorted(candidates)) or "none"
-    raise UnknownDeviceError(
-        f"no device profile named {name_or_path!r}; known: {known} "
-        "(run `roofline devices`, or pass a path to a .yaml profile)")
+    from .device_names import NameError_, resolve_typed
+    try:
+        return load_device(candidates[resolve_typed(str(name_or_path), profile_names(candidates)).stem])
+    except NameError_ as exc:
+        known = ", ".join(sorted(candidates)) or "none"
+        raise UnknownDeviceError(f"{exc}; known: {known} (run `roofline devices`, or pass a path "
+                                 "to a .yaml profile)") from None
+
+
+def profile_names(paths: dict[str, Path] | None = None) -> dict[str, str]:
+    """Profile file stem -> the device name inside it (the stem when unreadable)."""
+    paths = paths if paths is not None else {**builtin_profiles(), **saved_profiles()}
+    out = {}
+    for stem, p in paths.items():
+        try:
+            out[stem] = load_device(p).name
+        except ProfileError:
+            out[stem] = stem
+    return out
 
 
 def today() -> str:

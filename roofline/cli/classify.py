@@ -39,12 +39,13 @@ def run(args) -> int:
     from ..placement import place
     from .common import find_any_device as find_device
     from ..tables import placements_csv, placements_json, placements_table
-    device = find_device(args.device)
+    from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):
-        print(classify_ranks(args, device), end="")
+        print(classify_ranks(args, find_device(args.device) if args.device else None), end="")
         return 0
     kernels, results = load_inputs(args.files, merge=args.merge)
+    device = choose_device(args.device, results, "classify")
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
     formatter = {"json": placements_json, "csv": placements_csv,

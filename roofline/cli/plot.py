@@ -48,8 +48,9 @@ def run(args) -> int:
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
-    device = find_device(args.device)
     kernels, results = load_inputs(args.files, merge=args.merge)
+    from .common import choose_device
+    device = choose_device(args.device, results, "plot")
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
     from ..chart import plotted, roofline_chart, views

@@ -66,6 +66,9 @@ def classify_ranks(args, device) -> str:
     from ..ranks import family_rank_table, rank_spread
     from .common import warn_all
     results, ranks, warnings = load_ranks(args)
+    if device is None:
+        from .common import choose_device
+        device = choose_device(None, results, "classify")
     sets = [r.kernels.columns for r in results]
     kernels = sets[0] if len(sets) == 1 else concat(sets)
     placements = place(kernels if isinstance(kernels, KernelSet) else kernels, device)

@@ -62,7 +62,7 @@ def run(args) -> int:
     t0 = time.perf_counter()
     from ..report import build_report
     from .common import find_any_device, load_inputs
-    device = find_any_device(args.device)
+    from .common import choose_device
     from .ranks import is_rank_job, load_ranks
     ranks = None
     if is_rank_job(args.files):
@@ -71,6 +71,7 @@ def run(args) -> int:
             warn("report", note)
     else:
         _, results = load_inputs(args.files, merge=args.merge)
+    device = choose_device(args.device, results, "report")
     report = build_report(results, device, variants=args.variants, title=args.title, top=args.top,
                           row_ranks=ranks)
     for advice in report.warnings():
