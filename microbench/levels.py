@@ -99,14 +99,16 @@ class Plateau:
     best: float           # max rate over the flat core (the peak)
     median: float         # median rate over the flat core of the piece
     core: tuple[int, ...] = ()  # indices of the flat core
-    capacity_bytes: float | None = None  # where the curve leaves this plateau
+    capacity_bytes: float | None = None  # the level's size (the OS's when it reports one)
     os_bytes: int | None = None
+    measured_bytes: float | None = None  # where the curve leaves the plateau, when clear
 
 
 @dataclass(frozen=True)
 class LevelFit:
     plateaus: tuple[Plateau, ...]
     fitted: tuple[float, ...] = field(default=())  # the non-increasing fit (rates)
+    notes: tuple[str, ...] = ()                    # what the user should know about the levels
 
     def by_name(self) -> dict[str, Plateau]:
         return {p.name: p for p in self.plateaus}
@@ -262,3 +264,81 @@ def _names(k: int, caps, os_caches) -> list[str]:
         for pos, m in enumerate(middle):
             names[m] = f"L{pos + 2}"
     return names
+
+
+# Adjacent levels closer than this are "equal on this CPU" (noise is ~5 %).
+EQUAL_RATIO = 1.10
+# Only a step at least this tall has a knee worth reporting as a capacity.
+KNEE_RATIO = 1.25
+# The roof of a level: this quantile of the best rate per size in the
+# middle of the level (robust to one lucky sample and to a dip).
+LEVEL_QUANTILE = 0.75
+
+
+def levels_from_priors(sizes: Sequence[float], rates: Sequence[float],
+                       os_caches: Sequence[OsCache]) -> LevelFit | None:
+    """Levels named and sized by the OS, figures from the curve.
+
+    Each OS cache level is measured in the middle of its range (from twice
+    the level below to half its own size; L1 from the smallest size); DRAM
+    from four times the last cache on. The knee (measured capacity) is
+    where the curve crosses halfway (geometrically) to the next level,
+    looked for within 4x of the OS size. Adjacent levels within 10 % are
+    both kept, with a note that they are equal on this CPU. None when the
+    sweep does not cover every level (the caller falls back to
+    :func:`detect_levels`)."""
+    sizes = np.asarray(sizes, dtype=float)
+    rates = np.asarray(rates, dtype=float)
+    order = np.argsort(sizes)
+    sizes, rates = sizes[order], rates[order]
+    caches = sorted((c for c in os_caches if c.type.lower() != "instruction"), key=lambda c: c.level)
+    if not caches or caches[0].level != 1:
+        return None
+    bounds = [(sizes[0] if i == 0 else 2.0 * caches[i - 1].size_bytes, c.size_bytes / 2.0, c)
+              for i, c in enumerate(caches)]
+    # DRAM from 4x the last cache, or (a short sweep) the sizes beyond 2x it
+    last = caches[-1].size_bytes
+    dram_from = 4.0 * last if sizes[-1] >= 4.0 * last * 0.999 else max(2.0 * last, sizes[-1])
+    bounds.append((dram_from, sizes[-1], None))
+    pieces = []
+    for lo, hi, cache in bounds:
+        idx = np.flatnonzero((sizes >= lo * 0.999) & (sizes <= hi * 1.001))
+        if len(idx) == 0:
+            return None
+        window = rates[idx]
+        # L1: the highest rate (loop overhead and timer granularity only pull
+        # small working sets down); other levels: a quantile, robust to a spike
+        top = float(window.max()) if cache is not None and cache.level == 1 else \
+            float(np.quantile(window, LEVEL_QUANTILE))
+        pieces.append((idx, top, float(np.median(window)), cache))
+    fitted = isotonic_decreasing(rates)
+    plateaus, notes = [], []
+    for j, (idx, best, median, cache) in enumerate(pieces):
+        name = cache.name if cache is not None else "DRAM"
+        cap = None
+        if cache is not None:
+            nxt = pieces[j + 1][1]
+            # a clear step past L2 shows where the level ends; at L1 the
+            # small-size dip of the curve would pass for the knee
+            if best / nxt >= KNEE_RATIO and cache.level >= 2:
+                cap = _knee(sizes, fitted, cache.size_bytes, math.sqrt(best * nxt))
+            elif best / nxt < EQUAL_RATIO:
+                nxt_name = pieces[j + 1][3].name if pieces[j + 1][3] is not None else "DRAM"
+                notes.append(f"{name} and {nxt_name} load at the same rate on this CPU "
+                             f"({best / 1e9:.1f} and {nxt / 1e9:.1f} GB/s): both are kept, sized by the OS")
+        plateaus.append(Plateau(name=name, first=int(idx[0]), last=int(idx[-1]), best=best, median=median,
+                                core=tuple(int(i) for i in idx),
+                                capacity_bytes=cache.size_bytes if cache is not None else None,
+                                os_bytes=cache.size_bytes if cache is not None else None,
+                                measured_bytes=cap))
+    return LevelFit(tuple(plateaus), tuple(float(v) for v in fitted), tuple(notes))
+
+
+def _knee(sizes, fitted, os_bytes: float, threshold: float) -> float | None:
+    """Where the fit falls below ``threshold`` within 4x of ``os_bytes``."""
+    near = np.flatnonzero((sizes >= os_bytes / 4) & (sizes <= os_bytes * 4))
+    if len(near) < 2:
+        return None
+    start = int(near[0])
+    cross = _crossing(sizes[: int(near[-1]) + 1], fitted[: int(near[-1]) + 1], start, threshold)
+    return cross

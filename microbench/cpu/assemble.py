@@ -92,6 +92,12 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
             warnings.append(Advice(f"{s.best / 1e9:.0f} GB/s is above the theoretical "
                                    f"{theo / 1e9:.0f} GB/s (2 vector loads per cycle)",
                                    "check the clock measurement", p.name))
+        measured = getattr(p, "measured_bytes", None)
+        if p.os_bytes and measured and (measured > 2 * p.os_bytes or measured < p.os_bytes / 2):
+            warnings.append(Advice(
+                f"the {p.name} plateau ends near {fmt_bytes(measured)} but the OS reports "
+                f"{fmt_bytes(p.os_bytes)}", "normal in a VM sharing the host's cache; the profile is "
+                "labelled with the OS size and keeps the measured one in provenance", p.name))
         if p.os_bytes and p.capacity_bytes and p.name != "L1" and (
                 p.capacity_bytes > 2 * p.os_bytes or p.capacity_bytes < p.os_bytes / 2):
             warnings.append(Advice(
@@ -99,6 +105,9 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
                 f"{fmt_bytes(p.os_bytes)}",
                 "normal in a VM sharing the host's cache; the profile keeps the measured size",
                 p.name))
+    for note in getattr(fit, "notes", ()):
+        warnings.append(Advice(note, "the profile keeps both levels; kernels are placed on the "
+                               "level whose size holds their working set", "memory"))
     expected = ["L1"] + [c.name for c in info.os_caches if c.level >= 2] + ["DRAM"]
     missing = [n for n in expected if n not in memory]
     if missing:
@@ -134,7 +143,8 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
         **provenance_extra,
         "clock_samples_hz": list(clock_s.rates),
         "levels": {p.name: {"from_bytes": load_sizes[p.first], "to_bytes": load_sizes[p.last],
-                            "capacity_bytes": p.capacity_bytes, "os_bytes": p.os_bytes}
+                            "capacity_bytes": p.capacity_bytes, "os_bytes": p.os_bytes,
+                            "measured_bytes": getattr(p, "measured_bytes", None)}
                    for p in fit.plateaus},
         "sweep": {
             "load": _curve_dict(load_sizes, load_curve, "one core, pure vector loads, two half-streams"),

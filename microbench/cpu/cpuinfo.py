@@ -28,6 +28,14 @@ class CpuInfo:
     machine: str = ""
     threads: int = 1
     os_caches: tuple[OsCache, ...] = ()
+    model_id: int | None = None        # CPUID model number ("model" in /proc/cpuinfo)
+    archspec_name: str | None = None   # archspec's name for the host, when it knows one
+
+    def uarch(self):
+        """FMA pipes, datapath and load widths of this core (:mod:`.uarch`)."""
+        from .uarch import detect
+        return detect(self.vendor, self.family, self.model_id, self.flags, self.model,
+                      self.archspec_name, self.x86)
 
     @property
     def x86(self) -> bool:
@@ -48,19 +56,13 @@ class CpuInfo:
 
     @property
     def fma_pipe_bits(self) -> int:
-        """Width of one FMA pipe (what the FMA peak is computed with)."""
-        bits = self.isa_vector_bits
-        if self.vendor == "AuthenticAMD" and bits == 512 and (self.family or 0) < 0x1A:
-            return 256  # Zen 4 splits 512-bit ops into two 256-bit halves
-        return bits
+        """Width of one FMA pipe (what the FMA peak is computed with), never
+        wider than the registers the ISA offers."""
+        return min(self.uarch().fma_bits, self.isa_vector_bits if self.x86 else 10**6)
 
     @property
     def fma_pipes(self) -> int:
-        if not self.x86:
-            return 2
-        if "fma" in self.flags or "avx512f" in self.flags:
-            return 2
-        return 1
+        return self.uarch().fma_pipes
 
     def flop_per_cycle(self, precision: str) -> float:
         """Per core: FMA pipes x lanes x 2 (an FMA is two FLOP)."""
@@ -70,8 +72,10 @@ class CpuInfo:
         return float(self.fma_pipes * lanes * per_op)
 
     def load_bytes_per_cycle(self) -> float:
-        """L1 loads per core and cycle: 2 vector loads (x86 cores of the last decade)."""
-        return 2.0 * self.isa_vector_bits / 8
+        """L1 load bytes per core and cycle: load ports x load width."""
+        u = self.uarch()
+        width = min(u.load_bits, self.isa_vector_bits) if self.x86 else u.load_bits
+        return float(u.loads_per_cycle * width / 8)
 
     def theoretical_flop_s(self, precision: str, clock_hz: float, cores: int = 1) -> float:
         return cores * self.flop_per_cycle(precision) * clock_hz
@@ -81,6 +85,7 @@ class CpuInfo:
             "cpu_model": self.model, "vendor": self.vendor, "machine": self.machine,
             "threads": self.threads, "isa_vector_bits": self.isa_vector_bits,
             "fma_pipes": self.fma_pipes, "fma_pipe_bits": self.fma_pipe_bits,
+            "microarchitecture": self.uarch().name, "microarchitecture_source": self.uarch().source,
             "os_caches": {c.name: {"bytes": c.size_bytes, "shared_cpus": c.shared_cpus}
                           for c in self.os_caches},
         }
@@ -95,6 +100,7 @@ def usable_cpus() -> list[int]:
 
 def cpu_info(cpuinfo_path: str = "/proc/cpuinfo") -> CpuInfo:
     model, vendor, family, flags = platform.processor() or "unknown CPU", "", None, set()
+    model_id = None
     try:
         with open(cpuinfo_path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -109,6 +115,11 @@ def cpu_info(cpuinfo_path: str = "/proc/cpuinfo") -> CpuInfo:
                         family = int(value)
                     except ValueError:
                         pass
+                elif key == "model" and model_id is None:
+                    try:
+                        model_id = int(value)
+                    except ValueError:
+                        pass
                 elif key in ("flags", "Features") and not flags:
                     flags = set(value.split())
                 elif not line.strip() and flags:
@@ -117,7 +128,20 @@ def cpu_info(cpuinfo_path: str = "/proc/cpuinfo") -> CpuInfo:
         pass
     return CpuInfo(model=model or "unknown CPU", vendor=vendor, family=family,
                    flags=frozenset(flags), machine=platform.machine(),
-                   threads=len(usable_cpus()), os_caches=tuple(read_os_caches()))
+                   threads=len(usable_cpus()), os_caches=tuple(read_os_caches()),
+                   model_id=model_id, archspec_name=_archspec_name())
+
+
+def _archspec_name() -> str | None:
+    """archspec's microarchitecture of this host (None when not installed
+    or when it only knows a generic level such as x86_64_v4)."""
+    try:
+        import archspec.cpu
+        name = archspec.cpu.host().name
+    except Exception:   # archspec is optional here: a failure means "not known"
+        return None
+    from .uarch import TABLE
+    return name if name in TABLE else None
 
 
 def numba_environment(info: CpuInfo, threads: int | None = None) -> dict[str, str]:

@@ -162,6 +162,11 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
             "use `roofline measure` or measure_cpu_isolated(), which start a fresh process",
             "environment"))
 
+    assumed = info.uarch().assumption
+    if assumed:
+        warnings.append(Advice(assumed, "measured figures are unaffected; only the % of theoretical "
+                               "uses it (microbench/cpu/uarch.py lists the known cores)", "theoretical"))
+
     llc = max((c.size_bytes for c in info.os_caches), default=32 * MiB)
     max_bytes = plan.max_bytes or max(4 * llc, 64 * MiB)
     if plan.max_bytes is None and plan.max_bytes_cap:
@@ -274,7 +279,11 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
 
         phases["triad_sweep"] = time.perf_counter() - t
         t = time.perf_counter()
-        fit = _levels.detect_levels(load_sizes, [s.best for s in load_curve], os_caches=info.os_caches)
+        best_rates = [s.best for s in load_curve]
+        # OS cache sizes as priors, the curve as evidence; the blind fit when
+        # the OS reports no caches or the sweep misses a level
+        fit = (_levels.levels_from_priors(load_sizes, best_rates, info.os_caches)
+               or _levels.detect_levels(load_sizes, best_rates, os_caches=info.os_caches))
 
         # all-core roof inside each plateau
         level_all: dict[str, tuple[Samples, int]] = {}
