@@ -139,6 +139,8 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
     ("normalization", r"(batch|layer|group|instance|rms|weight)_?norm|(^|::|_|\s)bn_|welford"
                       r"|rowwisemoments|norm_(fw|bw|fwd|bwd|forward|backward)"),
     ("softmax", r"softmax"),
+    # data movement of recommendation models (fbgemm_gpu): not pooling
+    ("elementwise", r"permute_pooled_embs|permute_\w*(data|indices|embs|sparse|lengths)|bucketize"),
     ("pooling", r"pool"),
     ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel(\b|_)|(^|::|\s)unroll(_input|_x)?_?kernel\b"
                     r"|(dgrad|wgrad)2d_|grouped_direct|direct_kernel"),
@@ -207,6 +209,9 @@ def strip_parameters(name: str) -> str:
 def family_of(name: str) -> str:
     """The family of one kernel name (see the module doc for the rules)."""
     key = strip_parameters(demangle_identifiers(str(name))).lower()
+    # the library name fbgemm is no GEMM: its permute, bucketize and
+    # embedding kernels must not match the gemm rule
+    key = key.replace("fbgemm", "fbg")
     for family, pattern in _RULES:
         if pattern.search(key):
             return family

@@ -334,3 +334,14 @@ def test_aggregate_by_family_and_name():
     assert math.isnan(aggregate([Kernel("k")], by="name")[0].time_s)
     with pytest.raises(ValueError):
         aggregate(ks, by="colour")
+
+
+@pytest.mark.parametrize("name, family", [
+    ("void fbgemm_gpu::permute_2D_data_kernel<true, int, float>(int, int, int const*, float*)", "elementwise"),
+    ("fbgemm_gpu::bucketize_sparse_features_cuda_kernel", "elementwise"),
+    ("permute_pooled_embs_kernel", "elementwise"),
+    ("fbgemm_gpu::f8f8bf16_rowwise_gemm_kernel", "gemm"),         # a real GEMM in fbgemm stays one
+    ("void at::native::max_pool_forward_nchw<float>", "pooling"),
+])
+def test_fbgemm_is_not_gemm_and_permutes_are_not_pooling(name, family):
+    assert family_of(name) == family
