@@ -55,7 +55,12 @@ class KernelChange:
             return "only in B"
         if self.time_b_s is None and self.count_b == 0:
             return "only in A"
-        return "bound changed" if self.bound_a != self.bound_b else ""
+        known_a, known_b = _known(self.bound_a), _known(self.bound_b)
+        if known_a and known_b:
+            return "bound changed" if self.bound_a != self.bound_b else ""
+        if known_a != known_b:
+            return "no counters in B" if known_a else "no counters in A"
+        return ""
 
     def record(self) -> dict:
         return {"key": self.key, "time_a_s": self.time_a_s, "time_b_s": self.time_b_s,
@@ -257,3 +262,8 @@ def _ratio(v) -> str:
 
 def _pct(v) -> str:
     return "-" if v is None else f"{100 * v:.0f}%"
+
+
+def _known(bound) -> bool:
+    """A bound class that was measured (not unknown / no counters)."""
+    return bool(bound) and str(bound) not in ("unknown", "no counters")

@@ -106,6 +106,16 @@ class Placements:
         return kinds[self.code]
 
     @property
+    def predicted_bound(self) -> np.ndarray:
+        """What the roofline predicts from the work alone (compute or
+        bandwidth, "" when nothing is known): the only class for kernels
+        without a measured time, beside the measured one otherwise."""
+        out = np.full(len(self), "", dtype=object)
+        out[self.limiter_index == 0] = COMPUTE
+        out[self.limiter_index > 0] = BANDWIDTH
+        return out
+
+    @property
     def time_per_call_s(self) -> np.ndarray:
         return self.kernels.time_s / np.maximum(self.kernels.count, 1)
 
@@ -147,6 +157,7 @@ class Placements:
             "time_s": _numbers(ks.time_s[idx]), "flops": _numbers(self.work[idx]),
             "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items()},
             "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),
+            "predicted_bound": _texts(self.predicted_bound[idx]),
             "overhead_kind": _texts(self.overhead_kind[idx]), "limiter": _texts(self.limiter[idx]),
             "intensity": {lv: _numbers(v[idx]) for lv, v in self.intensity.items()},
             "achieved_flop_s": _numbers(self.achieved_flop_s[idx]),
@@ -228,6 +239,9 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
 
     code = np.where(limiter_index == 0, _CODE[COMPUTE], _CODE[BANDWIDTH]).astype(np.int8)
     code[~known] = _CODE[UNKNOWN]
+    # Without a measured time nothing is measured against the roof: the
+    # class stays unknown and the roofline's guess is predicted_bound.
+    code[~(time_s > 0)] = _CODE[UNKNOWN]
     overhead = known & np.isfinite(efficiency) & (efficiency < rules.overhead_share)
     per_call = time_s / np.maximum(kernels.count, 1)
     launch_floor = rules.launch_multiple * (device.launch_overhead_s or 0.0)

@@ -13,7 +13,8 @@ from .placement import Placements
 from .units import format_si
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
-              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled")
+              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled",
+              "predicted_bound")
 
 
 def placements_json(p: Placements) -> str:
@@ -33,7 +34,8 @@ def placements_csv(p: Placements) -> str:
             "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
             "overhead_kind": p.overhead_kind, "achieved_flop_s": p.achieved_flop_s,
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
-            "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled}
+            "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
+            "predicted_bound": p.predicted_bound}
         arrow = _arrow_csv(columns)
         if arrow is not None:
             return arrow
@@ -125,6 +127,8 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     lines = [header]
     for r in shown:
         bound = r["bound"] + (f" ({r['level']})" if r["level"] else "")
+        if r["bound"] == "unknown" and r.get("predicted_bound"):
+            bound += f" (no time; roof predicts {r['predicted_bound']})"
         bound += f" ({r['overhead_kind']})" if r["overhead_kind"] else ""
         bound += " *" if r["modelled"] else ""
         share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"

@@ -61,8 +61,21 @@ def kernel_columns(results):
 
 
 def warn(command: str, advice) -> None:
-    """Advice goes to stderr, one line each, so stdout stays machine-readable."""
+    """Advice goes to stderr, one line each, so stdout stays machine-readable.
+    A long kernel name as the subject is shortened (JSON/CSV keep it whole)."""
+    subject = getattr(advice, "subject", "")
+    if len(subject) > SUBJECT_WIDTH:
+        from dataclasses import replace
+
+        from ..families import strip_parameters
+        short = strip_parameters(subject.removeprefix("void ").strip())
+        if len(short) > SUBJECT_WIDTH:
+            short = short[: SUBJECT_WIDTH - 1] + "…"
+        advice = replace(advice, subject=short)
     print(f"roofline {command}: warning: {advice}", file=sys.stderr)
+
+
+SUBJECT_WIDTH = 100
 
 
 def warn_all(command: str, advices, limit: int = 6) -> None:

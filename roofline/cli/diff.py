@@ -71,6 +71,8 @@ def _place(path: str, device):
     from .common import load_inputs
     kernels, results = load_inputs([path])
     placements = place(kernels, device)
-    for advice in [w for r in results for w in r.warnings] + placements.warnings:
-        warn("diff", f"{path}: {advice}")
+    name = Path(path).name
+    for advice in dict.fromkeys([w for r in results for w in r.warnings] + placements.warnings):
+        text = str(advice)
+        warn("diff", text if (str(path) in text or name in text) else f"{name}: {text}")
     return placements

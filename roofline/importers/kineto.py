@@ -215,6 +215,8 @@ def _parse(trace, path: Path) -> ImportResult:
         name = e.name
         if not isinstance(name, str) or not name:
             raise InputError(path, None, f"traceEvents[{index}] ({cat}) has no name")
+        if name == "__missing__":      # Kineto's placeholder when CUPTI gave no name
+            name = "(kernel name missing in the trace)"
         args = e.args
         if kind == "range":
             gpu.ranges.setdefault(name, []).append(flops_from_counters(_counter_args(args)))

@@ -1,0 +1,55 @@
+"""Labels that say what was measured: no-time kernels are unknown with the
+roofline's prediction beside; placeholder names replaced; diff says 'bound
+changed' only when both sides have one; long names shortened in warnings."""
+from __future__ import annotations
+
+import io
+import math
+from contextlib import redirect_stderr
+
+from roofline import tables
+from roofline.cli.common import warn
+from roofline.diff import KernelChange
+from roofline.errors import Advice
+from roofline.importers import kineto
+from roofline.model import KernelSet
+from roofline.placement import place
+from roofline.profile import find_device
+
+
+def test_kernels_without_time_are_unknown_with_a_predicted_bound():
+    ks = KernelSet(names=["timed", "untimed", "zero"], time_s=[1e-3, math.nan, 0.0],
+                   flops={"fp32": [1e9, 1e12, 1e12]}, bytes={"DRAM": [1e3, 1e3, 1e3]})
+    p = place(ks, find_device("v100-sxm2"))
+    assert p.bound[0] != "unknown"                     # timed: measured against its roof
+    assert list(p.bound[1:]) == ["unknown", "unknown"]
+    assert list(p.predicted_bound) == ["compute", "compute", "compute"]
+    rec = p.records()
+    assert rec[1]["bound"] == "unknown" and rec[1]["predicted_bound"] == "compute"
+    assert "roof predicts compute" in tables.placements_table(p)
+    assert tables.placements_csv(p).splitlines()[0].endswith(",predicted_bound")
+
+
+def test_kineto_placeholder_name_is_replaced():
+    trace = {"traceEvents": [{"ph": "X", "cat": "kernel", "name": "__missing__", "pid": 0, "tid": 7,
+                              "ts": 0, "dur": 5, "args": {"correlation": 1, "device": 0}}]}
+    (k,) = kineto.parse(trace).kernels
+    assert k.name == "(kernel name missing in the trace)"
+
+
+def test_diff_status_needs_a_bound_on_both_sides():
+    def change(a, b):
+        return KernelChange("k", 1.0, 1.0, 1, 1, 0.5, None, a, b).status
+    assert change("compute", "bandwidth (DRAM)") == "bound changed"
+    assert change("compute", "unknown") == "no counters in B"
+    assert change("unknown", "compute") == "no counters in A"
+    assert change("compute", "compute") == ""
+
+
+def test_warnings_shorten_long_kernel_names():
+    name = "void at::native::kernel<" + "float, " * 300 + "int>(int, float*)"
+    err = io.StringIO()
+    with redirect_stderr(err):
+        warn("classify", Advice("runs at 2x its roof", "check", name))
+    line = err.getvalue()
+    assert line.count("\n") == 1 and len(line) < 200 and "runs at 2x its roof" in line
