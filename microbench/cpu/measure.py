@@ -141,6 +141,8 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
     machine). Raises MeasurementError when numba is missing.
     """
     wall0 = time.perf_counter()
+    from . import busy
+    load_text, stat_text = busy.read("/proc/loadavg"), busy.read("/proc/stat")
     plan = plan or (CpuPlan.quick() if quick else CpuPlan.full())
     info = info or cpu_info()
     threads = plan.threads or info.threads
@@ -307,7 +309,8 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
 
     wall_s = time.perf_counter() - wall0
     fma_clock = one["fp64"].best / info.flop_per_cycle("fp64")
-    return build_device(
+    machine_load = _machine_load(busy, load_text, stat_text, threads)
+    device = build_device(
         name=name or "my-cpu", info=info, threads=threads, plan=plan, clock_s=clock_s,
         fma_clock=fma_clock, one=one, allc=allc, overhead=overhead, load_sizes=load_sizes,
         load_curve=load_curve, triad_sizes=triad_sizes, triad_curve=triad_curve, fit=fit,
@@ -322,7 +325,43 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
             "phase_times_s": {k: round(v, 3) for k, v in phases.items()},
             "asm_vector_fma": {p: dict(c) for p, c in asm.items()},
             "wall_time_s": round(wall_s, 3),
+            "machine_load": machine_load,
         })
+    return _with_busy_verdict(device, machine_load, threads)
+
+
+def _machine_load(busy, load_text, stat_text, threads) -> dict:
+    """Load average before the run and the hypervisor's steal share during it."""
+    after = busy.read("/proc/stat")
+    load = busy.load_average(load_text) if load_text else None
+    steal = None
+    if stat_text and after:
+        try:
+            steal = busy.steal_share(busy.cpu_times(stat_text), busy.cpu_times(after))
+        except ValueError:
+            steal = None
+    return {"load_average_before": load, "steal_share": None if steal is None else round(steal, 4),
+            "cores": threads}
+
+
+def _with_busy_verdict(device, machine_load: dict, threads: int):
+    """Mark a profile measured on a busy machine: a prominent warning and
+    ``machine_load.busy`` (``roofline measure`` then refuses to replace a
+    quieter profile with it)."""
+    from dataclasses import replace
+
+    from . import busy
+    spreads = {k: c.spread for k, c in device.compute.items() if c.samples}
+    spreads.update({k: m.bandwidth.spread for k, m in device.memory.items() if m.bandwidth.samples})
+    reasons = busy.busy_reasons(machine_load["load_average_before"], machine_load["steal_share"],
+                                threads, spreads)
+    prov = dict(device.provenance)
+    prov["machine_load"] = {**machine_load, "busy": bool(reasons), "reasons": reasons}
+    warnings = list(device.warnings)
+    if reasons:
+        warnings.insert(0, Advice("MEASURED ON A BUSY MACHINE: " + "; ".join(reasons),
+                                  "measure again when the machine is idle", "machine"))
+    return replace(device, provenance=prov, warnings=tuple(warnings))
 
 
 def _start_reps(min_time_s: float, upper_rate: float, work_per_rep: float) -> int:

@@ -29,6 +29,8 @@ def add_parser(subparsers) -> None:
                    help="where to write the profile (default: the user profile folder, "
                         "as my-cpu.yaml / my-gpu.yaml so `--device my-cpu` finds it)")
     p.add_argument("--name", help="device name stored in the profile (default: my-cpu / my-gpu<N>)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing profile even when this run was measured on a busy machine")
     p.set_defaults(func=run)
 
 
@@ -141,9 +143,34 @@ def run(args) -> int:
             device = _measure_cpu(args.quick, name)
         else:
             device = _measure_gpu(idx, args.quick, name)
-        path = save_device(device, _output_path(args, stem, several))
+        target = _output_path(args, stem, several)
+        _refuse_busy_over_quiet(device, target, args.force)
+        path = save_device(device, target)
         _report(device, path)
     return 0
+
+
+def _refuse_busy_over_quiet(device, target: Path, force: bool) -> None:
+    """A run measured on a busy machine never silently replaces a quieter
+    profile: refuse (and keep this run beside it) unless --force."""
+    load = (device.provenance or {}).get("machine_load") or {}
+    if force or not load.get("busy") or not target.exists():
+        return
+    from ..errors import MeasurementError
+    from ..microbench.cpu.busy import worst_spread
+    from ..profile import load_device, save_device
+    try:
+        old = load_device(target)
+    except Exception:   # an unreadable old profile is no reason to keep it
+        return
+    if ((old.provenance or {}).get("machine_load") or {}).get("busy") or \
+            worst_spread(old) > worst_spread(device):
+        return
+    aside = save_device(device, target.with_name(target.stem + ".busy.yaml"))
+    raise MeasurementError(
+        f"the machine was busy ({'; '.join(load.get('reasons', []))}): {target} (measured quieter, "
+        f"worst spread {100 * worst_spread(old):.0f} %) was kept and this run written to {aside}; "
+        "measure again when the machine is idle, or pass --force to replace it")
 
 
 def _report(device, path: Path) -> None:
@@ -156,6 +183,12 @@ def _report(device, path: Path) -> None:
                      f"(numba cache {prov.get('numba_cache', '?')})")
     if "wall_time_s" in prov:
         extra.append(f"measured in {prov['wall_time_s']:.1f} s")
+    load = prov.get("machine_load") or {}
+    if load.get("load_average_before") is not None:
+        steal = load.get("steal_share")
+        extra.append(f"load average before {load['load_average_before']:.2f} on {load.get('cores', '?')} cores"
+                     + (f", steal {100 * steal:.1f} %" if steal is not None else "")
+                     + (" (BUSY)" if load.get("busy") else ""))
     if extra:
         print("  " + ", ".join(extra))
     rows = []

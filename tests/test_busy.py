@@ -1,0 +1,62 @@
+"""A busy machine is detected, reported and never silently replaces a
+quieter profile (/proc contents and profiles injected)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from roofline.errors import MeasurementError
+from roofline.microbench.cpu import busy
+from roofline.model import Ceiling, Device, MemoryLevel
+
+STAT_0 = "cpu  1000 0 500 8000 10 0 5 100 0 0\ncpu0 500 0 250 4000 5 0 2 50 0 0\n"
+STAT_1 = "cpu  1600 0 700 8300 10 0 5 400 0 0\n"
+
+
+def test_proc_parsing_and_steal_share():
+    assert busy.load_average("1.52 0.80 0.40 3/200 1234\n") == 1.52
+    t0, t1 = busy.cpu_times(STAT_0), busy.cpu_times(STAT_1)
+    assert (t0.total, t0.steal) == (9615, 100)
+    assert busy.steal_share(t0, t1) == pytest.approx(300 / 1400)
+
+
+def test_busy_reasons():
+    assert busy.busy_reasons(0.3, 0.0, 2, {"fp64": 0.02}) == []
+    reasons = busy.busy_reasons(1.6, 0.2, 2, {"L3": 0.36, "fp64": 0.3})
+    assert len(reasons) == 3 and "load average 1.60" in reasons[0] and "steal" in reasons[1]
+    assert "L3 samples spread 36 %" in reasons[2]
+
+
+def cpu_profile(spread: float, busy_run: bool) -> Device:
+    c = Ceiling(1e10, samples=(1e10, 1e10 * (1 - spread)))
+    return Device(name="my-cpu", kind="cpu", compute={"fp64": c},
+                  memory={"DRAM": MemoryLevel("DRAM", Ceiling(2e10, samples=(2e10, 2e10 * (1 - spread))))},
+                  provenance={"method": "measured", "machine_load": {
+                      "busy": busy_run, "reasons": ["load average 1.60 on 2 cores"] if busy_run else []}})
+
+
+def test_busy_run_does_not_replace_a_quieter_profile(tmp_path):
+    from roofline.cli.measure import _refuse_busy_over_quiet
+    from roofline.profile import save_device
+    target = tmp_path / "my-cpu.yaml"
+    save_device(cpu_profile(0.05, False), target)
+    noisy = cpu_profile(0.40, True)
+    with pytest.raises(MeasurementError, match="busy .*--force"):
+        _refuse_busy_over_quiet(noisy, target, force=False)
+    assert (tmp_path / "my-cpu.busy.yaml").exists()
+    _refuse_busy_over_quiet(noisy, target, force=True)            # forced: allowed
+    _refuse_busy_over_quiet(cpu_profile(0.02, False), target, force=False)   # quiet run: allowed
+    _refuse_busy_over_quiet(noisy, tmp_path / "new.yaml", force=False)       # nothing to protect
+
+
+def test_busy_verdict_is_a_prominent_warning_in_the_profile():
+    from roofline.microbench.cpu.measure import _with_busy_verdict
+    dev = cpu_profile(0.40, False)
+    out = _with_busy_verdict(dev, {"load_average_before": 1.6, "steal_share": 0.0, "cores": 2}, 2)
+    assert out.provenance["machine_load"]["busy"] is True
+    assert str(out.warnings[0]).startswith("machine: MEASURED ON A BUSY MACHINE")
+    quiet = _with_busy_verdict(cpu_profile(0.01, False),
+                               {"load_average_before": 0.1, "steal_share": 0.0, "cores": 2}, 2)
+    assert quiet.provenance["machine_load"]["busy"] is False and not quiet.warnings
