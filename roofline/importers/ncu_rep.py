@@ -61,71 +61,73 @@ def check_framing(path, data: bytes) -> None:
 
 
 def read(path: Path) -> ImportResult:
-    ncu_report = _ncu_report()
+    _ncu_report()           # a clear error when the package is missing
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
     check_framing(path, data)
-    try:
-        report = ncu_report.load_report(str(path))
-        n_ranges = report.num_ranges()
-    except Exception as exc:  # noqa: BLE001 - the binding raises anything on bad input
-        raise InputError(path, None, f"ncu_report cannot read the report ({exc})") from None
-    if n_ranges == 0:
+    found = _read_in_child(path)
+    if found["ranges"] == 0:
         raise InputError(path, None, "not a readable Nsight Compute report: it has no ranges")
     kernels, counted, device = [], [], None
-    launch_id = 0
-    try:
-        for r in range(n_ranges):
-            rng = report.range_by_idx(r)
-            for a in range(rng.num_actions()):
-                action = rng.action_by_idx(a)
-                name = action.name(action.NameBase_DEMANGLED) or action.name()
-                metrics, strings = _metrics(action, path)
-                ms = MetricSet(path, metrics)
-                cc = None
-                major = ms.get("device__attribute_compute_capability_major")
-                minor = ms.get("device__attribute_compute_capability_minor")
-                if major is not None and minor is not None:
-                    cc = f"{int(major)}.{int(minor)}"
-                counts = ncu_counts(ms, name, cc)
-                launch = {"id": launch_id}
-                for metric, key in (("launch__grid_size", "grid"), ("launch__block_size", "block"),
-                                    ("launch__stream_id", "stream"), ("launch__context_id", "context")):
-                    v = ms.get(metric)
-                    if v is not None and math.isfinite(v):
-                        launch[key] = int(v)
-                if cc:
-                    launch["cc"] = cc
-                device = device or strings.get("device__attribute_display_name")
-                kernels.append(kernel_from_counts(name, counts, launch=launch,
-                                                  family=family_for(name)))
-                counted.append(counts)
-                launch_id += 1
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - see above
-        raise InputError(path, None, f"ncu_report failed on launch {launch_id} ({exc})") from None
+    for launch_id, act in enumerate(found["actions"]):
+        name = act["name"]
+        if not isinstance(name, str) or not name:
+            raise InputError(path, None, f"launch {launch_id} has no kernel name: a damaged report")
+        metrics = {k: Metric(v, unit) for k, (v, unit) in act["numbers"].items()}
+        strings = act["strings"]
+        ms = MetricSet(path, metrics)
+        cc = None
+        major = ms.get("device__attribute_compute_capability_major")
+        minor = ms.get("device__attribute_compute_capability_minor")
+        if major is not None and minor is not None and math.isfinite(major) and math.isfinite(minor):
+            cc = f"{int(major)}.{int(minor)}"
+        counts = ncu_counts(ms, name, cc)
+        launch = {"id": launch_id}
+        for metric, key in (("launch__grid_size", "grid"), ("launch__block_size", "block"),
+                            ("launch__stream_id", "stream"), ("launch__context_id", "context")):
+            v = ms.get(metric)
+            if v is not None and math.isfinite(v):
+                launch[key] = int(v)
+        if cc:
+            launch["cc"] = cc
+        device = device or strings.get("device__attribute_display_name")
+        kernels.append(kernel_from_counts(name, counts, launch=launch, family=family_for(name)))
+        counted.append(counts)
     if not kernels:
         raise InputError(path, None, "the report has no profiled kernel")
     return ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
                         warnings=tuple(advice_for(path, kernels, counted, tool="ncu")))
 
 
-def _metrics(action, path) -> tuple[dict[str, Metric], dict[str, str]]:
-    """Scalar numeric metrics (value, unit) and string metrics of one action."""
-    numbers, strings = {}, {}
-    for name in action.metric_names():
-        m = action.metric_by_name(name)
-        if m is None or m.num_instances() > 0:
-            continue
-        value = m.value()
-        if isinstance(value, str):
-            strings[name] = value.strip()
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            numbers[name] = Metric(float(value), m.unit() or "")
-    return numbers, strings
+CHILD_TIMEOUT_S = 600
+
+
+def _read_in_child(path) -> dict:
+    """The report's launches, read by ncu_report in a child process (it
+    aborts the process on some damaged files); any failure is one InputError."""
+    import json
+    import subprocess
+    import sys
+    try:
+        proc = subprocess.run([sys.executable, "-m", "roofline.importers.ncu_rep_child", str(path)],
+                              capture_output=True, timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise InputError(path, None, f"ncu_report did not finish in {CHILD_TIMEOUT_S} s") from None
+    if proc.returncode != 0:
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        hint = next((line for line in detail if "Check failed" in line or "rror" in line), "")
+        raise InputError(path, None, f"ncu_report crashed reading the report ({how}): a damaged "
+                         f"report{'; ' + hint[-160:] if hint else ''}")
+    try:
+        found = json.loads(proc.stdout)
+    except ValueError:
+        raise InputError(path, None, "ncu_report gave no readable answer: a damaged report") from None
+    if "error" in found:
+        raise InputError(path, None, f"ncu_report cannot read the report ({found['error']})")
+    return found
 
 
 register(Reader("ncu-rep", sniff, read))
