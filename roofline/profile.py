@@ -101,10 +101,18 @@ def save_device(device: Device, path: str | Path) -> Path:
 
 # ---------------------------------------------------------------- reading
 
+MAX_PROFILE_BYTES = 16 << 20   # profiles are a few kB; anything this big is not one
+
+
 def load_device(path: str | Path) -> Device:
-    """Read and validate a profile; errors name the file, line and key."""
+    """Read and validate a profile; errors name the file, line and key.
+    Only regular files of sane size are read (``/dev/zero`` is not a profile)."""
     path = Path(path)
     try:
+        if not path.is_file():
+            raise ProfileError(path, None, "not a regular file (expected a YAML device profile)")
+        if path.stat().st_size > MAX_PROFILE_BYTES:
+            raise ProfileError(path, None, f"{path.stat().st_size:,} bytes: too big for a device profile")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ProfileError(path, None, f"cannot read device profile: {exc.strerror}") from None
@@ -113,8 +121,24 @@ def load_device(path: str | Path) -> Device:
     return parse_device(text, path)
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """Profiles need no anchors: refusing aliases stops 'billion laughs'
+    documents that would make every lookup walk an exponential tree."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in a "
+                                              "device profile", event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def parse_device(text: str, path: str | Path = "<profile>") -> Device:
-    loader = yaml.SafeLoader(text)  # one parse: the node tree gives line numbers
+    try:
+        loader = _NoAliasLoader(text)  # one parse: the node tree gives line numbers
+    except yaml.YAMLError as exc:      # the reader checks characters at once
+        line = text.count("\n", 0, getattr(exc, "position", 0) or 0) + 1
+        raise ProfileError(path, line, f"not valid YAML: {exc}".splitlines()[0]) from None
     try:
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)

@@ -1,0 +1,57 @@
+"""-o onto things that are not regular files: written into, never replaced;
+a replaced file keeps its mode; a symlink keeps pointing where it did."""
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import pytest
+
+from roofline.atomic import write_text_atomic
+from roofline.errors import RooflineError
+
+
+def test_dev_null_stays_a_device():
+    write_text_atomic("/dev/null", "hello")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_fifo_is_written_into(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    write_text_atomic(fifo, "through the pipe")
+    reader.join(5)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_mode_and_symlink_are_kept(tmp_path):
+    real = tmp_path / "out.csv"
+    real.write_text("old")
+    os.chmod(real, 0o600)
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    write_text_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+    assert stat.S_IMODE(os.stat(real).st_mode) == 0o600
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_dev_full_is_an_error_and_stays_a_device():
+    with pytest.raises(RooflineError, match="cannot write"):
+        write_text_atomic("/dev/full", "x" * 10)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_profiles_refuse_alias_bombs_control_characters_and_devices():
+    from roofline.profile import load_device, parse_device
+    bomb = 'a: &a ["lol", "lol"]\nb: &b [*a, *a, *a]\nname: x\n'
+    with pytest.raises(RooflineError, match=r":2: .*aliases"):
+        parse_device(bomb)
+    with pytest.raises(RooflineError, match=r":2: not valid YAML"):
+        parse_device("name: x\nkind: \x07bad\n")
+    with pytest.raises(RooflineError, match="not a regular file"):
+        load_device("/dev/zero")
