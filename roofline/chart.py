@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .style import plain_text
+
 from .placement import Placements, Rules, place
 
 
@@ -34,6 +36,7 @@ def views(p: Placements) -> list[str]:
     return ["cache-aware"] + (["hierarchical"] if np.any(np.asarray(multi) > 1) else [])
 
 
+@plain_text
 def roofline_chart(placements: Placements, shown: Placements, device_name: str, view: str = "cache-aware",
                    variants=None, arrows: bool = True, size=(10, 6.5)):
     """The roofline Figure: markers sized by time and coloured by bound,

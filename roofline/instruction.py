@@ -40,6 +40,7 @@ from typing import Iterable, Mapping
 
 from .errors import Advice, RooflineError
 from .model import Device, Kernel
+from .style import plain_text
 from .units import format_si
 
 LEVELS = ("L1", "shared", "L2", "DRAM")
@@ -259,6 +260,7 @@ def instruction_json(roof: InstructionRoofline) -> str:
 
 # ---------------------------------------------------------------- figure
 
+@plain_text
 def instruction_roofline_figure(roof: InstructionRoofline, title: str | None = None,
                                 walls: bool = True, label_top: int = 6, size=(10, 6.5)):
     """Matplotlib Figure (no pyplot): warp GIPS against warp instructions per

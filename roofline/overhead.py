@@ -34,6 +34,8 @@ from typing import Iterable
 
 import numpy as np
 
+from .style import plain_text
+
 from .errors import Advice
 from .placement import CLASSES, LATENCY, LAUNCH, Placements, Rules
 from .units import format_si
@@ -350,6 +352,7 @@ def _pct(x) -> str:
 
 # ---------------------------------------------------------------- figure
 
+@plain_text
 def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), max_points: int = 2000,
                      label_top: int = 6):
     """Matplotlib Figure (no pyplot): time per call against FLOP per call,

@@ -9,6 +9,8 @@ import math
 import re
 
 import numpy as np
+
+from .style import plain_text
 from matplotlib.figure import Figure
 from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
@@ -40,6 +42,7 @@ def short_name(name: str, width: int = 34) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+@plain_text
 def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
                     label_top: int = 8, size=(10, 6.5)) -> Figure:
     """Hierarchical (a point per memory level) or cache-aware (one point at the

@@ -53,3 +53,15 @@ def test_warnings_shorten_long_kernel_names():
         warn("classify", Advice("runs at 2x its roof", "check", name))
     line = err.getvalue()
     assert line.count("\n") == 1 and len(line) < 200 and "runs at 2x its roof" in line
+
+
+def test_dollar_signs_in_kernel_names_are_text_not_mathtext(tmp_path):
+    from roofline.chart import roofline_chart
+    from roofline.plot import save_figure
+    ks = KernelSet(names=["$\\frac{1$", "a$x^2$b"], time_s=[1e-3, 2e-3], flops={"fp32": [1e9, 2e9]},
+                   bytes={"DRAM": [1e6, 1e6]})
+    p = place(ks, find_device("t4"))
+    fig = roofline_chart(p, p, "t4")
+    save_figure(fig, tmp_path / "d.png")          # raised ParseSyntaxException before
+    texts = [t for ax in fig.axes for t in ax.texts if "$" in t.get_text()]
+    assert texts and all(not t._parse_math for t in texts)
