@@ -55,3 +55,20 @@ def test_profiles_refuse_alias_bombs_control_characters_and_devices():
         parse_device("name: x\nkind: \x07bad\n")
     with pytest.raises(RooflineError, match="not a regular file"):
         load_device("/dev/zero")
+
+
+def test_huge_csv_field_and_full_stdout_are_one_line_errors(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    from roofline.importers.kernels_csv import parse
+    with pytest.raises(RooflineError, match="field larger than field limit"):
+        parse("# comment\nname,time_us\n" + "k" * 200_000 + ",1\n", "big.csv")
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    example = Path(__file__).resolve().parents[1] / "examples" / "ece408_kernels.csv"
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-m", "roofline.cli.main", "classify", str(example), "--device",
+                              "t4"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().endswith("cannot write the output: No space left on device")

@@ -59,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `roofline classify ... | head`
         return 0
+    except OSError as exc:   # standard output that cannot take the result (> /dev/full, a full disk)
+        if exc.filename is None:
+            print(f"roofline {args.command}: error: cannot write the output: {exc.strerror}", file=sys.stderr)
+            return 1
+        raise
 
 
 if __name__ == "__main__":

@@ -80,7 +80,10 @@ def parse_columns(text: str, path: str | Path = "<kernels.csv>") -> KernelSet:
     C csv reader splits every record (quoted commas and newlines included),
     each column is converted by numpy at once and checked as an array; only
     a bad cell is looked at alone, to name its line."""
-    rows, lines = _fast_records(text)
+    try:
+        rows, lines = _fast_records(text)
+    except csv.Error as exc:      # e.g. a field over the csv module's size limit
+        raise InputError(path, None, f"not a readable CSV: {exc}") from None
     if not rows:
         raise InputError(path, None, "empty file: expected a header such as "
                          "'name,time_us,count,flops_fp32,bytes_dram'")
