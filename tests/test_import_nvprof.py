@@ -222,19 +222,40 @@ RUN = """\
 """
 
 
-def test_several_runs_in_one_log_are_refused_with_the_line():
-    # two nvprof commands appending to one log: "conv" used to come out as
+def test_several_runs_of_one_program_are_merged_not_summed():
+    # two nvprof commands appending to one log: "conv" must not come out as
     # one kernel of 20 calls, as if it were one run
     two = RUN % {"pid": 1} + "program output\n" + RUN % {"pid": 2}
-    with pytest.raises(InputError, match="holds 2 nvprof runs") as err:
-        nvprof.parse(two, "two.log")
-    assert err.value.line == 9 and "split it into one file per run" in str(err.value)
+    r = nvprof.parse(two, "two.log")
+    (k,) = [k for k in r.kernels if k.name == "conv(int)"]
+    assert k.count == 10 and k.time_s == pytest.approx(5e-3)
+    (note,) = [w for w in r.warnings if w.subject == "nvprof runs"]
+    assert "2 nvprof runs of one program merged: times from the run at line 2" in note.message
+    assert "the times of the runs at lines 9 were not used" in note.message
     # repeated "Profiling result:" blocks without "Profiling application:" lines too
     bare = "".join(line + "\n" for line in (RUN % {"pid": 3}).splitlines()[2:])
-    with pytest.raises(InputError, match="holds 2 nvprof runs") as err:
-        nvprof.parse(bare + bare, "two.log")
-    assert err.value.line == 5
+    assert [k.count for k in nvprof.parse(bare + bare, "two.log").kernels if k.name == "conv(int)"] == [10]
     assert nvprof.parse(RUN % {"pid": 1}, "one.log").kernels[0].count == 10
+
+
+def test_runs_of_different_programs_are_refused_with_the_line():
+    other = (RUN % {"pid": 2}).replace("./conv", "./gemm")
+    with pytest.raises(InputError, match="runs of different programs") as err:
+        nvprof.parse(RUN % {"pid": 1} + other, "two.log")
+    assert err.value.line == 8          # the second program's "Profiling application" line
+
+
+def test_summary_then_metrics_replay_gives_times_and_counters():
+    trace = REALDATA / "nvprof" / "leimingyu__magus__matrixMul_trace.csv"
+    metrics = REALDATA / "nvprof" / "leimingyu__magus__matrixMul_metrics.csv"
+    if not (trace.exists() and metrics.exists()):
+        pytest.skip("realdata nvprof files are not present")
+    log = trace.read_text() + metrics.read_text() * 6          # 7 runs, as a student's log
+    r = nvprof.parse(log, "seven.log")
+    (mm,) = [k for k in r.kernels if k.name.startswith("void matrixMulCUDA")]
+    alone = [k for k in nvprof.parse(trace.read_text(), "t").kernels if k.name == mm.name]
+    assert mm.time_s == pytest.approx(sum(k.time_s for k in alone)) and mm.flops
+    assert any("7 nvprof runs of one program merged" in w.message for w in r.warnings)
 
 
 HTML_SUMMARY = """\

@@ -15,13 +15,13 @@ the file (CSV with ``--csv`` or plain text; the file is split into tables by
   :func:`roofline.importers.nvprof_counters.nvprof_counts`; no time, so merge with a
   summary or trace of the same run (:func:`merge_results`).
 
-One run per file: a log holding several (more than one ``==PID== Profiling
-application:`` or ``Profiling result:`` line, as when several nvprof
-commands append to one log) is refused with an InputError naming the line
-where the second run starts. Importing the runs silently as one would sum
-kernels of different runs, and keeping one would drop data without the user
-choosing which; splitting is a one-line job for the user, who knows whether
-the runs are repeats, different programs, or passes to merge.
+Several runs in one log (more than one ``==PID== Profiling application:``
+or ``Profiling result:`` line, as when the usual nvprof workflow appends a
+``--metrics`` replay to a summary run) are read run by run and merged as
+passes of one program: times from the first run that has them, counters
+from every run (:func:`merge_results`); a warning names the runs and what
+came from each. Runs of different applications are refused (their kernels
+must not be merged), naming the line where the other program starts.
 
 Copies: ``[CUDA memcpy HtoD]``/``DtoH``/``PtoP`` (and unified-memory
 migrations) are kernels of family ``memcpy`` with their bytes on level
@@ -40,7 +40,7 @@ import math
 import re
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import Advice, InputError
 from ..model import Kernel
 from ..units import parse_quantity, unit_factor
 from .base import ImportResult, ProgramTime, Reader, read_text, register
@@ -363,7 +363,85 @@ def _check_one_run(text: str, path) -> None:
 
 
 def parse(text: str, path: str | Path = "<nvprof>") -> ImportResult:
-    _check_one_run(text, path)
+    runs = _run_starts(text)
+    if len(runs) > 1:
+        return _merged_runs(text, runs, path)
+    return _parse_run(text, path)
+
+
+_APP = re.compile(r"^==\d+== Profiling application:\s*(.*)$")
+
+
+def _run_starts(text: str) -> list[int]:
+    """First line of every run: its 'Profiling application' line, else its
+    'Profiling result' line."""
+    starts: dict[str, list[int]] = {"Profiling application": [], "Profiling result": []}
+    for number, line in enumerate(text.split("\n"), start=1):
+        m = _RUN.match(line)
+        if m:
+            starts[m.group(1)].append(number)
+    apps = starts["Profiling application"]
+    return apps if len(apps) >= len(starts["Profiling result"]) else starts["Profiling result"]
+
+
+def _merged_runs(text: str, starts: list[int], path) -> ImportResult:
+    """Several runs of one program in one log, merged as passes."""
+    from dataclasses import replace
+    lines = text.split("\n")
+    bounds = list(zip(starts, starts[1:] + [len(lines) + 1]))
+    programs = [(_APP.match(lines[a - 1]) or [None, ""])[1].split() for a, _ in bounds]
+    first = next((p[0] for p in programs if p), None)
+    for (a, _), prog in zip(bounds, programs):
+        if prog and first and prog[0] != first:
+            raise InputError(path, a, f"the log holds runs of different programs ({first} and {prog[0]}): "
+                             "split it into one file per program")
+    parts, used = [], []
+    for a, b in bounds:
+        try:
+            parts.append(_run_between(lines, a, b, path))
+            used.append(a)
+        except InputError as exc:
+            if "no nvprof table found" not in str(exc) and "hold no kernel" not in str(exc):
+                raise
+    if not parts:
+        raise InputError(path, None, "no nvprof table found in any of the runs")
+    timed = [i for i, r in enumerate(parts) if any(math.isfinite(k.time_s) for k in r.kernels)]
+    time_run = timed[0] if timed else None
+    adjusted = []
+    for i, r in enumerate(parts):
+        if i in timed and i != time_run:        # repeats: times from one run only, never mixed
+            r = replace(r, kernels=tuple(replace(k, time_s=math.nan) for k in r.kernels))
+        adjusted.append(r)
+    merged = merge_results(adjusted)
+    note = Advice(f"{len(parts)} nvprof runs of one program merged: times from the run at line "
+                  f"{used[time_run] if time_run is not None else '-'}, counters from the runs at lines "
+                  f"{', '.join(str(used[i]) for i in range(len(parts)) if i != time_run) or '-'}"
+                  + (f"; the times of the runs at lines {', '.join(str(used[i]) for i in timed[1:])} "
+                     "were not used" if len(timed) > 1 else ""),
+                  "read the runs one by one to compare them", subject="nvprof runs")
+    base = parts[time_run] if time_run is not None else parts[0]
+    device = next((r.device_name for r in parts if r.device_name), None)
+    return ImportResult(str(path), merged.format, merged.kernels, device_name=device,
+                        program=base.program, warnings=(note,) + merged.warnings)
+
+
+def _run_between(lines: list[str], a: int, b: int, path) -> ImportResult:
+    """The run on lines a .. b-1 (1-based), line numbers kept. Output of the
+    next program before its nvprof banner may trail the tables: a run ends
+    at the first line its tables cannot read, if what precedes it reads."""
+    chunk = "\n" * (a - 1) + "\n".join(lines[a - 1:b - 1])
+    try:
+        return _parse_run(chunk, path)
+    except InputError as exc:
+        if not exc.line or not a < exc.line < b:
+            raise
+        try:
+            return _parse_run("\n" * (a - 1) + "\n".join(lines[a - 1:exc.line - 1]), path)
+        except InputError:
+            raise exc from None
+
+
+def _parse_run(text: str, path) -> ImportResult:
     found, notes = tables(text, path)
     if not found:
         raise InputError(path, None, "no nvprof table found (expected a summary, a GPU trace, "
