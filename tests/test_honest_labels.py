@@ -65,3 +65,25 @@ def test_dollar_signs_in_kernel_names_are_text_not_mathtext(tmp_path):
     save_figure(fig, tmp_path / "d.png")          # raised ParseSyntaxException before
     texts = [t for ax in fig.axes for t in ax.texts if "$" in t.get_text()]
     assert texts and all(not t._parse_math for t in texts)
+
+
+def test_launches_with_every_metric_nan_get_their_own_warning(tmp_path):
+    import csv
+    from pathlib import Path
+    from roofline.importers import read_profile
+    src = Path(__file__).parent / "data" / "ncu_details.csv"
+    lines = src.read_text().splitlines(keepends=True)
+    out = []
+    for line in lines:
+        if line.startswith('"1",'):
+            cells = next(csv.reader([line]))
+            if cells[14].strip():                       # Metric Value of launch 1
+                cells[14] = "n/a"
+            line = ",".join(f'"{c}"' for c in cells) + "\n"
+        out.append(line)
+    bad = tmp_path / "nan.csv"
+    bad.write_text("".join(out))
+    r = read_profile(bad)
+    (w,) = [w for w in r.warnings if "every metric NaN" in w.message]
+    assert "1 of 2 launches" in w.message and "launch ID 1" in w.message
+    assert not [w for w in read_profile(src).warnings if "every metric NaN" in w.message]

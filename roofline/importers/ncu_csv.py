@@ -35,7 +35,7 @@ from pathlib import Path
 from ..errors import Advice, InputError
 from .base import ImportResult, Reader, read_text, register
 from .counters import Counts, Metric, MetricSet, ncu_counts
-from .results import advice_for, family_for, kernel_from_counts, merge_files, merge_results
+from .results import all_nan_advice, advice_for, family_for, kernel_from_counts, merge_files, merge_results
 
 # merge_results/merge_files live in results (nvprof uses them too) and are
 # re-exported here: they are how two-pass ncu roofline collections
@@ -306,6 +306,8 @@ def _result(launches: dict, path, fmt: str) -> ImportResult:
         kernels.append(kernel_from_counts(name, counts, launch=launch_info, family=family_for(name)))
         counted.append(counts)
     warnings = advice_for(path, kernels, counted, tool="ncu")
+    nan_only = [lid for (_, lid), launch in launches.items() if _all_nan(launch.metrics.metrics)]
+    warnings += all_nan_advice(path, nan_only, len(kernels))
     rates_only = sum(1 for c in counted if c.time_source == CHART_RATES)
     if rates_only:
         warnings.append(Advice(
@@ -315,6 +317,29 @@ def _result(launches: dict, path, fmt: str) -> ImportResult:
             "merge it with the details CSV of the same launches: merge_files([details.csv, chart.csv])",
             Path(str(path)).name))
     return ImportResult(str(path), fmt, tuple(kernels), device_name=device, warnings=tuple(warnings))
+
+
+def _all_nan(metrics: dict) -> bool:
+    """Every numeric metric of the launch is n/a or NaN (text metrics such
+    as the device name do not count)."""
+    seen = False
+    for m in metrics.values():
+        v = m.value
+        if isinstance(v, float):
+            if not math.isnan(v):
+                return False
+            seen = True
+            continue
+        t = str(v).strip().replace(",", "")
+        if t.lower() in ("n/a", "nan", "-nan"):
+            seen = True
+            continue
+        try:
+            float(t)
+        except ValueError:
+            continue
+        return False
+    return seen
 
 
 def _apply_chart(counts: Counts, launch: _Launch, path) -> Counts:

@@ -279,3 +279,15 @@ def _merge_two(a: Kernel, b: Kernel, warnings: list[Advice]) -> Kernel:
                   flops=union("flops"), bytes=union("bytes"), transactions=union("transactions"),
                   instructions=inst, launch=launch, family=a.family or b.family,
                   variant=a.variant or b.variant, source=a.source or b.source)
+
+
+def all_nan_advice(path, launch_ids: list, total: int) -> list[Advice]:
+    """Launches whose every numeric metric is NaN (n/a): Nsight Compute did
+    not collect them, which is not the same as the file lacking counters."""
+    if not launch_ids:
+        return []
+    shown = ", ".join(str(i) for i in launch_ids[:8]) + (" ..." if len(launch_ids) > 8 else "")
+    return [Advice(f"{len(launch_ids)} of {total} launches have every metric NaN (launch ID {shown}): "
+                   "Nsight Compute collected nothing for them",
+                   "profile them again (a replay that failed, a kernel cut short, or a filtered "
+                   "launch); the other launches are unaffected", Path(str(path)).name)]
