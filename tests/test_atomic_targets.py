@@ -72,3 +72,24 @@ def test_huge_csv_field_and_full_stdout_are_one_line_errors(tmp_path):
                               "t4"], stdout=full, stderr=subprocess.PIPE, text=True)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.strip().endswith("cannot write the output: No space left on device")
+
+
+def test_nsys_api_rows_ending_before_they_start_count_zero(tmp_path):
+    import shutil
+    import sqlite3
+    from pathlib import Path
+    from conftest import REALDATA
+    from roofline.importers import read_profile
+    src = REALDATA / "nsys" / "extra-p__extrap__con_kernel.sqlite"
+    if not src.exists():
+        pytest.skip(f"{src} is not present")
+    db = tmp_path / "skew.sqlite"
+    shutil.copy(src, db)
+    before = read_profile(src).program.api_s
+    with sqlite3.connect(db) as conn:
+        rid = conn.execute('SELECT rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1').fetchone()[0]
+        conn.execute('UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = "start" - 175000000000 WHERE rowid = ?', (rid,))
+    r = read_profile(db)
+    assert all(v >= 0 for v in r.program.api_s.values())
+    assert sum(r.program.api_s.values()) <= sum(before.values())
+    assert any("end before they start" in w.message for w in r.warnings)

@@ -140,8 +140,22 @@ def _read_sqlite(conn, path: Path, names: str) -> ImportResult:
                          f"{'is' if len(present) == 1 else 'are'} empty (no kernel, copy or set "
                          "was recorded)")
     program = _sqlite_program(conn, tables, present)
+    warnings += _backwards_api_rows(conn, tables)
     return ImportResult(str(path), "nsys-sqlite", tuple(kernels), device_name=device_name,
                         program=program, warnings=tuple(warnings))
+
+
+def _backwards_api_rows(conn, tables) -> list[Advice]:
+    """Runtime calls recorded ending before they start count as 0 s (they
+    made host API time negative) and are named in a warning."""
+    runtime = "CUPTI_ACTIVITY_KIND_RUNTIME"
+    if runtime not in tables:
+        return []
+    n = conn.execute(f'SELECT count(*) FROM "{runtime}" WHERE "end" < "start"').fetchone()[0]
+    if not n:
+        return []
+    return [Advice(f"{n} CUDA API call(s) end before they start; they count as 0 s of host API time",
+                   "a damaged or clock-skewed export: re-export the report", subject="api")]
 
 
 def _check_durations(path, table, count, min_dur):
@@ -270,7 +284,7 @@ def _sqlite_program(conn, tables, activity_tables) -> ProgramTime:
     runtime = "CUPTI_ACTIVITY_KIND_RUNTIME"
     if runtime in tables and "nameId" in _columns(conn, runtime):
         rows = conn.execute(
-            f'SELECT s.value, g.nid, g.t FROM (SELECT nameId AS nid, total("end" - "start") AS t '
+            f'SELECT s.value, g.nid, g.t FROM (SELECT nameId AS nid, total(max("end" - "start", 0)) AS t '
             f'FROM "{runtime}" GROUP BY nameId) AS g LEFT JOIN StringIds AS s ON s.id = g.nid').fetchall()
         api = api_totals((_text(v) if v is not None else f"<api {nid}>", float(t) * 1e-9)
                          for v, nid, t in rows)
