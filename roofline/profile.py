@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import os
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -364,11 +365,23 @@ def profile_names(paths: dict[str, Path] | None = None) -> dict[str, str]:
     paths = paths if paths is not None else {**builtin_profiles(), **saved_profiles()}
     out = {}
     for stem, p in paths.items():
-        try:
-            out[stem] = load_device(p).name
-        except ProfileError:
-            out[stem] = stem
+        out[stem] = _name_line(p) or stem
     return out
+
+
+_NAME_LINE = re.compile(r"^name:\s*['\"]?(.*?)['\"]?\s*$", re.MULTILINE)
+
+
+def _name_line(path: Path) -> str | None:
+    """The top-level ``name:`` of a profile, read without parsing the YAML
+    (choosing among every profile by name must stay cheap)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    m = _NAME_LINE.search(head)
+    return m.group(1) if m else None
 
 
 def today() -> str:

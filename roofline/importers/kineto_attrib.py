@@ -107,12 +107,22 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         per_op = {int(o): tree.counted[int(o)] for o in np.unique(ops_used)}
         byte_of = np.array([per_op[int(o)].bytes for o in ops_used])
         nbytes = np.bincount(codes[w_idx], weights=byte_of * share[w_idx], minlength=m)
-        keys = {tensor_core_key(p, w.matrix) for w in per_op.values() for p in w.flops}
-        for key in keys:
-            value = np.array([sum(v for p, v in per_op[int(o)].flops.items()
-                                  if tensor_core_key(p, per_op[int(o)].matrix) == key) for o in ops_used])
-            flops[key] = np.bincount(codes[w_idx], weights=value * share[w_idx], minlength=m)
-        is_fp32_matrix = np.array([per_op[int(o)].matrix and "fp32" in per_op[int(o)].flops for o in ops_used])
+        # each distinct operator's FLOPs per ceiling key once, then gathered per kernel
+        op_list = list(per_op)
+        row = {o: j for j, o in enumerate(op_list)}
+        gather = np.fromiter((row[o] for o in ops_used.tolist()), dtype=np.int64, count=len(ops_used))
+        by_key: dict[str, np.ndarray] = {}
+        for j, o in enumerate(op_list):
+            w = per_op[o]
+            for p, v in w.flops.items():
+                key = tensor_core_key(p, w.matrix)
+                if key not in by_key:
+                    by_key[key] = np.zeros(len(op_list))
+                by_key[key][j] += v
+        for key, per in by_key.items():
+            flops[key] = np.bincount(codes[w_idx], weights=per[gather] * share[w_idx], minlength=m)
+        fp32_of_op = np.array([per_op[o].matrix and "fp32" in per_op[o].flops for o in op_list])
+        is_fp32_matrix = fp32_of_op[gather]
         fp32_matrix = np.bincount(codes[w_idx], weights=is_fp32_matrix.astype(float), minlength=m) > 0
         for j, o in zip(w_idx.tolist(), ops_used.tolist()):
             families[codes[j]] = families[codes[j]] or per_op[o].family

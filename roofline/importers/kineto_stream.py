@@ -28,7 +28,6 @@ CHUNK_BYTES = 32 << 20
 READ_BYTES = 8 << 20
 MAX_TRIES = 64
 _ARRAY_START = re.compile(rb'"traceEvents"\s*:\s*\[')
-_CUT = re.compile(rb"\}\s*,")
 _END = re.compile(rb"\}\s*\]")
 _EVENTS = msgspec.json.Decoder(list[Event])
 _META = msgspec.json.Decoder(Trace)
@@ -87,12 +86,15 @@ class StreamedTrace:
         pieces = self._pieces
         exhausted = False
         while True:
-            while len(buf) < CHUNK_BYTES and not exhausted:
+            parts, size = [buf], len(buf)
+            while size < CHUNK_BYTES and not exhausted:
                 piece = next(pieces, None)
                 if piece is None:
                     exhausted = True
                 else:
-                    buf += piece
+                    parts.append(piece)
+                    size += len(piece)
+            buf = b"".join(parts)           # one copy per chunk, not one per piece
             if exhausted:
                 events, tail = _last_chunk(buf)
                 self._metadata(head, tail)
@@ -128,8 +130,7 @@ class StreamedTrace:
 
 def _cut_chunk(buf: bytes) -> tuple[list[Event], bytes]:
     """The events of ``buf`` up to its last event boundary, and the rest."""
-    cuts = [m.start() for m in _CUT.finditer(buf, max(0, len(buf) - CHUNK_BYTES // 2))]
-    for pos in reversed(cuts[-MAX_TRIES:]):
+    for pos in _cuts_from_the_end(buf, max(0, len(buf) - CHUNK_BYTES // 2)):
         try:
             events = _EVENTS.decode(b"[" + buf[:pos + 1] + b"]")
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -137,6 +138,22 @@ def _cut_chunk(buf: bytes) -> tuple[list[Event], bytes]:
         rest = buf[pos + 1:].lstrip()
         return events, rest[1:]          # drop the comma between events
     raise NotStreamable("no event boundary found in a chunk")
+
+
+def _cuts_from_the_end(buf: bytes, lo: int):
+    """Positions of a ``}`` followed (after blanks) by ``,``, last first, at
+    most MAX_TRIES of them: candidates for the end of an event."""
+    pos, tries = len(buf), 0
+    while tries < MAX_TRIES:
+        pos = buf.rfind(b"}", lo, pos)
+        if pos < 0:
+            return
+        nxt = pos + 1
+        while nxt < len(buf) and buf[nxt] in b" \t\r\n":
+            nxt += 1
+        if nxt < len(buf) and buf[nxt] == 44:   # ","
+            tries += 1
+            yield pos
 
 
 def _last_chunk(buf: bytes) -> tuple[list[Event], bytes]:
