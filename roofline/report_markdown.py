@@ -14,10 +14,21 @@ if TYPE_CHECKING:
 
 def _md_code(text) -> str:
     """A table cell with a name: a code span (no HTML, no Markdown inside),
-    pipes escaped for the table."""
+    pipes escaped for the table; the span's fence is longer than any run of
+    backticks in the name, so none can close it."""
     s = str(text).replace("\n", " ").replace("|", "\\|")
-    fence = "``" if "`" in s else "`"
-    return f"{fence} {s} {fence}" if fence == "``" else f"`{s}`"
+    fence = "`" * (_longest_backticks(s) + 1)
+    return f"{fence} {s} {fence}" if len(fence) > 1 else f"`{s}`"
+
+
+def _longest_backticks(s: str) -> int:
+    return max((len(m) for m in re.findall(r"`+", s)), default=0)
+
+
+def _md_block(text: str) -> list[str]:
+    """A fenced code block whose fence no line of ``text`` can close."""
+    fence = "`" * max(3, _longest_backticks(text) + 1)
+    return [fence, text, fence]
 
 
 def _md_text(text) -> str:
@@ -99,7 +110,7 @@ def render_markdown(r: Report, images: dict[str, str]) -> str:
     else:
         out += [_md_text(r.instruction_note()), ""]
     from .overhead import overhead_text
-    out += ["## Overhead", "", "```", overhead_text(r.overhead).rstrip(), "```", "",
+    out += ["## Overhead", "", *_md_block(overhead_text(r.overhead).rstrip()), "",
             f"![Time per call against work]({images['overhead']})", "", "## Warnings", ""]
     items = r.warnings()
     out += [f"- {_md_text(w)}" for w in items] or ["None."]

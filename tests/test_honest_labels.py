@@ -87,3 +87,18 @@ def test_launches_with_every_metric_nan_get_their_own_warning(tmp_path):
     (w,) = [w for w in r.warnings if "every metric NaN" in w.message]
     assert "1 of 2 launches" in w.message and "launch ID 1" in w.message
     assert not [w for w in read_profile(src).warnings if "every metric NaN" in w.message]
+
+
+def test_markdown_names_cannot_break_out_of_code(tmp_path):
+    from roofline.report import build_report
+    from roofline.report_markdown import _md_block, _md_code
+    evil = "k``x\n```\n# injected heading"
+    cell = _md_code(evil)
+    assert cell.startswith("```` ") and cell.endswith(" ````") and "\n" not in cell   # longer than any run inside
+    block = _md_block("line\n```\nafter")
+    assert block[0] == block[-1] == "````"
+    ks = KernelSet(names=[evil, "ok"], time_s=[1e-3, 2e-3], flops={"fp32": [1e9, 1e9]},
+                   bytes={"DRAM": [1e6, 1e6]})
+    out = tmp_path / "r.md"
+    build_report([ks], find_device("t4")).save(out)
+    assert "\n# injected heading" not in out.read_text()
