@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from roofline.errors import MeasurementError
 from roofline.microbench.cpu import busy
 from roofline.model import Ceiling, Device, MemoryLevel
 
@@ -37,18 +36,19 @@ def cpu_profile(spread: float, busy_run: bool) -> Device:
                       "busy": busy_run, "reasons": ["load average 1.60 on 2 cores"] if busy_run else []}})
 
 
-def test_busy_run_does_not_replace_a_quieter_profile(tmp_path):
+def test_busy_run_does_not_replace_a_quieter_profile(tmp_path, capsys):
     from roofline.cli.measure import _refuse_busy_over_quiet
     from roofline.profile import save_device
     target = tmp_path / "my-cpu.yaml"
     save_device(cpu_profile(0.05, False), target)
     noisy = cpu_profile(0.40, True)
-    with pytest.raises(MeasurementError, match="busy .*--force"):
-        _refuse_busy_over_quiet(noisy, target, force=False)
-    assert (tmp_path / "my-cpu.busy.yaml").exists()
-    _refuse_busy_over_quiet(noisy, target, force=True)            # forced: allowed
-    _refuse_busy_over_quiet(cpu_profile(0.02, False), target, force=False)   # quiet run: allowed
-    _refuse_busy_over_quiet(noisy, tmp_path / "new.yaml", force=False)       # nothing to protect
+    assert _refuse_busy_over_quiet(noisy, target, force=False) == tmp_path / "my-cpu.busy.yaml"
+    err = capsys.readouterr().err
+    assert "the machine was busy (load average 1.60 on 2 cores)" in err and "--force" in err
+    assert "is kept" in err
+    assert _refuse_busy_over_quiet(noisy, target, force=True) == target              # forced
+    assert _refuse_busy_over_quiet(cpu_profile(0.02, False), target, force=False) == target
+    assert _refuse_busy_over_quiet(noisy, tmp_path / "new.yaml", force=False) == tmp_path / "new.yaml"
 
 
 def test_busy_verdict_is_a_prominent_warning_in_the_profile():

@@ -25,7 +25,6 @@ def test_help_is_instant_and_teaches():
     assert time.perf_counter() - t0 < 5  # no matplotlib/numba at import
     for command in ("plot", "classify", "devices", "show", "import"):
         assert command in out.stdout
-    assert "matplotlib" not in sys.modules or True  # the subprocess is what counts
     check = subprocess.run([sys.executable, "-c", "import roofline.cli.main as m, sys; m.build_parser(); "
                             "print(sorted(k for k in ('matplotlib','numba','cupy','scipy') if k in sys.modules))"],
                            capture_output=True, text=True)

@@ -143,34 +143,34 @@ def run(args) -> int:
             device = _measure_cpu(args.quick, name)
         else:
             device = _measure_gpu(idx, args.quick, name)
-        target = _output_path(args, stem, several)
-        _refuse_busy_over_quiet(device, target, args.force)
+        target = _refuse_busy_over_quiet(device, _output_path(args, stem, several), args.force)
         path = save_device(device, target)
         _report(device, path)
     return 0
 
 
-def _refuse_busy_over_quiet(device, target: Path, force: bool) -> None:
-    """A run measured on a busy machine never silently replaces a quieter
-    profile: refuse (and keep this run beside it) unless --force."""
+def _refuse_busy_over_quiet(device, target: Path, force: bool) -> Path:
+    """Where to write the profile: a run measured on a busy machine never
+    silently replaces a quieter profile; it goes beside it (NAME.busy.yaml)
+    with a warning saying why and how to replace it (--force)."""
     load = (device.provenance or {}).get("machine_load") or {}
     if force or not load.get("busy") or not target.exists():
-        return
-    from ..errors import MeasurementError
+        return target
     from ..microbench.cpu.busy import worst_spread
-    from ..profile import load_device, save_device
+    from ..profile import load_device
     try:
         old = load_device(target)
     except Exception:   # an unreadable old profile is no reason to keep it
-        return
+        return target
     if ((old.provenance or {}).get("machine_load") or {}).get("busy") or \
             worst_spread(old) > worst_spread(device):
-        return
-    aside = save_device(device, target.with_name(target.stem + ".busy.yaml"))
-    raise MeasurementError(
-        f"the machine was busy ({'; '.join(load.get('reasons', []))}): {target} (measured quieter, "
-        f"worst spread {100 * worst_spread(old):.0f} %) was kept and this run written to {aside}; "
-        "measure again when the machine is idle, or pass --force to replace it")
+        return target
+    aside = target.with_name(target.stem + ".busy.yaml")
+    print(f"roofline measure: warning: the machine was busy ({'; '.join(load.get('reasons', []))}): "
+          f"{target} (measured quieter, worst spread {100 * worst_spread(old):.0f} %) is kept and this "
+          f"run is written to {aside}; measure again when the machine is idle, or pass --force to "
+          "replace it", file=sys.stderr)
+    return aside
 
 
 def _report(device, path: Path) -> None:
