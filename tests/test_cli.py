@@ -3,7 +3,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -19,10 +18,9 @@ def roofline(*args, env=None):
 
 
 def test_help_is_instant_and_teaches():
-    t0 = time.perf_counter()
     out = roofline("--help")
     assert out.returncode == 0
-    assert time.perf_counter() - t0 < 5  # no matplotlib/numba at import
+    # instant = no matplotlib/numba/scipy at import: checked in a fresh process below
     for command in ("plot", "classify", "devices", "show", "import"):
         assert command in out.stdout
     check = subprocess.run([sys.executable, "-c", "import roofline.cli.main as m, sys; m.build_parser(); "
