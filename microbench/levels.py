@@ -1,20 +1,27 @@
-"""Memory levels from a bandwidth-vs-working-set curve, and what the OS reports.
+"""Memory levels from a bandwidth-vs-working-set curve and the cache sizes
+the OS reports.
 
-The curve is cut into plateaus: the best rate per size is made
-non-increasing with size (isotonic regression, so small-size call overhead
-and noisy bumps do not create levels), points in the middle of a step
-(log-log slope above ``max_slope`` on both sides) are set aside, and the
-rest is split into at most
-``max_levels`` constant pieces in log-rate space by dynamic programming. A
-cut is kept only when the pieces on both sides differ by at least
-``min_ratio`` and each piece holds at least ``min_points`` sizes. Pieces are
-named nearest the core first: ``L1``, the middle ones ``L2``/``L3`` (matched
-to the OS cache sizes when known), and the last ``DRAM``.
+With the OS sizes (the usual case, :func:`levels_from_priors`): the sizes
+are priors, the curve is evidence. Every reported cache is a level labelled
+with its OS size; its figure is read in the middle of its range, its knee
+(the measured capacity) near where the curve falls to the next level.
+Adjacent levels with equal bandwidth (L1 and L2 of AMD Zen 1) are both
+kept, with a note, never merged under one name.
 
-A level's capacity is where the curve crosses the geometric mean of its
-plateau and the next one (interpolated in log-log). On virtual machines this
-is often smaller than the size sysfs reports for a shared last-level cache,
-which is the host's, not the guest's share.
+Without them (:func:`detect_levels` falls back to a blind fit): the best
+rate per size is made non-increasing (isotonic regression), points in the
+middle of a step (log-log slope above ``max_slope`` on both sides) are set
+aside, and the rest is split into at most ``max_levels`` constant pieces in
+log-rate space by dynamic programming. A cut is kept only when the pieces
+on both sides differ by at least ``min_ratio`` and each piece holds at
+least ``min_points`` sizes. Pieces are named nearest the core first:
+``L1``, the middle ones ``L2``/``L3``, and the last ``DRAM``; a level's
+capacity is where the curve crosses the geometric mean of its plateau and
+the next one (interpolated in log-log).
+
+On virtual machines the measured end of a shared last-level cache is often
+well below the size sysfs reports, which is the host's, not the guest's
+share.
 """
 from __future__ import annotations
 
@@ -24,6 +31,8 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+from ..errors import Advice
 
 SYSFS_CACHE = Path("/sys/devices/system/cpu/cpu0/cache")
 
@@ -65,7 +74,11 @@ def _count_cpus(cpu_list: str) -> int:
 
 
 def read_os_caches(root: str | Path = SYSFS_CACHE) -> list[OsCache]:
-    """Data/unified caches of cpu0 from sysfs, by level; [] when unavailable."""
+    """Data/unified caches of cpu0 from sysfs, by level; [] when unavailable.
+
+    sysfs gives one instance's size (L1d 32 KiB per core), with the CPUs
+    sharing it in ``shared_cpu_list``; lscpu's "64 KiB (2 instances)" is the
+    total over cores and is not what a level holds."""
     root = Path(root)
     out: dict[int, OsCache] = {}
     try:
@@ -99,16 +112,18 @@ class Plateau:
     best: float           # max rate over the flat core (the peak)
     median: float         # median rate over the flat core of the piece
     core: tuple[int, ...] = ()  # indices of the flat core
-    capacity_bytes: float | None = None  # the level's size (the OS's when it reports one)
-    os_bytes: int | None = None
+    capacity_bytes: float | None = None  # the level's size: the OS's when it reports one
+    os_bytes: int | None = None          # what the OS reports for this level
     measured_bytes: float | None = None  # where the curve leaves the plateau, when clear
 
 
 @dataclass(frozen=True)
 class LevelFit:
     plateaus: tuple[Plateau, ...]
-    fitted: tuple[float, ...] = field(default=())  # the non-increasing fit (rates)
-    notes: tuple[str, ...] = ()                    # what the user should know about the levels
+    # the curve the levels were read from: median of three neighbours (OS
+    # priors) or the non-increasing fit (blind)
+    curve: tuple[float, ...] = field(default=())
+    notes: tuple[Advice, ...] = ()  # what the user should know about the levels
 
     def by_name(self) -> dict[str, Plateau]:
         return {p.name: p for p in self.plateaus}
@@ -161,14 +176,26 @@ def _segment(y: np.ndarray, k: int) -> tuple[float, list[int]]:
 
 
 def detect_levels(sizes: Sequence[float], rates: Sequence[float], *,
-                  os_caches: Sequence[OsCache] = (), max_levels: int | None = None,
-                  min_ratio: float = 1.25, min_points: int = 2,
-                  flat_tolerance: float = 0.15, max_slope: float = 0.75) -> LevelFit:
-    """Find the plateaus of a bandwidth curve (best rate per working-set size)."""
+                  os_caches: Sequence[OsCache] = (), **blind) -> LevelFit:
+    """The memory levels of a bandwidth curve (best rate per working-set
+    size): from the OS cache sizes as priors when the OS reports an L1
+    (:func:`levels_from_priors`), else from the curve alone
+    (:func:`blind_levels`, which takes ``blind``'s tuning arguments)."""
     sizes = np.asarray(sizes, dtype=float)
     rates = np.asarray(rates, dtype=float)
     if sizes.shape != rates.shape or len(sizes) < 2:
         raise ValueError("need matching sizes and rates, at least two points")
+    fit = levels_from_priors(sizes, rates, os_caches)
+    return fit if fit is not None else blind_levels(sizes, rates, os_caches=os_caches, **blind)
+
+
+def blind_levels(sizes: Sequence[float], rates: Sequence[float], *,
+                 os_caches: Sequence[OsCache] = (), max_levels: int | None = None,
+                 min_ratio: float = 1.25, min_points: int = 2,
+                 flat_tolerance: float = 0.15, max_slope: float = 0.75) -> LevelFit:
+    """Plateaus of a bandwidth curve found without priors (module docstring)."""
+    sizes = np.asarray(sizes, dtype=float)
+    rates = np.asarray(rates, dtype=float)
     order = np.argsort(sizes)
     sizes, rates = sizes[order], rates[order]
     if max_levels is None:
@@ -225,7 +252,8 @@ def detect_levels(sizes: Sequence[float], rates: Sequence[float], *,
         cap = caps[idx]
         os_c = os_by_name.get(name)
         out.append(Plateau(name=name, first=a, last=b, best=best, median=levels[idx], core=core,
-                           capacity_bytes=cap, os_bytes=os_c.size_bytes if os_c else None))
+                           capacity_bytes=os_c.size_bytes if os_c else cap,
+                           os_bytes=os_c.size_bytes if os_c else None, measured_bytes=cap))
     return LevelFit(tuple(out), tuple(float(v) for v in fitted))
 
 
@@ -266,79 +294,184 @@ def _names(k: int, caps, os_caches) -> list[str]:
     return names
 
 
-# Adjacent levels closer than this are "equal on this CPU" (noise is ~5 %).
+# ------------------------------------------------------------------ OS sizes as priors
+
+# Adjacent levels whose figures are within this ratio load "at the same rate
+# on this CPU": one size's best rate moves about 5 % from run to run on a
+# quiet machine, and likwid-bench reads Zen 1's L1 and L2 only 1.09x apart.
 EQUAL_RATIO = 1.10
-# Only a step at least this tall has a knee worth reporting as a capacity.
+# Only a step at least this tall has a knee worth locating.
 KNEE_RATIO = 1.25
-# The roof of a level: this quantile of the best rate per size in the
-# middle of the level (robust to one lucky sample and to a dip).
+# The figure of L2 and beyond: this quantile of the best rate per size in the
+# middle of the level (one lucky or one disturbed size does not move it).
 LEVEL_QUANTILE = 0.75
+# DRAM is read at working sets of at least this many times the last cache.
+DRAM_FROM_LLC = 4.0
+
+
+def data_caches(os_caches: Sequence[OsCache]) -> list[OsCache]:
+    """Data and unified caches, one per level, nearest the core first."""
+    by_level = {c.level: c for c in os_caches if c.type.lower() != "instruction"}
+    return [by_level[k] for k in sorted(by_level)]
+
+
+def median3(y: Sequence[float]) -> np.ndarray:
+    """Each point replaced by the median of itself and its two neighbours
+    (ends kept): removes a single disturbed size, keeps every step."""
+    y = np.asarray(y, dtype=float)
+    if len(y) < 3:
+        return y.copy()
+    out = y.copy()
+    out[1:-1] = np.median(np.stack([y[:-2], y[1:-1], y[2:]]), axis=0)
+    return out
+
+
+def middle_window(sizes: np.ndarray, below: float, size: float) -> np.ndarray:
+    """Indices of the sizes in the middle of a level that spans (below, size]:
+    within a factor 2 of the geometric middle sqrt(below x size), and at least
+    1.2x clear of both ends; the size nearest the middle when none is."""
+    mid = math.sqrt(below * size)
+    lo, hi = max(mid / 2, 1.2 * below), min(mid * 2, size / 1.2)
+    idx = np.flatnonzero((sizes >= lo * 0.999) & (sizes <= hi * 1.001))
+    if len(idx) == 0:
+        inside = np.flatnonzero((sizes > below) & (sizes <= size))
+        if len(inside):
+            idx = inside[[int(np.argmin(np.abs(np.log(sizes[inside] / mid))))]]
+    return idx
+
+
+def _dram_window(sizes: np.ndarray, rates: np.ndarray, llc: OsCache, llc_top: float,
+                 llc_figure: float | None) -> np.ndarray:
+    """Sizes that read DRAM: from 4x the last cache (2x when the sweep stops
+    earlier); a shorter sweep (--quick stops at 512 MiB, below 4x a VM's
+    480 MiB host L3) uses its last octave when the curve has clearly fallen
+    there below the last cache's figure."""
+    for factor in (DRAM_FROM_LLC, 2.0):
+        idx = np.flatnonzero(sizes >= factor * llc.size_bytes * 0.999)
+        if len(idx):
+            return idx
+    idx = np.flatnonzero((sizes >= sizes[-1] / 2) & (sizes > llc_top))
+    if len(idx) and llc_figure and llc_figure >= KNEE_RATIO * np.quantile(rates[idx], LEVEL_QUANTILE):
+        return idx
+    return np.array([], dtype=int)
+
+
+def _figure(rates: np.ndarray, idx: np.ndarray, level: int | None) -> float:
+    """L1: the best rate of the whole level. Nothing on the curve is faster
+    than L1, and everything that disturbs small working sets (the loop exit
+    of a short inner loop, timer granularity, another process) slows them:
+    the recorded Zen sweeps dip to 60 % at 8-16 KiB, and only the best reads
+    what likwid-bench reads. Beyond L1 a size can also read fast by still
+    half-fitting the level below, hence a quantile over the middle."""
+    window = rates[idx]
+    if level == 1:
+        return float(window.max())
+    return float(np.quantile(window, LEVEL_QUANTILE))
+
+
+def find_knee(sizes: np.ndarray, curve: np.ndarray, start: int, stop: int,
+              threshold: float) -> float | None:
+    """Where ``curve`` last falls below ``threshold`` between indices
+    ``start`` and ``stop`` (log-log interpolation), searched downwards from
+    ``stop`` so that a dip inside the level is not taken for its end. None
+    when the curve is still above the threshold at ``stop`` or below it
+    everywhere."""
+    if stop <= start or curve[stop] >= threshold:
+        return None
+    for i in range(stop - 1, start - 1, -1):
+        if curve[i] >= threshold:
+            y0, y1 = math.log(curve[i]), math.log(curve[i + 1])
+            x0, x1 = math.log(sizes[i]), math.log(sizes[i + 1])
+            t = (y0 - math.log(threshold)) / (y0 - y1)
+            return float(math.exp(x0 + t * (x1 - x0)))
+    return None
+
+
+def _pair_note(a: str, b: str, fa: float, fb: float) -> Advice | None:
+    """What the user should know about two adjacent levels' figures."""
+    if fb > EQUAL_RATIO * fa:
+        return Advice(f"{b} reads faster than {a} ({fb / 1e9:.1f} vs {fa / 1e9:.1f} GB/s), "
+                      "which no cache hierarchy does",
+                      "another process or a clock change disturbed the sweep: measure again on an "
+                      "idle machine", f"{a}/{b}")
+    if fa < EQUAL_RATIO * fb:
+        return Advice(f"{a} and {b} load at the same rate on this CPU ({fa / 1e9:.1f} and "
+                      f"{fb / 1e9:.1f} GB/s, within {100 * (EQUAL_RATIO - 1):.0f} %)",
+                      f"both levels are kept with the sizes the OS reports; a working set that "
+                      f"fits {b} runs as fast as one that fits {a}", f"{a}/{b}")
+    return None
 
 
 def levels_from_priors(sizes: Sequence[float], rates: Sequence[float],
                        os_caches: Sequence[OsCache]) -> LevelFit | None:
-    """Levels named and sized by the OS, figures from the curve.
+    """Levels named and sized by the OS, figures and knees from the curve.
 
-    Each OS cache level is measured in the middle of its range (from twice
-    the level below to half its own size; L1 from the smallest size); DRAM
-    from four times the last cache on. The knee (measured capacity) is
-    where the curve crosses halfway (geometrically) to the next level,
-    looked for within 4x of the OS size. Adjacent levels within 10 % are
-    both kept, with a note that they are equal on this CPU. None when the
-    sweep does not cover every level (the caller falls back to
-    :func:`detect_levels`)."""
+    Every cache the OS reports is a level, labelled with the OS size (per
+    core for private caches: sysfs reports one instance), and read in the
+    middle of its range: L1 from its best rate at sizes up to its OS size,
+    a deeper level from a quantile around the geometric middle between the
+    level below and its own size. DRAM is read from 4x the last cache on.
+    Adjacent levels within ``EQUAL_RATIO`` are both kept, with a note that
+    they are equal on this CPU. Where the step to the next level is clear
+    (>= ``KNEE_RATIO``), the knee (``measured_bytes``) is where the curve,
+    median-of-3 smoothed, falls below the geometric mean of the two figures,
+    searched up to the next level's middle from half the OS size (private
+    caches) or from the level's middle (shared ones); a deeper level is then
+    read only below its knee (a VM's share of a host cache ends early). Levels
+    whose range holds no swept size are left out (the caller says so).
+    None when the OS reports no L1 (no priors: use :func:`detect_levels`)."""
+    caches = data_caches(os_caches)
+    if not caches or caches[0].level != 1:
+        return None
     sizes = np.asarray(sizes, dtype=float)
     rates = np.asarray(rates, dtype=float)
     order = np.argsort(sizes)
     sizes, rates = sizes[order], rates[order]
-    caches = sorted((c for c in os_caches if c.type.lower() != "instruction"), key=lambda c: c.level)
-    if not caches or caches[0].level != 1:
-        return None
-    bounds = [(sizes[0] if i == 0 else 2.0 * caches[i - 1].size_bytes, c.size_bytes / 2.0, c)
-              for i, c in enumerate(caches)]
-    # DRAM from 4x the last cache, or (a short sweep) the sizes beyond 2x it
-    last = caches[-1].size_bytes
-    dram_from = 4.0 * last if sizes[-1] >= 4.0 * last * 0.999 else max(2.0 * last, sizes[-1])
-    bounds.append((dram_from, sizes[-1], None))
-    pieces = []
-    for lo, hi, cache in bounds:
-        idx = np.flatnonzero((sizes >= lo * 0.999) & (sizes <= hi * 1.001))
-        if len(idx) == 0:
-            return None
-        window = rates[idx]
-        # L1: the highest rate (loop overhead and timer granularity only pull
-        # small working sets down); other levels: a quantile, robust to a spike
-        top = float(window.max()) if cache is not None and cache.level == 1 else \
-            float(np.quantile(window, LEVEL_QUANTILE))
-        pieces.append((idx, top, float(np.median(window)), cache))
-    fitted = isotonic_decreasing(rates)
-    plateaus, notes = [], []
-    for j, (idx, best, median, cache) in enumerate(pieces):
-        name = cache.name if cache is not None else "DRAM"
-        cap = None
-        if cache is not None:
-            nxt = pieces[j + 1][1]
-            # a clear step past L2 shows where the level ends; at L1 the
-            # small-size dip of the curve would pass for the knee
-            if best / nxt >= KNEE_RATIO and cache.level >= 2:
-                cap = _knee(sizes, fitted, cache.size_bytes, math.sqrt(best * nxt))
-            elif best / nxt < EQUAL_RATIO:
-                nxt_name = pieces[j + 1][3].name if pieces[j + 1][3] is not None else "DRAM"
-                notes.append(f"{name} and {nxt_name} load at the same rate on this CPU "
-                             f"({best / 1e9:.1f} and {nxt / 1e9:.1f} GB/s): both are kept, sized by the OS")
-        plateaus.append(Plateau(name=name, first=int(idx[0]), last=int(idx[-1]), best=best, median=median,
-                                core=tuple(int(i) for i in idx),
-                                capacity_bytes=cache.size_bytes if cache is not None else None,
-                                os_bytes=cache.size_bytes if cache is not None else None,
-                                measured_bytes=cap))
-    return LevelFit(tuple(plateaus), tuple(float(v) for v in fitted), tuple(notes))
+    curve = median3(rates)
 
+    windows: list[tuple[str, OsCache | None, np.ndarray]] = []
+    below = None
+    for c in caches:
+        idx = (np.flatnonzero(sizes <= c.size_bytes * 1.001) if below is None
+               else middle_window(sizes, below, c.size_bytes))
+        windows.append((c.name, c, idx))
+        below = c.size_bytes
+    present = [w for w in windows if len(w[2])]
+    llc_idx = present[-1][2] if present else np.array([], dtype=int)
+    llc_figure = _figure(rates, llc_idx, present[-1][1].level) if present else None
+    llc_top = sizes[llc_idx[-1]] if len(llc_idx) else 0.0
+    present.append(("DRAM", None, _dram_window(sizes, rates, caches[-1], llc_top, llc_figure)))
+    present = [w for w in present if len(w[2])]
 
-def _knee(sizes, fitted, os_bytes: float, threshold: float) -> float | None:
-    """Where the fit falls below ``threshold`` within 4x of ``os_bytes``."""
-    near = np.flatnonzero((sizes >= os_bytes / 4) & (sizes <= os_bytes * 4))
-    if len(near) < 2:
-        return None
-    start = int(near[0])
-    cross = _crossing(sizes[: int(near[-1]) + 1], fitted[: int(near[-1]) + 1], start, threshold)
-    return cross
+    figures = [_figure(rates, idx, c.level if c else None) for _n, c, idx in present]
+    knees: list[float | None] = [None] * len(present)
+    for j in range(len(present) - 1):
+        (a, ca, ia), (_b, _cb, ib) = present[j], present[j + 1]
+        fa, fb = figures[j], figures[j + 1]
+        if fa < KNEE_RATIO * fb:
+            continue
+        # A private cache is the core's own, its OS size exact even in a VM:
+        # its knee is looked for from half that size on, or the sag of short
+        # loops inside L1 (Zen 4: 216 GB/s at 8 KiB, 128 at 12 KiB, 155 at
+        # 32 KiB) passes for its end. A shared cache may be a VM's share of
+        # the host's: its knee is looked for from the middle of the level.
+        start = (int(np.searchsorted(sizes, ca.size_bytes / 2)) if ca.shared_cpus <= 1
+                 else int(ia[len(ia) // 2]))
+        knees[j] = find_knee(sizes, curve, start, int(ib[len(ib) // 2]), math.sqrt(fa * fb))
+        if knees[j] is not None and ca.level > 1:
+            # read the level only where it still holds the working set
+            inside = ia[sizes[ia] <= knees[j] / 1.2]
+            if len(inside) and len(inside) < len(ia):
+                present[j] = (a, ca, inside)
+                figures[j] = _figure(rates, inside, ca.level)
+    notes = [n for j in range(len(present) - 1)
+             if (n := _pair_note(present[j][0], present[j + 1][0], figures[j], figures[j + 1]))]
+
+    plateaus = []
+    for (name, c, idx), fig, knee in zip(present, figures, knees):
+        plateaus.append(Plateau(
+            name=name, first=int(idx[0]), last=int(idx[-1]), best=fig,
+            median=float(np.median(rates[idx])), core=tuple(int(i) for i in idx),
+            capacity_bytes=c.size_bytes if c else None, os_bytes=c.size_bytes if c else None,
+            measured_bytes=knee))
+    return LevelFit(tuple(plateaus), tuple(float(v) for v in curve), tuple(notes))

@@ -119,28 +119,105 @@ OS = [L.OsCache(1, "Data", 48 << 10), L.OsCache(2, "Unified", 2 << 20),
       L.OsCache(3, "Unified", 480 << 20, shared_cpus=2)]
 
 
-def test_four_plateaus_are_found_and_named():
+def test_intel_vm_levels_are_labelled_by_the_os_and_measured_beside_it():
+    # the AVX-512 Xeon VM of docs/measurement.md: sysfs L1d 48 KiB, L2 2 MiB and the
+    # host's 480 MiB L3, of which about 100 MB behaves as L3 in the guest
     rates = synthetic_curve([420e9, 170e9, 28e9, 15e9], [52e3, 1.6e6, 100e6], SIZES,
                             noise=0.02, small_dip=True)
     fit = L.detect_levels(SIZES, rates, os_caches=OS)
-    names = [p.name for p in fit.plateaus]
-    assert names == ["L1", "L2", "L3", "DRAM"]
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
+    byname = fit.by_name()
+    for name, edge, os_bytes in (("L1", 52e3, 48 << 10), ("L2", 1.6e6, 2 << 20), ("L3", 100e6, 480 << 20)):
+        assert byname[name].capacity_bytes == byname[name].os_bytes == os_bytes
+        assert edge / 1.5 < byname[name].measured_bytes < edge * 1.5
+    for name, rate in (("L1", 420e9), ("L2", 170e9), ("L3", 28e9), ("DRAM", 15e9)):
+        assert byname[name].best == pytest.approx(rate, rel=0.08), name
+    assert byname["DRAM"].capacity_bytes is None and not fit.notes
+    # only the L3 (100 MB against 480 MiB) is more than 2x from the OS size
+    from roofline.microbench.cpu.assemble import level_warnings
+    assert [w.subject for w in level_warnings(fit)] == ["L3"]
+
+
+def test_without_os_caches_the_curve_alone_gives_the_levels():
+    rates = synthetic_curve([420e9, 170e9, 28e9, 15e9], [52e3, 1.6e6, 100e6], SIZES,
+                            noise=0.02, small_dip=True)
+    fit = L.detect_levels(SIZES, rates)
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
     byname = fit.by_name()
     for name, cap in (("L1", 52e3), ("L2", 1.6e6), ("L3", 100e6)):
         assert cap / 1.5 < byname[name].capacity_bytes < cap * 1.5
+        assert byname[name].measured_bytes == byname[name].capacity_bytes and byname[name].os_bytes is None
     assert byname["L1"].best == pytest.approx(420e9, rel=0.08)
     assert byname["DRAM"].median == pytest.approx(15e9, rel=0.08)
-    assert byname["L2"].os_bytes == 2 << 20
-    assert byname["DRAM"].capacity_bytes is None
 
 
-def test_missing_middle_level_is_named_by_size():
-    # no separate L2 plateau (L2 and L3 alike): the middle level ends near 32 MB -> L3
+ZEN1_OS = [L.OsCache(1, "Data", 32 << 10), L.OsCache(2, "Unified", 512 << 10),
+           L.OsCache(3, "Unified", 8 << 20, shared_cpus=2)]
+
+
+def test_equal_adjacent_levels_are_both_reported_with_a_note():
+    # L2 and L3 alike (60 GB/s), the step to DRAM at 32 MB: never one level named L3
     rates = synthetic_curve([200e9, 60e9, 18e9], [40e3, 32e6], SIZES, noise=0.01)
     os_caches = [L.OsCache(1, "Data", 32 << 10), L.OsCache(2, "Unified", 512 << 10),
                  L.OsCache(3, "Unified", 32 << 20)]
     fit = L.detect_levels(SIZES, rates, os_caches=os_caches)
-    assert [p.name for p in fit.plateaus] == ["L1", "L3", "DRAM"]
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
+    byname = fit.by_name()
+    assert byname["L2"].capacity_bytes == 512 << 10 and byname["L3"].capacity_bytes == 32 << 20
+    assert byname["L2"].best == pytest.approx(60e9, rel=0.05)
+    assert byname["L3"].best == pytest.approx(60e9, rel=0.05)
+    assert [n.subject for n in fit.notes] == ["L2/L3"]
+    assert "same rate" in fit.notes[0].message
+
+
+def test_a_dip_inside_l1_costs_no_level_and_no_knee():
+    # Zen 1: L1 75, L2 70, L3 48 GB/s, DRAM 14; the sweep sags to 60 % at 8-16 KiB
+    rates = synthetic_curve([75e9, 70e9, 48e9, 14e9], [36e3, 560e3, 6e6], SIZES, noise=0.01)
+    rates[(SIZES >= 8 << 10) & (SIZES <= 16 << 10)] *= 0.6
+    fit = L.detect_levels(SIZES, rates, os_caches=ZEN1_OS)
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
+    byname = fit.by_name()
+    assert byname["L1"].best == pytest.approx(75e9, rel=0.05)
+    assert byname["L2"].best == pytest.approx(70e9, rel=0.05)
+    assert [n.subject for n in fit.notes] == ["L1/L2"]
+    # Zen 4: a clear step from L1 (210) to L2 (115): the knee is where L1 ends, not the dip
+    rates = synthetic_curve([210e9, 115e9, 92e9, 24e9], [36e3, 1.1e6, 24e6], SIZES, noise=0.01)
+    rates[(SIZES >= 9 << 10) & (SIZES <= 14 << 10)] *= 0.6
+    os_caches = [L.OsCache(1, "Data", 32 << 10), L.OsCache(2, "Unified", 1 << 20),
+                 L.OsCache(3, "Unified", 32 << 20, shared_cpus=2)]
+    l1 = L.detect_levels(SIZES, rates, os_caches=os_caches).by_name()["L1"]
+    assert l1.best == pytest.approx(210e9, rel=0.05)
+    assert 32e3 < l1.measured_bytes < 48e3
+
+
+def test_a_level_reading_faster_than_the_one_below_is_flagged():
+    # a busy machine: the L1 sizes were disturbed, L2 reads 1.3x faster
+    rates = synthetic_curve([75e9, 14e9], [6e6], SIZES, noise=0.0)
+    rates[SIZES <= 32 << 10] /= 1.3
+    fit = L.detect_levels(SIZES, rates, os_caches=ZEN1_OS)
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
+    assert [n.subject for n in fit.notes] == ["L1/L2", "L2/L3"]
+    assert "L2 reads faster than L1" in fit.notes[0].message
+    assert "same rate" in fit.notes[1].message
+
+
+def test_a_short_sweep_reads_dram_only_where_the_curve_fell():
+    # --quick stops at 512 MiB, below 4x the VM's 480 MiB L3; DRAM from the last octave
+    sizes = SIZES[SIZES <= 512 << 20]
+    rates = synthetic_curve([420e9, 170e9, 28e9, 15e9], [52e3, 1.6e6, 100e6], sizes, noise=0.01)
+    fit = L.detect_levels(sizes, rates, os_caches=OS)
+    assert [p.name for p in fit.plateaus] == ["L1", "L2", "L3", "DRAM"]
+    assert fit.by_name()["DRAM"].best == pytest.approx(15e9, rel=0.05)
+    # a sweep that ends inside the L3: no DRAM level (build_device then says it is missing)
+    sizes = SIZES[SIZES <= 4 << 20]
+    rates = synthetic_curve([75e9, 68e9, 48e9, 14e9], [36e3, 560e3, 6e6], sizes)
+    assert [p.name for p in L.detect_levels(sizes, rates, os_caches=ZEN1_OS).plateaus] == ["L1", "L2", "L3"]
+
+
+def test_instruction_caches_are_no_level():
+    rates = synthetic_curve([75e9, 68e9, 48e9, 14e9], [36e3, 560e3, 6e6], SIZES)
+    fit = L.detect_levels(SIZES, rates, os_caches=[L.OsCache(1, "Instruction", 64 << 10)] + ZEN1_OS)
+    assert fit.by_name()["L1"].os_bytes == 32 << 10
 
 
 def test_flat_curve_is_one_level_and_noise_makes_no_levels():
