@@ -325,7 +325,7 @@ def test_tiny_real_calibration():
     # measured 0.87x): the structure is checked, the ratio is the benchmark's job
     assert dev.compute["fp32"].theoretical == pytest.approx(2 * dev.compute["fp64"].theoretical)
     names = list(dev.memory)
-    assert names[0] == "L1" and names[-1] == "DRAM" and len(names) >= 2
+    assert names == ["L1", "L2", "L3", "DRAM"]   # the injected caches, whatever this machine has
     bw = [dev.memory[n].bytes_s for n in names]
     single = dev.architecture["single_core"]["memory"]
     assert single["L1"]["bytes_s"] >= single[names[-1]]["bytes_s"]
