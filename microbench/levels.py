@@ -109,9 +109,9 @@ class Plateau:
     name: str
     first: int            # index of the first size in the piece
     last: int             # index of the last size in the piece (inclusive)
-    best: float           # max rate over the flat core (the peak)
-    median: float         # median rate over the flat core of the piece
-    core: tuple[int, ...] = ()  # indices of the flat core
+    best: float           # the level's one-core figure (its roof)
+    median: float         # median rate over the sizes it was read from
+    core: tuple[int, ...] = ()  # indices that read the level's rate (the all-core roof is measured there)
     capacity_bytes: float | None = None  # the level's size: the OS's when it reports one
     os_bytes: int | None = None          # what the OS reports for this level
     measured_bytes: float | None = None  # where the curve leaves the plateau, when clear
@@ -469,9 +469,14 @@ def levels_from_priors(sizes: Sequence[float], rates: Sequence[float],
 
     plateaus = []
     for (name, c, idx), fig, knee in zip(present, figures, knees):
+        core = idx
+        if c is not None and c.level == 1:
+            # the sizes that read L1's rate: where the all-core L1 roof is
+            # measured (the middle of a sagging L1 reads 60 % of it)
+            core = idx[rates[idx] >= fig / EQUAL_RATIO]
         plateaus.append(Plateau(
             name=name, first=int(idx[0]), last=int(idx[-1]), best=fig,
-            median=float(np.median(rates[idx])), core=tuple(int(i) for i in idx),
+            median=float(np.median(rates[idx])), core=tuple(int(i) for i in core),
             capacity_bytes=c.size_bytes if c else None, os_bytes=c.size_bytes if c else None,
             measured_bytes=knee))
     return LevelFit(tuple(plateaus), tuple(float(v) for v in curve), tuple(notes))

@@ -83,7 +83,7 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
         mem_one[p.name] = {"bytes_s": p.best, "median": p.median,
                            "sizes_bytes": [load_sizes[p.first], load_sizes[p.last]],
                            "os_bytes": p.os_bytes, "measured_bytes": p.measured_bytes}
-        lo, hi = load_sizes[p.core[0] if p.core else p.first], load_sizes[p.core[-1] if p.core else p.last]
+        lo, hi = load_sizes[p.first], load_sizes[p.last]
         in_range = [i for i, sz in enumerate(triad_sizes) if lo <= sz <= hi]
         if p.name == "DRAM":  # the largest working set is DRAM whatever the fit says
             in_range = [len(triad_sizes) - 1]
