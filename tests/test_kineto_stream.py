@@ -57,11 +57,14 @@ def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path, tiny_chunks
     assert sum(k.count for k in streamed.kernels) == 400
 
 
-def test_unstreamable_files_fall_back(tmp_path, monkeypatch):
+def test_bare_lists_stream_and_unstreamable_files_fall_back(tmp_path, monkeypatch):
     path = tmp_path / "bare.json"
     path.write_text(json.dumps([{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 1}]))
+    assert len(list(StreamedTrace(file_bytes(path)).traceEvents)) == 1
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"meta": 1}')
     with pytest.raises(NotStreamable):
-        list(StreamedTrace(file_bytes(path)).traceEvents)
+        list(StreamedTrace(file_bytes(odd)).traceEvents)
     monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)     # read() falls back to the whole decode
     assert kineto.read(path).kernels
     bad = tmp_path / "bad.json"
@@ -69,3 +72,13 @@ def test_unstreamable_files_fall_back(tmp_path, monkeypatch):
     from roofline.errors import InputError
     with pytest.raises(InputError, match=r"bad.json:2"):
         kineto.read(bad)
+
+
+def test_gzip_bomb_is_refused_without_inflating_it_whole(tmp_path, monkeypatch):
+    from roofline.errors import InputError
+    from roofline.importers import kineto_decode
+    monkeypatch.setattr(kineto_decode, "MAX_INFLATED_BYTES", 1 << 20)
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b"{" + b" " * (8 << 20)))      # 8 MiB of blanks in 8 kB
+    with pytest.raises(InputError, match="inflates to more than 1 MiB"):
+        kineto.read(bomb)

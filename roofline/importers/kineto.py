@@ -143,9 +143,11 @@ def read(path: str | Path) -> ImportResult:
     path = Path(path)
     try:
         big = path.stat().st_size > STREAM_ABOVE_BYTES
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"    # its size on disk says nothing of its size inflated
     except OSError:
-        big = False
-    if big:
+        big = gz = False
+    if big or gz:
         from .kineto_stream import NotStreamable, StreamedTrace, file_bytes
         try:
             return _checked(StreamedTrace(file_bytes(path)), path)

@@ -11,7 +11,6 @@ integers or ``"stream 7"``, ROCm's ``size`` as a string) are decoded as
 from __future__ import annotations
 
 import contextlib
-import gzip
 import zlib
 from pathlib import Path
 
@@ -81,6 +80,12 @@ class Trace(msgspec.Struct):
     roofline: object = None  # what examples/pytorch_cpu.py adds (intra-op threads)
 
 
+# A gzip file inflating past this in one piece is refused: the chunked
+# reader handles real traces of any size, so only a file it cannot read
+# (or a decompression bomb) comes here.
+MAX_INFLATED_BYTES = 256 << 20
+
+
 def raw_bytes(path: Path) -> bytes:
     """The file's JSON bytes (gzip-compressed or not)."""
     try:
@@ -88,11 +93,28 @@ def raw_bytes(path: Path) -> bytes:
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
     if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(path, None, f"corrupt gzip stream: {exc}") from None
+        raw = _inflate(raw, path)
     return raw
+
+
+def _inflate(raw: bytes, path) -> bytes:
+    out, data = [], raw
+    size = 0
+    while data:
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            chunk = inflate.decompress(data, MAX_INFLATED_BYTES - size + 1)
+        except zlib.error as exc:
+            raise InputError(path, None, f"corrupt gzip stream: {exc}") from None
+        size += len(chunk)
+        out.append(chunk)
+        if size > MAX_INFLATED_BYTES or inflate.unconsumed_tail:
+            raise InputError(path, None, f"inflates to more than {MAX_INFLATED_BYTES >> 20} MiB and is "
+                             "not a Kineto trace that can be read in chunks (a decompression bomb?)")
+        if not inflate.eof:
+            raise InputError(path, None, "corrupt gzip stream: truncated")
+        data = inflate.unused_data        # the next gzip member, if any
+    return b"".join(out)
 
 
 # The top level is an object with traceEvents or (older tools) a bare list.

@@ -25,6 +25,7 @@ import msgspec
 from .kineto_decode import Event, Trace
 
 CHUNK_BYTES = 32 << 20
+MAX_CHUNK_BYTES = 256 << 20   # no single event of a trace is this long
 READ_BYTES = 8 << 20
 MAX_TRIES = 64
 _ARRAY_START = re.compile(rb'"traceEvents"\s*:\s*\[')
@@ -49,19 +50,22 @@ def file_bytes(path: Path) -> Iterator[bytes]:
         inflate = zlib.decompressobj(wbits=31)
         data = first
         while data:
+            # at most READ_BYTES of output per call: a small file may inflate to GBs
             try:
-                out = inflate.decompress(data)
+                out = inflate.decompress(data, READ_BYTES)
             except zlib.error as exc:
                 raise NotStreamable(f"corrupt gzip stream: {exc}") from None
             if out:
                 yield out
-            while inflate.eof and inflate.unused_data:   # the next gzip member
-                rest = inflate.unused_data
-                inflate = zlib.decompressobj(wbits=31)
-                out = inflate.decompress(rest)
-                if out:
-                    yield out
-            data = f.read(READ_BYTES)
+            if inflate.eof:        # a member ended: what follows it starts the next one
+                data = inflate.unused_data or f.read(READ_BYTES)   # (it includes any unconsumed tail)
+                if data:
+                    inflate = zlib.decompressobj(wbits=31)
+                continue
+            data = inflate.unconsumed_tail or f.read(READ_BYTES)
+        rest = inflate.flush()                 # output zlib still holds for consumed input
+        if rest:
+            yield rest
         if not inflate.eof:
             raise NotStreamable("truncated gzip stream")
 
@@ -85,9 +89,10 @@ class StreamedTrace:
         buf, head = self._array_start()
         pieces = self._pieces
         exhausted = False
+        target = CHUNK_BYTES
         while True:
             parts, size = [buf], len(buf)
-            while size < CHUNK_BYTES and not exhausted:
+            while size < target and not exhausted:
                 piece = next(pieces, None)
                 if piece is None:
                     exhausted = True
@@ -100,9 +105,15 @@ class StreamedTrace:
                 self._metadata(head, tail)
                 yield events
                 return
-            events, rest = _cut_chunk(buf)
+            cut = _cut_chunk(buf)
+            if cut is None:                 # an event longer than the window: read further
+                if target >= MAX_CHUNK_BYTES:
+                    raise NotStreamable("no event boundary found in a chunk")
+                target *= 2
+                continue
+            events, buf = cut
+            target = CHUNK_BYTES
             yield events
-            buf = rest
 
     def _array_start(self) -> tuple[bytes, bytes]:
         """(bytes after the ``[`` of traceEvents, bytes before it)."""
@@ -112,13 +123,18 @@ class StreamedTrace:
             m = _ARRAY_START.search(buf)
             if m:
                 return buf[m.end():], buf[:m.start()]
-            if buf.lstrip()[:1] == b"[":
-                raise NotStreamable("a bare event list")
+            stripped = buf.lstrip()
+            if stripped[:1] == b"[":              # older tools: a bare list of events
+                return stripped[1:], b""
             if len(buf) > CHUNK_BYTES:
                 break
         raise NotStreamable("no traceEvents array near the start")
 
     def _metadata(self, head: bytes, tail: bytes) -> None:
+        if not head:                          # a bare list: nothing but events
+            if tail.strip():
+                raise NotStreamable("bytes after the event list")
+            return
         try:
             meta = _META.decode(head + b'"traceEvents":[]' + tail)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -128,16 +144,17 @@ class StreamedTrace:
         self.roofline = meta.roofline
 
 
-def _cut_chunk(buf: bytes) -> tuple[list[Event], bytes]:
-    """The events of ``buf`` up to its last event boundary, and the rest."""
-    for pos in _cuts_from_the_end(buf, max(0, len(buf) - CHUNK_BYTES // 2)):
+def _cut_chunk(buf: bytes) -> tuple[list[Event], bytes] | None:
+    """The events of ``buf`` up to its last event boundary and the rest, or
+    None when its second half holds no boundary."""
+    for pos in _cuts_from_the_end(buf, len(buf) // 2):
         try:
             events = _EVENTS.decode(b"[" + buf[:pos + 1] + b"]")
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
         rest = buf[pos + 1:].lstrip()
         return events, rest[1:]          # drop the comma between events
-    raise NotStreamable("no event boundary found in a chunk")
+    return None
 
 
 def _cuts_from_the_end(buf: bytes, lo: int):
