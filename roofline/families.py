@@ -46,7 +46,9 @@ Rules, in order (``FAMILIES`` lists the names)
 7. ``explicit_gemm``: ``im2col``/``col2im`` and ``explicit_convolve_sgemm``.
 8. ``implicit_gemm``: cuDNN implicit (precomputed) GEMM convolution:
    ``implicit_convolve_sgemm``, ``precomputed_convolve_sgemm`` and its index
-   helper ``cudnn::cnn::kern_precompute_indices``, ``*implicit_gemm*``
+   helpers ``cudnn::cnn::kern_precompute_indices`` and
+   ``cask_cudnn::computeOffsetsKernel`` (the offset table of an indexed
+   implicit GEMM), ``*implicit_gemm*``
    (``sm80_xmma_fprop_implicit_gemm_*``,
    ``xmma_new::gemm::kernel<xmma_new::implicit_gemm::fprop...>``), CUTLASS's
    ``cutlass::conv::kernel::ImplicitGemmConvolution`` (any ``cutlass::conv::``),
@@ -130,7 +132,7 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
             r"|cgemm|gemv\w*<[^()]*\b(float2|double2|cucomplex|cudoublecomplex)\b"),
     ("explicit_gemm", r"im2col|col2im|explicit_convolve"),
     ("implicit_gemm", r"implicit_convolve|implicit_?gemm|implicit_precomp|precomputed_convolve"
-                      r"|precompute_indices|cutlass::conv::"
+                      r"|precompute_indices|cask_cudnn::computeoffsets|cutlass::conv::"
                       r"|(xmma|cutlass)\w*(fprop|dgrad|wgrad)|\b(fprop|dgrad|wgrad)_"
                       r"|(^|[_:\s])(maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell|sm\d+)_\w*cudnn"
                       r"|igemm_(fwd|bwd|wrw)"),
