@@ -142,3 +142,44 @@ def detect(path: Path) -> Reader:
             return reader
     names = ", ".join(r.name for r in _READERS)
     raise InputError(path, None, f"unrecognised profile format (supported: {names})")
+
+
+# A kernel (or program) time longer than this is no measurement: it is an
+# overflowed or wrapped-around counter (2^64 ns is 584 years) or a damaged
+# file. A year is far beyond any profiling session.
+MAX_TIME_S = 365 * 24 * 3600.0
+
+
+def checked(result: ImportResult) -> ImportResult:
+    """``result`` when every quantity in it is a measurement, else an
+    InputError naming the kernel and the quantity: times must be finite,
+    not negative and under :data:`MAX_TIME_S` (NaN means "no time"); FLOP,
+    bytes, transactions and instructions finite and not negative (a counter
+    times invocations that overflows to infinity is refused here)."""
+    path = result.path
+    for k in result.kernels:
+        t = k.time_s
+        if t == t and not 0.0 <= t <= MAX_TIME_S:
+            raise InputError(path, None, f"kernel {_short(k.name)}: time {t!r} s is "
+                             f"{'negative' if t < 0 else 'beyond a year'}: not a measurement "
+                             "(an overflowed or damaged duration)")
+        if k.count < 0:
+            raise InputError(path, None, f"kernel {_short(k.name)}: negative count {k.count}")
+        for what, values in (("FLOP", k.flops), ("bytes", k.bytes), ("transactions", k.transactions),
+                             ("instructions", {"": k.instructions})):
+            for key, v in values.items():
+                if v is not None and not 0.0 <= v < float("inf"):
+                    raise InputError(path, None, f"kernel {_short(k.name)}: {key + ' ' if key else ''}{what} = {v!r}: "
+                                     "a counter overflowed or is damaged")
+    p = result.program
+    if p is not None:
+        for what, v in [(f"host API {name!r}", s) for name, s in p.api_s.items()] + \
+                [("GPU busy time", p.gpu_busy_s), ("timeline span", p.span_s)]:
+            if v is not None and not 0.0 <= v <= MAX_TIME_S:
+                raise InputError(path, None, f"{_short(what)}: {v!r} s is not a measurement "
+                                 "(negative, infinite or beyond a year)")
+    return result
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return repr(text if len(text) <= limit else text[:limit - 1] + "…")

@@ -33,7 +33,7 @@ import math
 from pathlib import Path
 
 from ..errors import Advice, InputError
-from .base import ImportResult, Reader, read_text, register
+from .base import ImportResult, Reader, checked, read_text, register
 from .counters import Counts, Metric, MetricSet, ncu_counts
 from .results import all_nan_advice, advice_for, family_for, kernel_from_counts, merge_files, merge_results
 
@@ -87,7 +87,7 @@ def parse(text: str, path: str | Path = "<ncu.csv>") -> ImportResult:
         fmt = "ncu-csv-raw"
     if not launches:
         raise InputError(path, None, "no profiled kernel in the file (header only)")
-    return _result(launches, path, fmt)
+    return checked(_result(launches, path, fmt))
 
 
 # --------------------------------------------------------------------------

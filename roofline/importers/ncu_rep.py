@@ -22,7 +22,7 @@ import struct
 from pathlib import Path
 
 from ..errors import InputError, RooflineError
-from .base import ImportResult, Reader, register
+from .base import ImportResult, Reader, checked, register
 from .counters import Metric, MetricSet, ncu_counts
 from .results import advice_for, all_nan_advice, family_for, kernel_from_counts
 
@@ -99,9 +99,9 @@ def read(path: Path) -> ImportResult:
         raise InputError(path, None, "the report has no profiled kernel")
     nan_only = [i for i, act in enumerate(found["actions"])
                 if act["numbers"] and all(math.isnan(v) for v, _ in act["numbers"].values())]
-    return ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
-                        warnings=tuple(advice_for(path, kernels, counted, tool="ncu")
-                                       + all_nan_advice(path, nan_only, len(kernels))))
+    return checked(ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
+                                warnings=tuple(advice_for(path, kernels, counted, tool="ncu")
+                                               + all_nan_advice(path, nan_only, len(kernels)))))
 
 
 CHILD_TIMEOUT_S = 600

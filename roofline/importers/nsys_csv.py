@@ -26,7 +26,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..families import family_of
 from ..model import Kernel
-from .base import ImportResult, ProgramTime, read_text
+from .base import ImportResult, ProgramTime, checked, read_text
 from .cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .timeline import busy_time
 
@@ -170,7 +170,7 @@ def parse_csv(text: str, path: str | Path = "<nsys stats csv>") -> ImportResult:
         reports = ", ".join(dict.fromkeys(_REPORT[k] for k in data))
         raise InputError(path, None, f"no kernels: the {reports} table(s) have a header but no rows")
     program = ProgramTime(api_s=api, gpu_busy_s=busy, span_s=span) if (api or busy is not None) else None
-    return ImportResult(str(path), "nsys-stats-csv", tuple(kernels), program=program)
+    return checked(ImportResult(str(path), "nsys-stats-csv", tuple(kernels), program=program))
 
 
 def _unit(factor_table, unit: str, path, line, column) -> float:

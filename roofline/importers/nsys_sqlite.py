@@ -44,7 +44,7 @@ import numpy as np
 from ..errors import Advice, InputError
 from ..families import family_of
 from ..model import Kernel
-from .base import ImportResult, ProgramTime
+from .base import ImportResult, ProgramTime, checked
 from .cupti import api_totals, copy_bytes, copy_name
 from .timeline import busy_time
 
@@ -141,8 +141,8 @@ def _read_sqlite(conn, path: Path, names: str) -> ImportResult:
                          "was recorded)")
     program = _sqlite_program(conn, tables, present)
     warnings += _backwards_api_rows(conn, tables)
-    return ImportResult(str(path), "nsys-sqlite", tuple(kernels), device_name=device_name,
-                        program=program, warnings=tuple(warnings))
+    return checked(ImportResult(str(path), "nsys-sqlite", tuple(kernels), device_name=device_name,
+                                program=program, warnings=tuple(warnings)))
 
 
 def _backwards_api_rows(conn, tables) -> list[Advice]:

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..errors import Advice, InputError
 from ..model import Kernel
 from ..units import parse_quantity, unit_factor
-from .base import ImportResult, ProgramTime, Reader, read_text, register
+from .base import ImportResult, ProgramTime, Reader, checked, read_text, register
 from .counters import Metric, MetricSet
 from .nvprof_counters import nvprof_counts
 from .results import advice_for, family_for, merge_results
@@ -73,10 +73,28 @@ def read(path: Path) -> ImportResult:
 # --------------------------------------------------------------------------
 
 def _q(cell: str, unit: str, path, line, what: str) -> float:
+    """A number (NaN for n/a), never infinite: a value beyond the float
+    range (1e400, a 5000-digit count) is a damaged file, not a measurement."""
     try:
-        return parse_quantity(cell, unit)
+        value = parse_quantity(cell, unit)
     except ValueError as exc:
-        raise InputError(path, line, f"{what}: cannot read {cell!r} ({exc})") from None
+        raise InputError(path, line, f"{what}: cannot read {_cut(cell)} ({str(exc)[:100]})") from None
+    if math.isinf(value):
+        raise InputError(path, line, f"{what}: {_cut(cell)} is beyond the range of a number")
+    return value
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    """``repr`` of a cell, shortened: a damaged cell can be megabytes long."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
+def _whole(text: str, path, line, what: str) -> int:
+    """An integer cell (IDs, grid sizes, registers); Python refuses to read
+    integers over 4,300 digits, and no ID or size has more than 19."""
+    if len(text) > 19:
+        raise InputError(path, line, f"{what}: {_cut(text)} is too long for a whole number")
+    return int(text)
 
 
 def _time(cell: str, unit: str, path, line, what: str) -> float:
@@ -221,21 +239,21 @@ def _trace(table: Table, path, kernels: list, intervals: list, api: dict) -> str
         launch: dict[str, object] = {"time_source": "nvprof trace"}
         corr = cell(cells, "Correlation_ID") or (m.group(1) if m else "")
         if corr.isdigit():
-            launch["id"] = int(corr)
+            launch["id"] = _whole(corr, path, number, "Correlation ID")
         for key, cols in (("grid", ("Grid X", "Grid Y", "Grid Z")),
                           ("block", ("Block X", "Block Y", "Block Z"))):
             values = [cell(cells, c) for c in cols]
             if all(v.isdigit() for v in values):
-                launch[key] = tuple(int(v) for v in values)
+                launch[key] = tuple(_whole(v, path, number, key) for v in values)
         for key, col in (("grid", "Grid Size"), ("block", "Block Size")):
             t = cell(cells, col)
             if re.fullmatch(r"\(\d+ \d+ \d+\)", t):
-                launch[key] = tuple(int(v) for v in t[1:-1].split())
+                launch[key] = tuple(_whole(v, path, number, col) for v in t[1:-1].split())
         regs = cell(cells, "Registers Per Thread") or cell(cells, "Regs*")
         if regs.isdigit():
-            launch["registers_per_thread"] = int(regs)
+            launch["registers_per_thread"] = _whole(regs, path, number, "Registers Per Thread")
         if cell(cells, "Stream").isdigit():
-            launch["stream"] = int(cell(cells, "Stream"))
+            launch["stream"] = _whole(cell(cells, "Stream"), path, number, "Stream")
         if math.isfinite(start):
             launch["start_s"] = start
             intervals.append((start, start + duration))
@@ -324,6 +342,8 @@ def _unified(table: Table, path, kernels: list) -> str | None:
                        "Total Time")
         if not (count >= 1 and count == int(count)):
             raise InputError(path, number, f"Count: expected a whole number, found {cells[idx['Count']]!r}")
+        if not time_s >= 0:
+            raise InputError(path, number, f"Total Time: expected a duration, found {_cut(cells[idx['Total Time']])}")
         kname = f"[Unified Memory Memcpy {direction}]"
         kernels.append(Kernel(name=kname, time_s=time_s, count=int(count),
                               bytes={} if math.isnan(size) else {"PCIe": size},
@@ -365,8 +385,8 @@ def _check_one_run(text: str, path) -> None:
 def parse(text: str, path: str | Path = "<nvprof>") -> ImportResult:
     runs = _run_starts(text)
     if len(runs) > 1:
-        return _merged_runs(text, runs, path)
-    return _parse_run(text, path)
+        return checked(_merged_runs(text, runs, path))
+    return checked(_parse_run(text, path))
 
 
 _APP = re.compile(r"^==\d+== Profiling application:\s*(.*)$")

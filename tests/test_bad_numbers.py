@@ -1,0 +1,107 @@
+"""Numbers no profiler writes (beyond the float range, over 4,300 digits,
+negative or centuries-long durations, counters that overflow to infinity)
+are one-line InputErrors naming the file and, where it is known, the line:
+never a traceback and never a kernel with an impossible value."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roofline.errors import InputError
+from roofline.importers import nvprof, read_profile
+from roofline.importers.base import MAX_TIME_S, ImportResult, ProgramTime, checked
+from roofline.model import Kernel
+
+DATA = Path(__file__).parent / "data"
+BIG = "9" * 5000                      # int("9" * 5000) raises ValueError in Python >= 3.11
+
+
+def _replace(name: str, old: str, new: str, tmp_path: Path, count: int = 1) -> Path:
+    text = (DATA / name).read_text()
+    assert text.count(old) >= count, old
+    out = tmp_path / name
+    out.write_text(text.replace(old, new, count))
+    return out
+
+
+# ------------------------------------------------------------- the backstop
+
+def test_checked_refuses_impossible_kernel_values_and_passes_real_ones():
+    ok = ImportResult("f", "x", (Kernel("k", time_s=1e-3, flops={"fp32": 1e9}),
+                                 Kernel("no time", bytes={"DRAM": 0.0})))
+    assert checked(ok) is ok
+    for bad, words in [(Kernel("k", time_s=float("inf")), "beyond a year"),
+                       (Kernel("k", time_s=2.0**64 * 1e-9), "beyond a year"),   # 584 years
+                       (Kernel("k", time_s=-1e-6), "negative"),
+                       (Kernel("k", flops={"fp32": float("inf")}), "fp32 FLOP = inf"),
+                       (Kernel("k", bytes={"DRAM": -32.0}), "DRAM bytes = -32.0"),
+                       (Kernel("k", instructions=float("nan")), "instructions = nan")]:
+        with pytest.raises(InputError, match=words):
+            checked(ImportResult("f", "x", (bad,)))
+    assert checked(ImportResult("f", "x", (Kernel("k", time_s=MAX_TIME_S),)))
+    with pytest.raises(InputError, match="host API 'cudaFree'"):
+        checked(ImportResult("f", "x", (), program=ProgramTime(api_s={"cudaFree": -175.0})))
+    with pytest.raises(InputError, match="timeline span"):
+        checked(ImportResult("f", "x", (), program=ProgramTime(span_s=float("inf"))))
+
+
+# ------------------------------------------------------------- nvprof
+
+def test_nvprof_counter_times_invocations_overflowing_to_infinity_is_refused(tmp_path):
+    # 1e307 FLOP per invocation x 50 invocations = inf
+    path = _replace("nvprof_metrics.txt", "83886080    83886080    83886080",
+                    "83886080    83886080    1e307", tmp_path)
+    with pytest.raises(InputError, match=r"jacobi_step.*fp32 FLOP = inf: a counter overflowed"):
+        read_profile(path)
+
+
+@pytest.mark.parametrize("name, old, new, line, words", [
+    # Invocations of 5000 digits: was OverflowError (int(inf)) in the reader
+    ("nvprof_metrics.txt", "         50                             flop_count_sp",
+     f"         {BIG}                             flop_count_sp", 9, "beyond the range of a number"),
+    # a summary time beyond the float range: was a kernel of infinite time
+    ("nvprof_summary.txt", "5.0000ms        10", "1e400ms        10", 6, "beyond the range of a number"),
+    # a Correlation_ID of 5000 digits: was ValueError (int() limit) in the reader
+    ("nvprof_trace.csv", '"[CUDA memcpy HtoD]",101', f'"[CUDA memcpy HtoD]",{BIG}', 6,
+     "too long for a whole number"),
+    # a negative unified-memory transfer time: was a kernel of -5 us
+    ("nvprof_summary.txt", "256.0000KB  30.00000us", "256.0000KB  -5us", 21, "expected a duration"),
+])
+def test_nvprof_numbers_out_of_range_are_refused_at_their_line(tmp_path, name, old, new, line, words):
+    with pytest.raises(InputError, match=words) as err:
+        read_profile(_replace(name, old, new, tmp_path))
+    assert err.value.line == line
+    assert len(str(err.value)) < 300            # the 5000-digit cell is not echoed whole
+
+
+def test_nvprof_kernel_of_584_years_is_refused(tmp_path):
+    # 2^64 - 1 ns: a wrapped-around duration
+    path = _replace("nvprof_trace.csv", "121.000000,950.000000", "121.000000,18446744073709551615000",
+                    tmp_path)
+    with pytest.raises(InputError, match=r"spmv_csr.*beyond a year"):
+        read_profile(path)
+
+
+# ------------------------------------------------------------- Nsight Systems SQLite
+
+def _tiny_sqlite(tmp_path: Path) -> Path:
+    import sqlite3
+    db = tmp_path / "tiny.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.executescript((DATA / "nsys_tiny_2021.sql").read_text())
+    return db
+
+
+@pytest.mark.parametrize("update, words", [
+    # end - start overflows SQLite's 64-bit integers into a 1.8e19 ns (584-year) real
+    ('"start" = -9223372036854775808, "end" = 9223372036854775807', "beyond a year"),
+    ('"end" = 1e400', "beyond a year"),                       # an infinite end time
+])
+def test_nsys_sqlite_kernel_of_584_years_or_infinite_is_refused(tmp_path, update, words):
+    import sqlite3
+    db = _tiny_sqlite(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET {update} WHERE start = 100")
+    with pytest.raises(InputError, match=words):
+        read_profile(db)
