@@ -105,3 +105,39 @@ def test_nsys_sqlite_kernel_of_584_years_or_infinite_is_refused(tmp_path, update
         conn.execute(f"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET {update} WHERE start = 100")
     with pytest.raises(InputError, match=words):
         read_profile(db)
+
+
+# ------------------------------------------------------------- ERT
+
+@pytest.mark.parametrize("gflops, words", [
+    ("1e16", "beyond any device"),          # was ValueError: '1e+16e9' is no number
+    ("1e-14", None),                        # was ValueError: '1e-14e9'; 1e-5 FLOP/s is a (slow) rate
+    ("12345678901234567890123", "beyond any device"),   # an int past float's exact range
+    ("1e400", "expected a positive rate"),  # inf
+    (BIG, "not valid JSON"),                # json.loads raises ValueError past 4,300 digits
+    ("0", "not a positive rate"),
+])
+def test_ert_rates_of_any_size_are_read_or_refused_in_one_line(tmp_path, gflops, words):
+    from roofline.importers.ert import read_ert_device
+    path = _replace("ert_roofline_py2.json", '["GFLOPs", 99.5]', f'["GFLOPs", {gflops}]', tmp_path)
+    if words is None:
+        assert read_ert_device(path).compute["fp32"].value == pytest.approx(float(gflops) * 1e9)
+        return
+    with pytest.raises(InputError, match=words) as err:
+        read_ert_device(path)
+    assert len(str(err.value)) < 300
+
+
+def test_ert_rates_stay_decimal_exact():
+    from roofline.importers.ert import _rate
+    assert _rate(4258.4, "f", 1, "x") == 4.2584e12     # not 4258399999999.9995
+    assert _rate(3, "f", 1, "x") == 3e9
+    assert _rate(1e-5, "f", 1, "x") == 1e4
+
+
+def test_ert_sum_rate_beyond_the_float_range_is_refused_at_its_line(tmp_path):
+    from roofline.importers.ert import read_ert_device
+    path = _replace("ert_sum_cpu", "  99.50 FP32 GFLOPs", f"  {BIG} FP32 GFLOPs", tmp_path)
+    with pytest.raises(InputError, match="expected a positive rate") as err:
+        read_ert_device(path)
+    assert err.value.line == 1

@@ -43,6 +43,7 @@ import math
 import re
 import warnings
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -172,14 +173,32 @@ def _provenance(meta: dict, path: Path, kind: str) -> dict:
     return prov
 
 
+# No device measures more than an exa-rate (1e18 FLOP/s or bytes/s); a
+# larger figure in an ERT file is damage, not a measurement.
+MAX_RATE = 1e18
+
+
 def _rate(value, path, line, what) -> float:
     """A positive G-rate (GFLOP/s, GB/s) -> the SI rate, decimal-exact
-    (4258.4 -> 4.2584e12, not 4258399999999.9995)."""
+    (4258.4 -> 4.2584e12, not 4258399999999.9995), for any exponent (the
+    figure is scaled as a decimal, never pasted into a string: '1e+16' + 'e9'
+    was no number)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(path, line, f"{what}: expected a number, found {value!r}")
-    if not math.isfinite(value) or value <= 0:
+        raise InputError(path, line, f"{what}: expected a number, found {_short(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
         raise InputError(path, line, f"{what}: expected a positive rate, found {value!r}")
-    return float(f"{float(value)!r}e9")
+    rate = float((Decimal(value) if isinstance(value, int) else Decimal(repr(value))).scaleb(9))
+    if not 0 < rate <= MAX_RATE:
+        raise InputError(path, line, f"{what}: {_short(value)} G/s is "
+                         f"{'not a positive rate' if rate <= 0 else 'beyond any device (over 1e18 per second)'}")
+    return rate
+
+
+def _short(value) -> str:
+    """repr of a value from the file, at most 40 characters (a 4,000-digit
+    integer would flood the message)."""
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 128 else f"a {value.bit_length()}-bit integer"
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _build(path: Path, flop_rows, byte_rows, meta: dict, kind: str, name: str | None,
@@ -438,6 +457,8 @@ def read_ert_device(path: str | Path, name: str | None = None) -> Device:
             raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
         except RecursionError:
             raise InputError(path, None, "JSON nested too deeply") from None
+        except ValueError as exc:   # an integer over 4,300 digits (int() refuses it)
+            raise InputError(path, None, f"not valid JSON: {str(exc)[:100]}") from None
         return _from_json(data, path, name)
     if kind == "sum":
         return parse_sum(text, path, name)
