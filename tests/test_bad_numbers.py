@@ -141,3 +141,49 @@ def test_ert_sum_rate_beyond_the_float_range_is_refused_at_its_line(tmp_path):
     with pytest.raises(InputError, match="expected a positive rate") as err:
         read_ert_device(path)
     assert err.value.line == 1
+
+
+# ------------------------------------------------------------- Nsight Compute units
+
+@pytest.mark.parametrize("metric, unit, words", [
+    # bytes in nsecond were read as 1.3422e-07 bytes; now refused
+    ("dram__bytes.sum", "nsecond", "expected byte"),
+    # a % on a counter was divided by 100
+    ("dram__bytes.sum", "%", "expected byte"),
+    ("gpu__time_duration.sum", "Mbyte", "expected nsecond"),
+    ("gpu__time_duration.sum", "%", "expected nsecond"),
+])
+def test_ncu_units_that_do_not_fit_the_metric_are_refused(tmp_path, metric, unit, words):
+    old = {"dram__bytes.sum": '"dram__bytes.sum","Mbyte","134.22"',
+           "gpu__time_duration.sum": '"gpu__time_duration.sum","msecond","1.25"'}[metric]
+    path = _replace("ncu_details.csv", old, old.replace(old.split(",")[1], f'"{unit}"'), tmp_path)
+    with pytest.raises(InputError, match=f"metric {metric}: unit '{unit}' does not fit.*{words}") as err:
+        read_profile(path)
+    assert err.value.line == (6 if metric.startswith("dram") else 7)
+
+
+def test_units_real_files_use_are_accepted():
+    from roofline.importers.counters import _unit_class, expected_units
+    accepted = [  # (metric, unit) pairs seen in ../shared/realdata reports and exports
+        ("gpu__time_duration.sum", "ns"), ("gpu__time_duration.sum", "usecond"),
+        ("sm__cycles_elapsed.avg.per_second", "hz"), ("sm__cycles_elapsed.avg.per_second", "cycle/nsecond"),
+        ("sm__cycles_elapsed.avg", "cycle"), ("dram__bytes.sum", "Mbyte"),
+        ("dram__bytes.sum.per_second", "Gbyte/second"), ("dram__bytes.sum.per_second", "byte/s"),
+        ("derived__lts__lts2xbar_bytes.sum.per_second", "byte"),   # ncu's own label (RTX 4060 report)
+        ("lts__t_sectors.sum", "sector"), ("lts__t_sectors.sum.per_second", "sector/s"),
+        ("sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "thread"),
+        ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed", "inst/cycle"),
+        ("SM Frequency", "Ghz"), ("Duration", "us"), ("DRAM Bandwidth", "Gbyte/s"),
+        ("dram_read_transactions", ""), ("flop_count_sp", ""),
+    ]
+    for metric, unit in accepted:
+        assert _unit_class(unit) in expected_units(metric) | {"none"}, (metric, unit)
+    assert expected_units("device__attribute_display_name") is None     # not a rule input
+
+
+def test_nvprof_percent_on_a_counter_is_refused(tmp_path):
+    path = _replace("nvprof_metrics.txt", "83886080    83886080    83886080", "83886080    83886080    12.5%",
+                    tmp_path)
+    with pytest.raises(InputError, match="metric flop_count_sp: unit '%' does not fit") as err:
+        read_profile(path)
+    assert err.value.line == 9

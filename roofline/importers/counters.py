@@ -150,10 +150,11 @@ class MetricSet:
                 return None
         except ValueError as exc:
             raise InputError(self.path, m.line, f"metric {name}: cannot read value "
-                             f"{m.value!r} {m.unit!r} ({exc})") from None
+                             f"{_cell(m.value)} {_cell(m.unit)} ({str(exc)[:100]})") from None
         if not math.isfinite(value) or value < 0:
             raise InputError(self.path, m.line, f"metric {name}: expected a finite non-negative "
-                             f"value, found {m.value!r}")
+                             f"value, found {_cell(m.value)}")
+        _check_unit(self.path, name, m)
         return value
 
     def unit(self, name: str) -> str:
@@ -205,6 +206,89 @@ def _kind(unit: str) -> str:
     if u.endswith("byte") or u.endswith("bytes") or u in ("b", "kb", "mb", "gb"):
         return "bytes"
     return "other"
+
+
+def _cell(value) -> str:
+    """repr of a value from the file, shortened (a damaged cell can hold
+    thousands of digits)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + f"... ({len(text):,} characters)"
+
+
+# --------------------------------------------------------------------------
+# units checked against what a metric measures
+# --------------------------------------------------------------------------
+# A value is only as right as its unit: bytes given in "nsecond" would be
+# read as 1e-9 of themselves and a "%" on a counter as a hundredth of it.
+# Every metric the rules read has a kind of unit it can carry; an empty unit
+# (nvprof counters, old exports) cannot be checked and is taken as written.
+
+_COUNT_NAME = re.compile(r"inst_executed|sectors|cycles_elapsed\.(avg|max|min|sum)$|ops_path_tensor"
+                         r"|wavefronts|transactions|flop_count|^elapsed cycles$|^executed instructions$")
+_UNIT_EXAMPLE = {"time": "nsecond", "frequency": "cycle/second", "bandwidth": "byte/second",
+                 "bytes": "byte", "count": "inst, sector or none", "rate": "sector/second",
+                 "per_cycle": "inst/cycle"}
+
+
+def _unit_class(unit: str) -> str:
+    """'none', 'percent', 'per_cycle', 'count' or a :func:`_kind` ('time',
+    'frequency', 'bandwidth', 'rate', 'bytes', 'other')."""
+    u = unit.strip()
+    if not u:
+        return "none"
+    if u == "%":
+        return "percent"
+    if u.lower().endswith("/cycle"):
+        return "per_cycle"
+    kind = _kind(u)
+    if kind != "other":
+        return kind
+    if u.lower() in _COUNT_UNITS or (u[:1] in _COUNT_PREFIX and u[1:].lower() in _COUNT_UNITS):
+        return "count"
+    return "other"
+
+
+def expected_units(name: str) -> frozenset[str] | None:
+    """The unit classes a metric the rules read may carry (None: not
+    checked). Rates of byte metrics may also carry ``byte``: Nsight Compute
+    labels some derived rates (``derived__lts__lts2xbar_bytes.sum.per_second``)
+    with their numerator's unit."""
+    n = name.strip().lower()
+    if n == "duration" or n.startswith("gpu__time_duration"):
+        return frozenset({"time"})
+    if n == "sm frequency" or ("cycles_elapsed" in n and n.endswith(".per_second")):
+        return frozenset({"frequency"})
+    if n.endswith(".per_second"):
+        return frozenset({"bandwidth", "bytes"} if "bytes" in n else {"rate", "count"})
+    if n.endswith((".per_cycle_elapsed", " per cycle")):
+        return frozenset({"per_cycle", "count"})
+    if n.endswith(" bandwidth"):
+        return frozenset({"bandwidth"})
+    if "bytes" in n:
+        return frozenset({"bytes"})
+    if _COUNT_NAME.search(n):
+        return frozenset({"count"})
+    return None
+
+
+_EMBEDDED_UNIT = re.compile(r"^\s*[-+]?[\d.,]+(?:[eE][-+]?\d+)?\s*(\S*)\s*$")
+
+
+def _check_unit(path, name: str, m: Metric) -> None:
+    """InputError when the unit of ``m`` does not fit what ``name`` measures."""
+    expected = expected_units(name)
+    if expected is None:
+        return
+    unit = m.unit.strip()
+    if not unit and isinstance(m.value, str):     # nvprof: "43.99GB/s", "12.5%"
+        embedded = _EMBEDDED_UNIT.match(m.value)
+        unit = embedded.group(1) if embedded else ""
+    got = _unit_class(unit)
+    if got == "none" or got in expected:
+        return
+    want = " or ".join(sorted(_UNIT_EXAMPLE[e] for e in expected))
+    raise InputError(path, m.line, f"metric {name}: unit {unit!r} does not fit what it counts "
+                     f"(expected {want}): a damaged or hand-edited file")
 
 
 # --------------------------------------------------------------------------
