@@ -187,3 +187,36 @@ def test_nvprof_percent_on_a_counter_is_refused(tmp_path):
     with pytest.raises(InputError, match="metric flop_count_sp: unit '%' does not fit") as err:
         read_profile(path)
     assert err.value.line == 9
+
+
+# ------------------------------------------------------------- nsys stats CSV
+
+KERN_HEADER = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+KERN_ROW = "30.0,3000000,3,1000000.0,1000000.0,1000000,1000000,0.0,volta_sgemm_32x128_tn"
+
+
+def test_nsys_stats_data_row_above_its_header_is_refused_at_its_line(tmp_path):
+    # the row used to be dropped without a word (the kernel was simply missing)
+    text = (DATA / "nsys_stats_stdout.txt").read_text()
+    lines = text.split("\n")
+    h = lines.index(KERN_HEADER)
+    lines[h], lines[h + 1] = lines[h + 1], lines[h]
+    path = tmp_path / "stats.txt"
+    path.write_text("\n".join(lines))
+    with pytest.raises(InputError, match="a data row outside any table") as err:
+        read_profile(path)
+    assert err.value.line == h + 1
+
+
+def test_nsys_stats_row_after_a_blank_line_is_refused_and_other_reports_are_skipped(tmp_path):
+    cut = tmp_path / "cut.csv"
+    cut.write_text(f"{KERN_HEADER}\n{KERN_ROW}\n\n{KERN_ROW.replace('volta', 'turing')}\n")
+    with pytest.raises(InputError, match="outside any table") as err:
+        read_profile(cut)
+    assert err.value.line == 4
+    # a report this reader does not use keeps its rows to itself
+    other = tmp_path / "other.csv"
+    other.write_text(f"{KERN_HEADER}\n{KERN_ROW}\n\n"         # nsys stats --report um_total_sum
+                     "Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),"
+                     "Total CPU Page Faults,Total GPU PageFaults\n0.066,0.000,2,4\n")
+    assert [k.name for k in read_profile(other).kernels] == ["volta_sgemm_32x128_tn"]

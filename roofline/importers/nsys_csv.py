@@ -31,6 +31,7 @@ from .cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .timeline import busy_time
 
 _HEADER_CELL = re.compile(r"^\s*(.*?)\s*(?:\(([^()]*)\))?\s*$")
+_NUMBER = re.compile(r"^\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 _TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0}
 _SIZE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
@@ -68,28 +69,42 @@ def _table_kind(cols: dict) -> str | None:
     return None
 
 
-def _csv_tables(text: str):
+def _csv_tables(text: str, path=None):
     """Yield (kind, title, header line number, header cells, [(line number, cells)])
-    for each recognised table in ``nsys stats`` CSV output."""
+    for each recognised table in ``nsys stats`` CSV output.
+
+    Every table of ``nsys stats`` starts with a numeric column, so a line
+    of three or more cells starting with a number outside a table is a data
+    row without its header (moved above it, or cut off by a blank line): an
+    InputError, never a row dropped without a word. Rows under the header
+    of a report this reader does not use are skipped."""
     lines = text.splitlines()
     title = ""
+    other_table = False     # inside a table whose header is not one of ours
     i = 0
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
         if stripped.startswith("**") or stripped.lower().startswith(("processing", "skipped")):
             title = stripped
+            other_table = False
             i += 1
             continue
         if not stripped or "," not in line:
+            other_table = other_table and bool(stripped)
             i += 1
             continue
         cells = next(csv.reader([line]))
         cols = _header(cells)
         kind = _table_kind(cols)
         if kind is None:
+            if len(cells) >= 3 and _NUMBER.match(cells[0]) and not other_table:
+                raise InputError(path, i + 1, "a data row outside any table (above its header, or "
+                                 "after a blank line inside a table): the file was edited or cut")
+            other_table = other_table or len(cells) >= 3
             i += 1
             continue
+        other_table = False
         header_no = i + 1
         rows = []
         i += 1
@@ -137,7 +152,7 @@ def parse_csv(text: str, path: str | Path = "<nsys stats csv>") -> ImportResult:
     api: dict[str, float] = {}
     busy = span = None
     found = []
-    for kind, title, header_no, cols, rows in _csv_tables(text):
+    for kind, title, header_no, cols, rows in _csv_tables(text, path):
         if kind in ("nvtx-sum", "nvtx-trace"):
             found.append(kind)
             continue
