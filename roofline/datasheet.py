@@ -13,8 +13,14 @@ Formulas (SI units throughout):
                     (Ding & Williams 2019, instruction roofline)
 - DRAM bytes/s    = bus width (bits) / 8 x data rate per pin (bit/s)
 - L1 bytes/s      = SMs x L1/shared bytes/clk/SM x clock
-- L2 bytes/s      = L2 bytes/clk x clock (only where NVIDIA published it)
+- L2 bytes/s      = L2 slices x bytes/clk/slice x clock (L2 at the SM clock)
 - PCIe bytes/s    = lanes x transfer rate x 128/130 / 8, one direction
+
+Each L1 and L2 figure is marked ``published``, ``derived`` or
+``assumption`` (:data:`BASIS`) in its source and in the profile's
+``architecture.cache_level_basis``: NVIDIA publishes L2 rates only for V100
+and A100, so elsewhere the slice count and per-slice rate come from the
+same design (Nsight Compute's device attributes) or are assumed, and say so.
 
 Regenerate the YAML files in ``devices/`` with ``python -m roofline.datasheet``;
 ``python -m roofline.datasheet --check`` reports drift between code and files.
@@ -80,6 +86,34 @@ SRC = {
                    "clock, i.e. 128 B/clk/SM"),
     "pcie": ("PCI Express Base Specification (Gen2: 5 GT/s per lane, 8b/10b; Gen3/4/5: 8/16/32 GT/s "
              "per lane, 128b/130b)"),
+    # cache levels
+    "jia2019": ("Jia et al. 2019, 'Dissecting the NVidia Turing T4 GPU via Microbenchmarking' "
+                "(arXiv:1903.07486): Turing L1 and shared memory deliver 64 B/clk/SM in theory, half "
+                "of Volta's 128 (T4 shared memory: 40 SMs x 64 B x 1590 MHz = 4,070 GB/s)"),
+    "ncu_slices": ("Nsight Compute device attributes (device__attribute_l2s_count, fbp_count, "
+                   "num_l2s_per_fbp) in public .ncu-rep reports: GV100 64 L2 slices (8 FBPs x 8), "
+                   "GA100 80 (10 x 8), TU117 4 per 64-bit FBP, AD107 8 per 64-bit FBP"),
+    "ncu_ad107": ("Nsight Compute 2024.2 peak rates in a public RTX 4060 Laptop GPU (AD107) report: "
+                  "derived__lts__lts2xbar_bytes.sum.peak_sustained = 1024 B/clk over 16 L2 slices "
+                  "(64 B/clk/slice), derived__l1tex__lsu_writeback_bytes_mem_lg.sum.peak_sustained = "
+                  "3072 B/clk over 24 SMs (128 B/clk/SM), L2 and SM clocks equal"),
+    "cc_h100": ("chipsandcheese, 'Nvidia's H100: Funny L2, and Tons of Bandwidth' (2023): the H100 "
+                "PCIe enables 114 SMs, 50 MB of L2 and 10 of GH100's 12 512-bit HBM controllers "
+                "(60 MB L2)"),
+    "ss_4090": ("smallscientist1/cuda_microbenchmark, analysis_RTX4090.md (third-party): 48 L2 slices "
+                "(6 FBPs x 8, from Nsight Compute) and 4.9 TB/s reached from L2 with cp.async"),
+    "ga102": ("NVIDIA Ampere GA102 GPU Architecture whitepaper (2020): 512 KB of L2 per 32-bit memory "
+              "controller, 128 KB L1/shared per SM, 2 FP64 units per SM"),
+    "a10ds": ("NVIDIA A10 Tensor Core GPU datasheet (2021): 9216 CUDA cores (72 SMs), 31.2 TFLOP/s "
+              "FP32, 62.5 TF32 / 125 FP16 and BF16 / 250 INT8 dense tensor TFLOP/s, 24 GB GDDR6 "
+              "600 GB/s, PCIe Gen4 x16"),
+    "a10g": ("AWS EC2 G5 instance documentation: NVIDIA A10G with 24 GB of memory, 80 RT cores and "
+             "320 third-generation Tensor Cores (i.e. 80 GA102 SMs)"),
+    "h800ds": ("NVIDIA H800 SXM5 datasheet (2023): FP64 and FP64 Tensor Core 1 TFLOP/s, NVLink "
+               "400 GB/s, other peaks, 80 GB HBM3 and 3.35 TB/s as H100 SXM5"),
+    "gh200ds": ("NVIDIA GH200 Grace Hopper Superchip datasheet (2023): H100 GPU (132 SMs, compute peaks "
+                "as H100 SXM5) with 96 GB HBM3 at 4 TB/s (or 144 GB HBM3e at 4.9 TB/s), NVLink-C2C "
+                "900 GB/s CPU-GPU"),
 }
 
 
@@ -91,7 +125,8 @@ class GpuSpec:
 
     ``fma_per_sm`` counts FMA results per SM per clock (half2 counts two);
     ``tensor_flop_per_sm`` is dense tensor-core FLOP per SM per clock.
-    ``src`` names where each group of parameters comes from.
+    ``src`` names where each group of parameters comes from; ``basis``
+    says how firm each cache level's figure is (:data:`BASIS`).
     """
 
     stem: str
@@ -115,9 +150,27 @@ class GpuSpec:
     tensor_flop_per_sm: Mapping[str, int] = field(default_factory=dict)
     tensor_clock_hz: float | None = None  # Hopper quotes low-precision tensor peaks lower
     l1_bytes_per_clk: int | None = 128
-    l2_bytes_per_clk: int | None = None
+    l2_slices: int | None = None
+    l2_slice_bytes_per_clk: int | None = None
+    basis: Mapping[str, str] = field(default_factory=dict)
+    host_link: str | None = None                 # a CPU-GPU link other than PCIe (NVLink-C2C)
+    host_link_bidirectional_bytes_s: float | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
     extra: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def l2_bytes_per_clk(self) -> int | None:
+        if self.l2_slices is None or self.l2_slice_bytes_per_clk is None:
+            return None
+        return self.l2_slices * self.l2_slice_bytes_per_clk
+
+
+# How firm a cache level's per-clock figure is; every L1 and L2 source names one.
+BASIS = {
+    "published": "the per-clock figure is published for this chip (whitepaper or paper)",
+    "derived": "computed from figures published for the same SM or L2 design",
+    "assumption": "at least one parameter is assumed (the source names which and why)",
+}
 
 
 def _kib(n: float) -> float:
@@ -135,6 +188,7 @@ def _gib(n: float) -> float:
 _VOLTA_SM = {"fp64": 32, "fp32": 64, "fp16": 128}
 _TURING_SM = {"fp64": 2, "fp32": 64, "fp16": 128}
 _AMPERE_SM = {"fp64": 32, "fp32": 64, "fp16": 256, "bf16": 128}
+_GA10X_SM = {"fp64": 2, "fp32": 128, "fp16": 128, "bf16": 128}
 _HOPPER_SM = {"fp64": 64, "fp32": 128, "fp16": 256, "bf16": 256}
 _ADA_SM = {"fp64": 2, "fp32": 128, "fp16": 128, "bf16": 128}
 
@@ -142,6 +196,42 @@ _A100_TENSOR = {"tensor_fp64": 128, "tensor_tf32": 1024, "tensor_fp16": 2048,
                 "tensor_bf16": 2048, "tensor_int8": 4096}
 _H100_TENSOR = {"tensor_fp64": 256, "tensor_tf32": 2048, "tensor_fp16": 4096,
                 "tensor_bf16": 4096, "tensor_fp8": 8192, "tensor_int8": 8192}
+_GA10X_TENSOR = {"tensor_tf32": 512, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_int8": 2048}
+
+# ------------------------------------------------ cache levels
+# L1 = SMs x bytes/clk/SM x clock; L2 = slices x bytes/clk/slice x clock, the
+# L2 taken to run at the SM clock (it does in the AD107 report). NVIDIA
+# publishes L2 rates only for V100 and A100; elsewhere the slice count comes
+# from Nsight Compute's device attributes of the same design, and the
+# per-slice rate is GA100's 64 B/clk: the highest documented, so the roof is
+# an upper bound (GV100 slices move 32 B/clk).
+_L2_RATE_AMPERE = (f"assumption: 64 B/clk, GA100's rate (5120 B/clk / 80 slices, {SRC['ampere']}), "
+                   f"also AD107's ({SRC['ncu_ad107']}); NVIDIA publishes no L2 rate for this chip")
+_L2_RATE_OLDER = (f"assumption: 64 B/clk, the highest rate documented (GA100: 5120 B/clk / 80 slices, "
+                  f"{SRC['ampere']}; AD107: {SRC['ncu_ad107']}); GV100 slices move 32 B/clk, so this "
+                  "roof may be up to 2x high: an upper bound, measure it")
+_L1_TURING = f"64 B/clk/SM as on the T4 (same Turing SM), {SRC['jia2019']}"
+_L1_ADA = f"128 B/clk/SM, {SRC['ncu_ad107']}; {SRC['cuda_guide']}"
+
+
+def _l2_src(slices: str, rate: str) -> str:
+    return f"slices: {slices}; per-slice rate: {rate}"
+
+
+def _hopper_l2(controllers: str) -> str:
+    return _l2_src(f"80 = {controllers} x 8 slices each, as on GA100 and GV100 ({SRC['ncu_slices']}); "
+                   "assumption for GH100: 50 MB / 80 = 640 KB per slice", _L2_RATE_AMPERE)
+
+
+def _turing_l2(chip: str) -> str:
+    return _l2_src(f"16 = 8 32-bit memory controllers x 2 (4 per 64-bit FBP, {SRC['ncu_slices']}); "
+                   f"assumed for {chip}: 4 MB / 16 = 256 KB per slice", _L2_RATE_OLDER)
+
+
+def _pascal_l2(n: int) -> str:
+    return _l2_src(f"{n} = one 256 KB L2 slice per 32-bit memory controller, the GM204 organisation of "
+                   f"{SRC['gtx970']} (8 L2 units, 7 on the GTX 970); assumption for Pascal", _L2_RATE_OLDER)
+
 
 _GEFORCE_ACC = ("FP16 accumulate; GeForce parts run FP16 and FP8 MMA with FP32 accumulate "
                 "at half this rate")
@@ -149,21 +239,33 @@ _V100_SRC = {"units": SRC["volta"], "clock": SRC["v100ds"], "tensor": SRC["volta
              "dram": SRC["v100ds"],
              "l1": (f"128 B/clk/SM, {SRC['jia2018']}; {SRC['dw2019']} measured "
                     "437.5 GTXN/s x 32 B = 14.0 TB/s on V100 SXM2"),
-             "l2": (f"2048 B/clk, {SRC['ampere']} (V100 vs A100 L2 read bandwidth); "
-                    f"{SRC['dw2019']} measured 93.6 GTXN/s x 32 B = 3.0 TB/s")}
+             "l2": _l2_src(f"64 (8 FBPs x 8), {SRC['ncu_slices']}",
+                           f"32 B/clk = 2048 B/clk / 64 slices, {SRC['ampere']} (V100 vs A100 L2 read "
+                           f"bandwidth); {SRC['dw2019']} measured 93.6 GTXN/s x 32 B = 3.0 TB/s")}
 _A100_SRC = {"units": SRC["ampere"], "clock": SRC["ampere"], "tensor": SRC["ampere"],
              "dram": SRC["a100ds"], "l1": SRC["cuda_guide"],
-             "l2": f"5120 B/clk L2 read bandwidth, {SRC['ampere']}"}
+             "l2": _l2_src("80: two partitions of 40, eight 512 KB slices per memory controller, "
+                           f"{SRC['ampere']}; also {SRC['ncu_slices']}",
+                           f"64 B/clk = the 5120 B/clk L2 read bandwidth of {SRC['ampere']} / 80 slices")}
+_PUBLISHED = {"l1": "derived", "l2": "published"}
 _H100_SRC = {"units": SRC["hopper"], "clock": SRC["hopper"],
              "tensor": SRC["hopper"] + " (tensor peaks except FP64 quoted at the lower tensor clock)",
-             "dram": SRC["h100ds"], "l1": SRC["cuda_guide"]}
+             "dram": SRC["h100ds"], "l1": SRC["cuda_guide"],
+             "l2": _hopper_l2(f"10 512-bit memory controllers (five HBM3 stacks, {SRC['hopper']})")}
+_HOPPER_BASIS = {"l1": "derived", "l2": "assumption"}
+_H200_L2 = _l2_src(f"80: assumption, the same 50 MB L2 as H100 SXM5 in 640 KB slices (GA100 and GV100 "
+                   f"have 8 slices per 512-bit controller, {SRC['ncu_slices']}); were all 12 controllers "
+                   "of six stacks to carry 8 slices it would be 96 (12.2 TB/s)", _L2_RATE_AMPERE)
 
 _KEPLER_SM = {"fp64": 64, "fp32": 192}
 _PASCAL_GP10X_SM = {"fp64": 4, "fp32": 128, "fp16": 2}
 _KEPLER_NOTES = {"clock": ("peaks at the base clock NVIDIA quotes them at; GPU Boost runs higher when "
                            "power allows"),
                  "issue": "Kepler schedulers dual-issue; 1 instr/clk/scheduler is the Ding & Williams convention",
-                 "fp16": "no FP16 arithmetic on compute capability 3.5 (FP16 runs as FP32)"}
+                 "fp16": "no FP16 arithmetic on compute capability 3.5 (FP16 runs as FP32)",
+                 "l2": ("no L2 slice count or per-slice rate is published for GK110, and Nsight Compute "
+                        "(which reports them) does not support Kepler: level omitted; measure it")}
+_KEPLER_L1 = SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"
 
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
@@ -172,42 +274,49 @@ SPECS: tuple[GpuSpec, ...] = (
         fma_per_sm=_KEPLER_SM, schedulers_per_sm=4,
         memory_type="GDDR5", bus_bits=320, data_rate_bps=5.2e9, dram_bytes=_gib(5),
         l2_bytes=_kib(1280), l1_bytes_per_sm=64 * 1024, pcie_gen=2, pcie_lanes=16,
-        src={"units": SRC["kepler"], "clock": SRC["k20ds"], "dram": SRC["k20ds"],
-             "l1": SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"},
-        notes=_KEPLER_NOTES),
+        src={"units": SRC["kepler"], "clock": SRC["k20ds"], "dram": SRC["k20ds"], "l1": _KEPLER_L1},
+        basis={"l1": "derived"}, notes=_KEPLER_NOTES),
     GpuSpec(
         stem="k40c", name="NVIDIA Tesla K40c", chip="GK110B", family="Kepler",
         compute_capability="3.5", sms=15, boost_clock_hz=745e6,
         fma_per_sm=_KEPLER_SM, schedulers_per_sm=4,
         memory_type="GDDR5", bus_bits=384, data_rate_bps=6e9, dram_bytes=_gib(12),
         l2_bytes=_kib(1536), l1_bytes_per_sm=64 * 1024, pcie_gen=3, pcie_lanes=16,
-        src={"units": SRC["kepler"], "clock": SRC["k40ds"], "dram": SRC["k40ds"],
-             "l1": SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"},
-        notes=_KEPLER_NOTES),
+        src={"units": SRC["kepler"], "clock": SRC["k40ds"], "dram": SRC["k40ds"], "l1": _KEPLER_L1},
+        basis={"l1": "derived"}, notes=_KEPLER_NOTES),
     GpuSpec(
         stem="gtx-1070", name="NVIDIA GeForce GTX 1070", chip="GP104", family="Pascal",
         compute_capability="6.1", sms=15, boost_clock_hz=1683e6,
         fma_per_sm=_PASCAL_GP10X_SM, schedulers_per_sm=4,
         memory_type="GDDR5", bus_bits=256, data_rate_bps=8e9, dram_bytes=_gib(8),
         l2_bytes=_mib(2), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l2_slices=8, l2_slice_bytes_per_clk=64,
         src={"units": SRC["pascal"], "clock": SRC["gtx1070"], "dram": SRC["gtx1070"],
-             "l1": SRC["cuda_guide"] + " (Pascal GP104: 96 KB shared memory per SM)"}),
+             "l1": SRC["cuda_guide"] + " (Pascal GP104: 96 KB shared memory per SM)",
+             "l2": _pascal_l2(8)},
+        basis={"l1": "derived", "l2": "assumption"}),
     GpuSpec(
         stem="gtx-1080-ti", name="NVIDIA GeForce GTX 1080 Ti", chip="GP102", family="Pascal",
         compute_capability="6.1", sms=28, boost_clock_hz=1582e6,
         fma_per_sm=_PASCAL_GP10X_SM, schedulers_per_sm=4,
         memory_type="GDDR5X", bus_bits=352, data_rate_bps=11e9, dram_bytes=_gib(11),
         l2_bytes=_kib(2816), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l2_slices=11, l2_slice_bytes_per_clk=64,
         src={"units": SRC["pascal"], "clock": SRC["gtx1080ti"], "dram": SRC["gtx1080ti"],
-             "l1": SRC["cuda_guide"] + " (Pascal GP102: 96 KB shared memory per SM)"}),
+             "l1": SRC["cuda_guide"] + " (Pascal GP102: 96 KB shared memory per SM)",
+             "l2": _pascal_l2(11)},
+        basis={"l1": "derived", "l2": "assumption"}),
     GpuSpec(
         stem="gtx-970", name="NVIDIA GeForce GTX 970", chip="GM204", family="Maxwell",
         compute_capability="5.2", sms=13, boost_clock_hz=1178e6,
         fma_per_sm={"fp64": 4, "fp32": 128}, schedulers_per_sm=4,
         memory_type="GDDR5", bus_bits=256, data_rate_bps=7e9, dram_bytes=_gib(4),
         l2_bytes=_kib(1792), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l2_slices=7, l2_slice_bytes_per_clk=64,
         src={"units": SRC["maxwell"], "clock": SRC["gtx970"], "dram": SRC["gtx970"],
-             "l1": SRC["cuda_guide"] + " (Maxwell: 96 KB shared memory per SMM)"},
+             "l1": SRC["cuda_guide"] + " (Maxwell: 96 KB shared memory per SMM)",
+             "l2": _l2_src(f"7 of GM204's 8 L2 units of 256 KB (1792 KB), {SRC['gtx970']}", _L2_RATE_OLDER)},
+        basis={"l1": "derived", "l2": "assumption"},
         notes={"dram": ("only the first 3.5 GB sit on 224 bits (196 GB/s); the last 0.5 GB "
                         "on 32 bits (28 GB/s)"),
                "fp16": "no native FP16 arithmetic on compute capability 5.2 (FP16 runs as FP32)",
@@ -219,9 +328,12 @@ SPECS: tuple[GpuSpec, ...] = (
         fma_per_sm=_TURING_SM, schedulers_per_sm=4,
         memory_type="GDDR5", bus_bits=128, data_rate_bps=8e9, dram_bytes=_gib(4),
         l2_bytes=_mib(1), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l1_bytes_per_clk=64, l2_slices=8, l2_slice_bytes_per_clk=64,
         src={"units": SRC["turing"] + " (TU11x: no tensor cores, dedicated FP16 units at 2x FP32)",
-             "clock": SRC["gtx1650"], "dram": SRC["gtx1650"],
-             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"},
+             "clock": SRC["gtx1650"], "dram": SRC["gtx1650"], "l1": _L1_TURING,
+             "l2": _l2_src(f"8 = 2 64-bit FBPs x 4, {SRC['ncu_slices']} (1 MB / 8 = 128 KB per slice)",
+                           _L2_RATE_OLDER)},
+        basis={"l1": "derived", "l2": "assumption"},
         notes={"dram": "GDDR5 launch model; the 2020 GDDR6 model runs 12 Gbps (192 GB/s)"}),
     GpuSpec(
         stem="rtx-2070", name="NVIDIA GeForce RTX 2070", chip="TU106", family="Turing",
@@ -230,10 +342,11 @@ SPECS: tuple[GpuSpec, ...] = (
         tensor_flop_per_sm={"tensor_fp16": 1024, "tensor_int8": 2048},
         memory_type="GDDR6", bus_bits=256, data_rate_bps=14e9, dram_bytes=_gib(8),
         l2_bytes=_mib(4), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l1_bytes_per_clk=64, l2_slices=16, l2_slice_bytes_per_clk=64,
         src={"units": SRC["turing"], "clock": SRC["turing"] + " (reference boost; FE 1710 MHz)",
              "tensor": SRC["turing"] + " (8 tensor cores/SM x 64 FP16 FMA/clk)",
-             "dram": SRC["turing"],
-             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"},
+             "dram": SRC["turing"], "l1": _L1_TURING, "l2": _turing_l2("TU106")},
+        basis={"l1": "derived", "l2": "assumption"},
         notes={"tensor_fp16": _GEFORCE_ACC},
         extra={"tensor_fp32_accumulate_flop_per_sm_per_clk": {"tensor_fp16": 512}}),
     GpuSpec(
@@ -243,18 +356,19 @@ SPECS: tuple[GpuSpec, ...] = (
         tensor_flop_per_sm={"tensor_fp16": 1024, "tensor_int8": 2048},
         memory_type="GDDR6", bus_bits=256, data_rate_bps=10e9, dram_bytes=_gib(16),
         l2_bytes=_mib(4), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l1_bytes_per_clk=64, l2_slices=16, l2_slice_bytes_per_clk=64,
         src={"units": SRC["turing"], "clock": SRC["t4"],
              "tensor": SRC["t4"] + " (65 TFLOP/s mixed precision, 130 TOPS INT8)",
-             "dram": SRC["t4"],
-             "l1": SRC["cuda_guide"] + "; Turing L1 data-cache hit rate not published"}),
+             "dram": SRC["t4"], "l1": f"64 B/clk/SM, {SRC['jia2019']}", "l2": _turing_l2("TU104")},
+        basis={"l1": "published", "l2": "assumption"}),
     GpuSpec(
         stem="v100-sxm2", name="NVIDIA Tesla V100 SXM2", chip="GV100", family="Volta",
         compute_capability="7.0", sms=80, boost_clock_hz=1530e6,
         fma_per_sm=_VOLTA_SM, schedulers_per_sm=4,
         tensor_flop_per_sm={"tensor_fp16": 1024},
         memory_type="HBM2", bus_bits=4096, data_rate_bps=1.752e9, dram_bytes=_gib(16),
-        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_bytes_per_clk=2048,
-        pcie_gen=3, pcie_lanes=16, src=_V100_SRC,
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_slices=64, l2_slice_bytes_per_clk=32,
+        pcie_gen=3, pcie_lanes=16, src=_V100_SRC, basis={"l1": "published", "l2": "published"},
         notes={"issue": "Ding & Williams 2019 use 489.6 warp GIPS for this part"}),
     GpuSpec(
         stem="v100-pcie", name="NVIDIA Tesla V100 PCIe", chip="GV100", family="Volta",
@@ -262,51 +376,85 @@ SPECS: tuple[GpuSpec, ...] = (
         fma_per_sm=_VOLTA_SM, schedulers_per_sm=4,
         tensor_flop_per_sm={"tensor_fp16": 1024},
         memory_type="HBM2", bus_bits=4096, data_rate_bps=1.752e9, dram_bytes=_gib(16),
-        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_bytes_per_clk=2048,
-        pcie_gen=3, pcie_lanes=16, src=_V100_SRC),
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, l2_slices=64, l2_slice_bytes_per_clk=32,
+        pcie_gen=3, pcie_lanes=16, src=_V100_SRC, basis={"l1": "published", "l2": "published"}),
     GpuSpec(
         stem="a100-40gb-sxm", name="NVIDIA A100 40GB SXM4", chip="GA100", family="Ampere",
         compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
         fma_per_sm=_AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=_A100_TENSOR,
         memory_type="HBM2", bus_bits=5120, data_rate_bps=2.43e9, dram_bytes=_gib(40),
-        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_bytes_per_clk=5120,
-        pcie_gen=4, pcie_lanes=16, src=_A100_SRC),
+        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=4, pcie_lanes=16, src=_A100_SRC, basis=_PUBLISHED),
     GpuSpec(
         stem="a100-80gb-sxm", name="NVIDIA A100 80GB SXM4", chip="GA100", family="Ampere",
         compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
         fma_per_sm=_AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=_A100_TENSOR,
         memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.186e9, dram_bytes=_gib(80),
-        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_bytes_per_clk=5120,
-        pcie_gen=4, pcie_lanes=16, src=_A100_SRC),
+        l2_bytes=_mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=4, pcie_lanes=16, src=_A100_SRC, basis=_PUBLISHED),
+    GpuSpec(
+        stem="a10", name="NVIDIA A10", chip="GA102", family="Ampere",
+        compute_capability="8.6", sms=72, boost_clock_hz=1695e6,
+        fma_per_sm=_GA10X_SM, schedulers_per_sm=4, tensor_flop_per_sm=_GA10X_TENSOR,
+        memory_type="GDDR6", bus_bits=384, data_rate_bps=12.5e9, dram_bytes=_gib(24),
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=24, l2_slice_bytes_per_clk=64,
+        src={"units": SRC["ga102"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
+             "clock": SRC["a10ds"] + " (1695 MHz boost: 31.2 TFLOP/s / (9216 cores x 2 FLOP))",
+             "tensor": SRC["a10ds"] + " (data-center GA102: FP32 accumulate at the full rate)",
+             "dram": SRC["a10ds"],
+             "l1": f"assumption: 128 B/clk/SM as on Ada, whose SM extends GA10x's ({SRC['ncu_ad107']})",
+             "l2": _l2_src(f"24 = 12 32-bit memory controllers x 2, assumed as on Turing "
+                           f"({SRC['ncu_slices']}): 6 MB / 24 = 256 KB per slice, {SRC['ga102']}",
+                           _L2_RATE_AMPERE)},
+        basis={"l1": "assumption", "l2": "assumption"}),
+    GpuSpec(
+        stem="a10g", name="NVIDIA A10G", chip="GA102", family="Ampere",
+        compute_capability="8.6", sms=80, boost_clock_hz=1710e6,
+        fma_per_sm=_GA10X_SM, schedulers_per_sm=4, tensor_flop_per_sm=_GA10X_TENSOR,
+        memory_type="GDDR6", bus_bits=384, data_rate_bps=12.5e9, dram_bytes=_gib(24),
+        l2_bytes=_mib(6), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=24, l2_slice_bytes_per_clk=64,
+        src={"units": SRC["a10g"] + "; per-SM units: " + SRC["ga102"],
+             "clock": ("assumption: 1710 MHz, the boost clock third-party GPU databases and CUDA device "
+                       "queries give for the A10G; NVIDIA publishes no A10G datasheet, " + SRC["a10g"]),
+             "tensor": ("assumption: per-SM tensor rates of the A10, " + SRC["a10ds"]),
+             "dram": ("assumption: the A10's memory (384-bit GDDR6 at 12.5 Gbit/s), " + SRC["a10ds"]
+                      + "; 24 GB: " + SRC["a10g"]),
+             "l1": f"assumption: 128 B/clk/SM as on Ada, whose SM extends GA10x's ({SRC['ncu_ad107']})",
+             "l2": _l2_src(f"24 = 12 32-bit memory controllers x 2, assumed as on Turing "
+                           f"({SRC['ncu_slices']}): 6 MB / 24 = 256 KB per slice, {SRC['ga102']}",
+                           _L2_RATE_AMPERE)},
+        basis={"l1": "assumption", "l2": "assumption"}),
     GpuSpec(
         stem="h100-sxm", name="NVIDIA H100 SXM5", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
         fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
         memory_type="HBM3", bus_bits=5120, data_rate_bps=5.234375e9, dram_bytes=_gib(80),
-        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
-        pcie_gen=5, pcie_lanes=16, src=_H100_SRC,
-        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure",
-               "l2": "L2 bandwidth not published: level omitted"}),
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16, src=_H100_SRC, basis=_HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure"}),
     GpuSpec(
         stem="h100-pcie", name="NVIDIA H100 PCIe", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=114, boost_clock_hz=1755e6, tensor_clock_hz=1620e6,
         fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
         memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.125e9, dram_bytes=_gib(80),
-        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
-        pcie_gen=5, pcie_lanes=16, src=_H100_SRC,
-        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure",
-               "l2": "L2 bandwidth not published: level omitted"}),
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16,
+        src={**_H100_SRC, "l2": _hopper_l2(f"10 512-bit HBM2e memory controllers ({SRC['cc_h100']})")},
+        basis=_HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure"}),
     GpuSpec(
         stem="h200", name="NVIDIA H200 SXM", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
         fma_per_sm=_HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=_H100_TENSOR,
         memory_type="HBM3e", bus_bits=6144, data_rate_bps=6.25e9, dram_bytes=141e9,
-        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_bytes_per_clk=None,
+        l2_bytes=_mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
         pcie_gen=5, pcie_lanes=16,
         src={**_H100_SRC, "clock": SRC["hopper"] + " (H100 SXM5 clocks; H200 datasheet peaks match)",
-             "dram": SRC["h200ds"] + " (six 1024-bit HBM3e stacks)"},
-        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure",
-               "l2": "L2 bandwidth not published: level omitted"}),
+             "dram": SRC["h200ds"] + " (six 1024-bit HBM3e stacks)", "l2": _H200_L2},
+        basis=_HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure"}),
     GpuSpec(
         stem="rtx-4090", name="NVIDIA GeForce RTX 4090", chip="AD102", family="Ada Lovelace",
         compute_capability="8.9", sms=128, boost_clock_hz=2520e6,
@@ -315,9 +463,13 @@ SPECS: tuple[GpuSpec, ...] = (
                             "tensor_fp8": 2048, "tensor_int8": 2048},
         memory_type="GDDR6X", bus_bits=384, data_rate_bps=21e9, dram_bytes=_gib(24),
         l2_bytes=_mib(72), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=48, l2_slice_bytes_per_clk=64,
         src={"units": SRC["ada"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
-             "clock": SRC["ada"], "tensor": SRC["ada"], "dram": SRC["ada"],
-             "l1": SRC["cuda_guide"] + "; Ada L1 data-cache hit rate not published"},
+             "clock": SRC["ada"], "tensor": SRC["ada"], "dram": SRC["ada"], "l1": _L1_ADA,
+             "l2": _l2_src(f"48 = 12 32-bit memory controllers x 4 (8 per 64-bit FBP, {SRC['ncu_slices']}); "
+                           f"72 MB / 48 = 1.5 MB per slice; {SRC['ss_4090']}",
+                           f"64 B/clk, {SRC['ncu_ad107']}")},
+        basis={"l1": "derived", "l2": "derived"},
         notes={"tensor_fp16": _GEFORCE_ACC, "tensor_fp8": _GEFORCE_ACC,
                "tensor_bf16": "BF16 MMA accumulates in FP32 (half the FP16-accumulate rate)",
                "tensor_tf32": "GeForce TF32 rate (half the datacenter Ada rate per SM)"},
@@ -331,11 +483,14 @@ SPECS: tuple[GpuSpec, ...] = (
                             "tensor_fp8": 2048, "tensor_int8": 2048},
         memory_type="GDDR6", bus_bits=192, data_rate_bps=12.5e9, dram_bytes=_gib(24),
         l2_bytes=_mib(48), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=24, l2_slice_bytes_per_clk=64,
         src={"units": SRC["ada"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
              "clock": SRC["l4ds"] + " (2040 MHz boost)",
              "tensor": SRC["l4ds"] + " (sparse figures halved: 121 FP16, 242.5 FP8/INT8)",
-             "dram": SRC["l4ds"] + " (300 GB/s, 192-bit GDDR6)",
-             "l1": SRC["cuda_guide"] + "; Ada L1 data-cache hit rate not published"},
+             "dram": SRC["l4ds"] + " (300 GB/s, 192-bit GDDR6)", "l1": _L1_ADA,
+             "l2": _l2_src(f"24 = 6 32-bit memory controllers x 4 (8 per 64-bit FBP, {SRC['ncu_slices']}); "
+                           "48 MB / 24 = 2 MB per slice, as on AD107", f"64 B/clk, {SRC['ncu_ad107']}")},
+        basis={"l1": "derived", "l2": "derived"},
         notes={"sms": ("58 SMs: NVIDIA's 30.3 TFLOP/s FP32 and 242 TFLOP/s sparse FP16 at 2040 MHz "
                        "imply 58 (third-party databases list 60)")}),
 )
@@ -449,12 +604,20 @@ def dram_level(spec: GpuSpec) -> MemoryLevel:
                        transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.dram_bytes)
 
 
+def _basis(spec: GpuSpec, level: str) -> str:
+    basis = spec.basis.get(level)
+    if basis not in BASIS:
+        raise ValueError(f"{spec.stem}: {level} needs a basis, one of {', '.join(BASIS)}")
+    return basis
+
+
 def l1_level(spec: GpuSpec) -> MemoryLevel | None:
     if spec.l1_bytes_per_clk is None:
         return None
     value = per_clock_bandwidth(spec.sms, spec.l1_bytes_per_clk, spec.boost_clock_hz)
     text = (f"L1/shared = {spec.sms} SMs x {spec.l1_bytes_per_clk} B/clk/SM x "
-            f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'B/s')}; {spec.src['l1']}")
+            f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'B/s')} ({_basis(spec, 'l1')}); "
+            f"{spec.src['l1']}")
     return MemoryLevel("L1", _ceiling(value, spec.boost_clock_hz, text),
                        transaction_bytes=SECTOR_BYTES,
                        capacity_bytes=float(spec.sms * spec.l1_bytes_per_sm))
@@ -463,14 +626,22 @@ def l1_level(spec: GpuSpec) -> MemoryLevel | None:
 def l2_level(spec: GpuSpec) -> MemoryLevel | None:
     if spec.l2_bytes_per_clk is None:
         return None
-    value = per_clock_bandwidth(1, spec.l2_bytes_per_clk, spec.boost_clock_hz)
-    text = (f"L2 = {spec.l2_bytes_per_clk} B/clk x {_mhz(spec.boost_clock_hz)} = "
-            f"{_fmt_rate(value, 'B/s')}; {spec.src['l2']}")
+    value = per_clock_bandwidth(spec.l2_slices, spec.l2_slice_bytes_per_clk, spec.boost_clock_hz)
+    text = (f"L2 = {spec.l2_slices} slices x {spec.l2_slice_bytes_per_clk} B/clk/slice x "
+            f"{_mhz(spec.boost_clock_hz)} (L2 at the SM clock) = {_fmt_rate(value, 'B/s')} "
+            f"({_basis(spec, 'l2')}); {spec.src['l2']}")
     return MemoryLevel("L2", _ceiling(value, spec.boost_clock_hz, text),
                        transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.l2_bytes)
 
 
 def pcie_level(spec: GpuSpec) -> MemoryLevel:
+    """The host link, kept under the ``PCIe`` level whatever carries it."""
+    if spec.host_link is not None:
+        value = spec.host_link_bidirectional_bytes_s / 2
+        text = (f"host link {spec.host_link} = {_fmt_rate(spec.host_link_bidirectional_bytes_s, 'B/s')} "
+                f"bidirectional / 2 = {_fmt_rate(value, 'B/s')} per direction (the CPU-GPU link is "
+                f"{spec.host_link}, not PCIe; kept as this level, the host-link roof); {spec.src['host']}")
+        return MemoryLevel("PCIe", _ceiling(value, None, text))
     value = pcie_bandwidth(spec.pcie_gen, spec.pcie_lanes)
     text = (f"PCIe Gen{spec.pcie_gen} x{spec.pcie_lanes} = {spec.pcie_lanes} lanes x "
             f"{PCIE_GT_S[spec.pcie_gen] / 1e9:g} GT/s x {_pcie_encoding(spec.pcie_gen)[1]} / 8 = "
@@ -520,7 +691,13 @@ def architecture(spec: GpuSpec) -> dict[str, object]:
     if spec.l1_bytes_per_clk is not None:
         arch["l1_bytes_per_clk_per_sm"] = spec.l1_bytes_per_clk
     if spec.l2_bytes_per_clk is not None:
+        arch["l2_slices"] = spec.l2_slices
+        arch["l2_bytes_per_clk_per_slice"] = spec.l2_slice_bytes_per_clk
         arch["l2_bytes_per_clk"] = spec.l2_bytes_per_clk
+    if spec.host_link is not None:
+        arch["host_link"] = spec.host_link
+        arch["host_link_bidirectional_bytes_s"] = float(spec.host_link_bidirectional_bytes_s)
+    arch["cache_level_basis"] = {level.upper(): basis for level, basis in spec.basis.items()}
     arch.update({k: v for k, v in spec.extra.items()})
     if spec.notes:
         arch["notes"] = dict(spec.notes)
@@ -562,8 +739,8 @@ def _cell(dev: Device, group: str, key: str, scale: float) -> str:
     table = dev.compute if group == "compute" else dev.memory
     if key not in table:
         return "-"
-    value = table[key].value if group == "compute" else table[key].bytes_s
-    return f"{value / scale:.4g}"
+    value = (table[key].value if group == "compute" else table[key].bytes_s) / scale
+    return f"{value:.0f}" if value >= 1e4 else f"{value:.4g}"   # 10138, not 1.014e+04
 
 
 def markdown_table() -> str:
