@@ -1,13 +1,18 @@
 """Device names as people type them and as profilers write them, to the
-profile meant.
+profile meant. Pure functions over ``{profile stem: display name}``: no
+file is read here, so the rules can be tested on any set of profiles.
 
 Typed names (``--device``): case and punctuation are ignored, a unique
 prefix or GPU model is enough (``4090`` -> ``rtx-4090``), an ambiguous one
 lists its candidates (``v100``: ``v100-pcie``, ``v100-sxm2``), a typo gets
 "did you mean". Names in files ("Tesla V100-SXM2-16GB", "NVIDIA
-A100-SXM4-80GB", "NVIDIA H800"): the profile of the same GPU model whose
-form factor (SXM or PCIe) and memory size agree best, or a documented
-stand-in (H800 and GH200 -> H100 SXM), with a note saying which and why.
+A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"): the profile of the same GPU
+model whose form factor (SXM, PCIe, laptop) and memory size agree best, or
+a documented stand-in (H800 and GH200 -> an H100 SXM profile when they have
+none of their own), with a note saying which and why. A file that gives
+only a compute capability (an Nsight Compute CSV's ``CC`` column) gets the
+profile of that capability when it is the only one, or when all of them
+compute alike and differ only in memory (the note says so).
 """
 from __future__ import annotations
 
@@ -15,18 +20,43 @@ import difflib
 import re
 from dataclasses import dataclass
 
-_VENDOR = {"nvidia", "geforce", "tesla", "quadro", "amd", "graphics", "gpu", "laptop", "with", "design"}
+# words in product names that say nothing about which GPU it is
+_VENDOR = {"nvidia", "geforce", "tesla", "quadro", "amd", "graphics", "gpu", "with", "design", "radeon"}
 _MODEL = re.compile(r"^[a-z]{0,4}\d{2,4}[a-z]?$|^[a-z]\d$")
+# a word after the model that makes it another product (GTX 1080 vs GTX 1080 Ti)
+_VARIANT = {"ti", "super"}
+_LINES = {"rtx", "gtx", "gt", "mx", "titan"}     # product lines, not products
 _FORM = {"sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "pcie": "pcie",
-         "nvl": "pcie"}
-_MEMORY = re.compile(r"^(\d+)gb$")
+         "nvl": "pcie", "laptop": "laptop", "maxq": "laptop", "mobile": "laptop",
+         # the H100 SXM5 calls itself "NVIDIA H100 80GB HBM3"; the PCIe card (HBM2e) says PCIe
+         "hbm3": "sxm"}
+_FORM_SHOWN = {"sxm": "SXM", "pcie": "PCIe", "laptop": "laptop", None: "desktop"}
+_MEMORY = re.compile(r"^(\d+)gb?$")
 
-# GPUs without a profile of their own and the profile that stands in, with why.
+
+@dataclass(frozen=True)
+class StandIn:
+    """A GPU without a profile of its own: the model whose profile stands
+    in, words that pick among that model's profiles, and why it may."""
+
+    model: str
+    hint: str
+    why: str
+
+
+# Used only when the GPU has no profile of its own and the model standing in
+# has one; otherwise they are skipped (profiles come and go).
 STAND_INS = {
-    "h800": ("h100-sxm", "the H800 is an H100 SXM with reduced NVLink bandwidth: same SMs, clocks and HBM3"),
-    "gh200": ("h100-sxm", "GH200's GPU is an H100 (132 SMs) with 96 GB HBM3 (144 GB HBM3e on later parts); "
-              "h100-sxm's HBM3 bandwidth is assumed"),
-    "pg509": ("a100-40gb-sxm", "A100-PG509-200 is an A100 SXM4 board (PG509-200: 40 GB)"),
+    "h800": StandIn("h100", "sxm", "the H800 SXM5 is an H100 SXM5 with NVLink cut to 400 GB/s and FP64 "
+                                   "cut to about 1 TFLOP/s (NVIDIA H800 datasheet); FP64 roofs are too high"),
+    "gh200": StandIn("h100", "sxm", "GH200's GPU is an H100 (132 SMs, H100 SXM5 compute peaks) with 96 GB "
+                                    "HBM3 at 4 TB/s or 144 GB HBM3e at 4.9 TB/s; the profile's DRAM roof "
+                                    "is lower than the real one"),
+    "a800": StandIn("a100", "", "the A800 is an A100 with NVLink cut to 400 GB/s: same SMs, clocks "
+                                "and memory"),
+    "pg509": StandIn("a100", "sxm 40gb", "A100-PG509-200 is an A100 SXM4 40 GB board"),
+    "a10g": StandIn("a10", "", "the A10G (AWS G5) is a GA102 board like the A10, with 24 GB of GDDR6; "
+                               "its SM count and clocks differ"),
 }
 
 
@@ -34,6 +64,7 @@ STAND_INS = {
 class Match:
     stem: str
     note: str = ""
+    conflicts: str = ""        # what differs between the GPU named and the profile
 
 
 class NameError_(LookupError):
@@ -49,17 +80,20 @@ def key(name: str) -> str:
 
 
 def tokens(name: str) -> list[str]:
-    words = re.split(r"[^a-z0-9]+", name.lower())
+    low = re.sub(r"max[\s_-]*q", "maxq", name.lower())
+    words = re.split(r"[^a-z0-9]+", low)
     return [w for w in words if w and w not in _VENDOR]
 
 
 def model_of(name: str) -> str | None:
-    """The GPU model token: ``a100``, ``v100``, ``4090``, ``t4``, ``k40c``."""
-    for t in tokens(name):
+    """The GPU model: ``a100``, ``v100``, ``4090``, ``1080ti``, ``t4``, ``k40c``."""
+    words = tokens(name)
+    for i, t in enumerate(words):
         if t in _FORM or _MEMORY.match(t):
             continue
         if _MODEL.match(t):
-            return t
+            following = words[i + 1] if i + 1 < len(words) else ""
+            return t + following if following in _VARIANT else t
     return None
 
 
@@ -70,51 +104,114 @@ def resolve_typed(text: str, stems: dict[str, str]) -> Match:
     for stem, shown in stems.items():
         if wanted in (key(stem), key(shown)):
             return Match(stem)
-    prefixed = [s for s in stems if key(s).startswith(wanted)] if wanted else []
+    prefixed = [s for s in stems if _is_prefix(wanted, key(s))]
     if len(prefixed) == 1:
         return Match(prefixed[0])
-    model = model_of(text)
-    same_model = [s for s in stems if model and model_of(s) == model]
-    if len(same_model) == 1 and len(tokens(text)) == 1:
-        return Match(same_model[0])
-    if len(same_model) > 1:
-        best = _best(text, same_model)
-        if best:
-            return Match(best)
-    candidates = prefixed if len(prefixed) > 1 else same_model
+    same_model, best = _same_model(text, stems)
+    if best is not None:
+        return best
+    stand_in = _stand_in(text, stems)
+    if stand_in is not None:
+        return stand_in
+    candidates = prefixed if len(prefixed) > 1 else same_model if _all_understood(text) else []
     if len(candidates) > 1:
         raise NameError_(f"device name {text!r} is ambiguous: {', '.join(sorted(candidates))}", candidates)
-    if model in STAND_INS and STAND_INS[model][0] in stems:
-        stem, why = STAND_INS[model]
-        return Match(stem, f"{text} has no profile of its own; {stem} stands in: {why}")
-    close = difflib.get_close_matches(wanted, [key(s) for s in stems], n=3, cutoff=0.6)
-    by_key = {key(s): s for s in stems}
-    hint = f"; did you mean {', '.join(by_key[c] for c in close)}?" if close else ""
-    raise NameError_(f"no device profile named {text!r}{hint}", [by_key[c] for c in close])
+    close = _did_you_mean(text, stems) or sorted(same_model)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise NameError_(f"no device profile named {text!r}{hint}", close)
 
 
 def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
-    """The profile for the GPU a profiler names, or None when no profile
-    is of that model. The note says how the choice was made."""
+    """The profile for the GPU a profiler names, or None when no profile is
+    of that model (nor stands in for it). Several equally close profiles
+    raise NameError_ listing them. The note says how the choice was made."""
     wanted = key(reported)
     for stem, shown in stems.items():
         if wanted in (key(stem), key(shown)):
             return Match(stem, f"the file names {reported}")
-    model = model_of(reported)
-    for alias, (stem, why) in STAND_INS.items():
-        if alias in tokens(reported) and stem in stems:
-            return Match(stem, f"the file names {reported}; {stem} stands in: {why}")
-    same_model = [s for s in stems if model and model_of(s) == model]
-    if not same_model:
+    same_model, best = _same_model(reported, stems)
+    if best is not None:
+        return best
+    stand_in = _stand_in(reported, stems)
+    if stand_in is not None:
+        return stand_in
+    if len(same_model) > 1:
+        raise NameError_(f"{reported} matches {len(same_model)} profiles equally well: "
+                         f"{', '.join(sorted(same_model))}", same_model)
+    return None
+
+
+def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, object]]) -> Match | None:
+    """The profile for a file that gives only a compute capability
+    (``"8.0"``). ``profiles`` maps stem -> (its compute capability, a value
+    equal for profiles whose compute ceilings are equal). One candidate, or
+    several that compute alike (they differ in memory only), give a match
+    whose note names the others; candidates that compute differently raise
+    NameError_; none gives None."""
+    same = sorted(s for s, (cc, _) in profiles.items() if cc == capability)
+    if not same:
         return None
-    if len(same_model) == 1:
-        return Match(same_model[0], f"the file names {reported}")
-    best = _best(reported, same_model)
+    shown = f"the file gives only the compute capability ({capability}), not the GPU's name"
+    if len(same) == 1:
+        return Match(same[0], f"{shown}; {same[0]} is the only profile of it")
+    if len({repr(profiles[s][1]) for s in same}) == 1:
+        others = ", ".join(same[1:])
+        return Match(same[0], f"{shown}; {same[0]} assumed: the other profiles of it ({others}) have the "
+                              "same compute ceilings and differ in memory; pass --device to choose")
+    raise NameError_(f"{shown}, and {len(same)} profiles have it: {', '.join(same)}", same)
+
+
+def _is_prefix(wanted: str, candidate: str) -> bool:
+    """``wanted`` starts ``candidate`` without cutting a number in two
+    (``a10`` is not a prefix of ``a100``)."""
+    if not wanted or not candidate.startswith(wanted) or candidate == wanted:
+        return False
+    return not (wanted[-1].isdigit() and candidate[len(wanted)].isdigit())
+
+
+def _same_model(name: str, stems: dict[str, str]) -> tuple[list[str], Match | None]:
+    """Profiles of the GPU model ``name`` names, and the closest of them
+    when one is closer than the rest."""
+    model = model_of(name)
+    same = [s for s in stems if model and model in (model_of(s), model_of(stems[s]))]
+    if not same:
+        return same, None
+    best = same[0] if len(same) == 1 else _best(name, same, stems)
     if best is None:
-        return None
-    conflicts = _conflicts(reported, best)
-    why = f"the file names {reported}" + (f" ({conflicts}; the closest profile)" if conflicts else "")
-    return Match(best, why)
+        return same, None
+    conflicts = _conflicts(name, best, stems)
+    note = f"the file names {name}" + (f"; the closest profile: {conflicts}" if conflicts else "")
+    return same, Match(best, note, conflicts)
+
+
+def _stand_in(name: str, stems: dict[str, str]) -> Match | None:
+    for word in tokens(name):
+        entry = STAND_INS.get(word)
+        if entry is None:
+            continue
+        candidates = [s for s in stems if entry.model in (model_of(s), model_of(stems[s]))]
+        if not candidates:
+            continue                # the model standing in has no profile here
+        chosen = _best(f"{name} {entry.hint}", candidates, stems) if len(candidates) > 1 else candidates[0]
+        if chosen is not None:
+            return Match(chosen, f"{name} has no profile of its own; {chosen} stands in: {entry.why}")
+    return None
+
+
+def _all_understood(text: str) -> bool:
+    """Every word is the model, a variant, a form factor or a memory size
+    ('v100', 'H100 SXM'), none a misspelling of one ('h100-sxn')."""
+    model = model_of(text) or ""
+    return all(t in _FORM or t in _VARIANT or t in _LINES or _MEMORY.match(t) or t in model
+               for t in tokens(text))
+
+
+def _did_you_mean(text: str, stems: dict[str, str]) -> list[str]:
+    by_key = {key(s): s for s in stems}
+    close = [by_key[c] for c in difflib.get_close_matches(key(text), list(by_key), n=3, cutoff=0.6)]
+    model = model_of(text)
+    longer = [s for s in stems if model and (model_of(s) or "").startswith(model)]   # 1080 -> 1080ti
+    return list(dict.fromkeys(close + sorted(longer)))[:4]
 
 
 def _features(name: str) -> tuple[str | None, str | None]:
@@ -126,29 +223,38 @@ def _features(name: str) -> tuple[str | None, str | None]:
     return form, mem
 
 
-def _score(reported: str, stem: str) -> int:
-    rf, rm = _features(reported)
+def _profile_features(stem: str, stems: dict[str, str]) -> tuple[str | None, str | None]:
     sf, sm = _features(stem)
+    shown_form, shown_mem = _features(stems.get(stem, stem))
+    return sf or shown_form, sm or shown_mem
+
+
+def _score(name: str, stem: str, stems: dict[str, str]) -> int:
+    rf, rm = _features(name)
+    sf, sm = _profile_features(stem, stems)
     score = 0
-    for mine, theirs in ((rf, sf), (rm, sm)):
-        if mine and theirs:
-            score += 1 if mine == theirs else -1
+    if rf and sf:
+        score += 1 if rf == sf else -1
+    elif (rf == "laptop") != (sf == "laptop"):
+        score -= 1                  # a laptop part against a desktop profile, or the reverse
+    if rm and sm:
+        score += 1 if rm == sm else -1
     return score
 
 
-def _best(reported: str, stems: list[str]) -> str | None:
-    scored = sorted(((_score(reported, s), s) for s in stems), reverse=True)
+def _best(name: str, candidates: list[str], stems: dict[str, str]) -> str | None:
+    scored = sorted(((_score(name, s, stems), s) for s in candidates), reverse=True)
     if len(scored) > 1 and scored[0][0] == scored[1][0]:
         return None
     return scored[0][1]
 
 
-def _conflicts(reported: str, stem: str) -> str:
-    rf, rm = _features(reported)
-    sf, sm = _features(stem)
+def _conflicts(name: str, stem: str, stems: dict[str, str]) -> str:
+    rf, rm = _features(name)
+    sf, sm = _profile_features(stem, stems)
     out = []
-    if rf and sf and rf != sf:
-        out.append(f"{rf.upper()} card, {sf.upper()} profile")
+    if (rf or sf) and rf != sf and (rf and sf or "laptop" in (rf, sf)):
+        out.append(f"{_FORM_SHOWN[rf]} card, {_FORM_SHOWN[sf]} profile")
     if rm and sm and rm != sm:
         out.append(f"{rm} GB card, {sm} GB profile")
     return ", ".join(out)

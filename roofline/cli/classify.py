@@ -37,12 +37,14 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from ..placement import place
-    from .common import find_any_device as find_device
+    from ..device_choice import device_for
     from ..tables import placements_csv, placements_json, placements_table
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):
-        print(classify_ranks(args, find_device(args.device) if args.device else None), end="")
+        if args.device:             # a wrong name fails before the ranks are read
+            device_for([], requested=args.device)
+        print(classify_ranks(args, args.device), end="")
         return 0
     kernels, results = load_inputs(args.files, merge=args.merge)
     device = choose_device(args.device, results, "classify")

@@ -9,7 +9,8 @@ from .common import DEVICE_HELP, positive_int, warn
 HELP = "compare two runs (time, share of roof, bound per kernel or family) or two device profiles"
 EPILOG = """\
 A and B are either two profiles of the same program (kernels.csv, ncu, nvprof,
-nsys, Kineto; --device needed) or two device profiles (built-in names, saved
+nsys, Kineto; each is placed on the GPU its file names unless --device or
+--device-b says otherwise) or two device profiles (built-in names, saved
 names or .yaml paths): the kind is recognised from the arguments.
 
 columns (runs):
@@ -52,24 +53,23 @@ def run(args) -> int:
     from .common import find_any_device as find_device
     kinds = (looks_like_device(args.a), looks_like_device(args.b))
     if all(kinds):
-        result = diff_devices(find_device(args.a), find_device(args.b))
+        result = diff_devices(find_device(args.a, "diff"), find_device(args.b, "diff"))
     elif any(kinds):
         raise RooflineError(f"compare two profiles or two device profiles, not one of each "
                             f"({args.a!r} vs {args.b!r})")
     else:
-        if not args.device:
-            raise RooflineError("comparing two runs needs --device (and --device-b if B ran elsewhere)")
-        result = diff_placements(_place(args.a, find_device(args.device)),
-                                 _place(args.b, find_device(args.device_b or args.device)), by=args.by)
+        result = diff_placements(_place(args.a, args.device),
+                                 _place(args.b, args.device_b or args.device), by=args.by)
     out = diff_json(result) if args.format == "json" else diff_table(result, limit=args.top)
     print(out, end="")
     return 0
 
 
-def _place(path: str, device):
+def _place(path: str, requested: str | None):
     from ..placement import place
-    from .common import load_inputs
+    from .common import choose_device, load_inputs
     kernels, results = load_inputs([path])
+    device = choose_device(requested, results, "diff")
     placements = place(kernels, device)
     name = Path(path).name
     for advice in dict.fromkeys([w for r in results for w in r.warnings] + placements.warnings):

@@ -91,7 +91,8 @@ def _measure_gpu(index: int, quick: bool, name: str):
     device = runner.measure_gpu(index=index, quick=quick, progress=sys.stderr.isatty())
     if name and device.name != name:
         from dataclasses import replace
-        device = replace(device, name=name)
+        # the GPU's own name stays in the profile: a file naming that GPU finds it (device_choice)
+        device = replace(device, name=name, architecture={**device.architecture, "gpu_name": device.name})
     return device
 
 

@@ -44,7 +44,6 @@ def run(args) -> int:
     from pathlib import Path
 
     from ..errors import InputError
-    from .common import find_any_device as find_device
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")

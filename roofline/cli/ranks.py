@@ -58,7 +58,7 @@ def _bar(total: int):
     return tqdm(total=total, unit="rank", desc="reading ranks", file=sys.stderr, leave=False)
 
 
-def classify_ranks(args, device) -> str:
+def classify_ranks(args, requested: str | None) -> str:
     """The per-family, per-rank table (or its CSV/JSON) of a rank directory."""
     from ..model import KernelSet
     from ..placement import place
@@ -66,9 +66,8 @@ def classify_ranks(args, device) -> str:
     from ..ranks import family_rank_table, rank_spread
     from .common import warn_all
     results, ranks, warnings = load_ranks(args)
-    if device is None:
-        from .common import choose_device
-        device = choose_device(None, results, "classify")
+    from .common import choose_device
+    device = choose_device(requested, results, "classify")
     sets = [r.kernels.columns for r in results]
     kernels = sets[0] if len(sets) == 1 else concat(sets)
     placements = place(kernels if isinstance(kernels, KernelSet) else kernels, device)

@@ -61,11 +61,13 @@ def run(args) -> int:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
     t0 = time.perf_counter()
     from ..report import build_report
-    from .common import find_any_device, load_inputs
-    from .common import choose_device
+    from .common import choose_device, load_inputs
     from .ranks import is_rank_job, load_ranks
     ranks = None
     if is_rank_job(args.files):
+        if args.device:             # a wrong name fails before the ranks are read
+            from ..device_choice import device_for
+            device_for([], requested=args.device)
         results, ranks, notes = load_ranks(args)
         for note in notes:
             warn("report", note)

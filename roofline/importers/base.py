@@ -37,7 +37,16 @@ class ProgramTime:
 
 @dataclass(frozen=True)
 class ImportResult:
-    """Kernels read from one file, and what else the file said."""
+    """Kernels read from one file, and what else the file said.
+
+    What the file says about its device, for choosing a profile when the
+    user names none (:func:`roofline.device_choice.device_for`):
+    ``device_name`` is the GPU's name as the tool wrote it ("Tesla
+    V100-SXM2-16GB"), ``compute_capability`` its "major.minor" when the file
+    gives it, and ``device_kind`` "cpu" when the kernels ran on the host
+    (a PyTorch CPU trace), "gpu" when on a GPU, None when the file does not
+    say.
+    """
 
     path: str
     format: str
@@ -46,6 +55,8 @@ class ImportResult:
     program: ProgramTime | None = None
     warnings: tuple[Advice, ...] = ()
     rank: int | None = None          # the process rank of a multi-GPU job's trace
+    compute_capability: str | None = None
+    device_kind: str | None = None
 
 
 @dataclass(frozen=True)

@@ -284,11 +284,12 @@ def _chart_rates(launch: _Launch, path) -> tuple[dict[str, float], dict[str, flo
 
 
 def _result(launches: dict, path, fmt: str) -> ImportResult:
-    kernels, counted, device = [], [], None
+    kernels, counted, device, capability = [], [], None, None
     for (_, launch_id), launch in launches.items():
         name = launch.ident.get("Kernel Name", "").strip()
         if not name:
             raise InputError(path, launch.line, f"launch ID {launch_id} has an empty kernel name")
+        capability = capability or _cc(launch)
         counts = ncu_counts(launch.metrics, name, _cc(launch))
         if launch.chart:
             counts = _apply_chart(counts, launch, path)
@@ -316,7 +317,8 @@ def _result(launches: dict, path, fmt: str) -> ImportResult:
             "performance and totals are unknown)",
             "merge it with the details CSV of the same launches: merge_files([details.csv, chart.csv])",
             Path(str(path)).name))
-    return ImportResult(str(path), fmt, tuple(kernels), device_name=device, warnings=tuple(warnings))
+    return ImportResult(str(path), fmt, tuple(kernels), device_name=device, warnings=tuple(warnings),
+                        compute_capability=capability, device_kind="gpu")
 
 
 def _all_nan(metrics: dict) -> bool:

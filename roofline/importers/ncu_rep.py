@@ -70,7 +70,7 @@ def read(path: Path) -> ImportResult:
     found = _read_in_child(path)
     if found["ranges"] == 0:
         raise InputError(path, None, "not a readable Nsight Compute report: it has no ranges")
-    kernels, counted, device = [], [], None
+    kernels, counted, device, capability = [], [], None, None
     for launch_id, act in enumerate(found["actions"]):
         name = act["name"]
         if not isinstance(name, str) or not name:
@@ -93,6 +93,7 @@ def read(path: Path) -> ImportResult:
         if cc:
             launch["cc"] = cc
         device = device or strings.get("device__attribute_display_name")
+        capability = capability or cc
         kernels.append(kernel_from_counts(name, counts, launch=launch, family=family_for(name)))
         counted.append(counts)
     if not kernels:
@@ -100,6 +101,7 @@ def read(path: Path) -> ImportResult:
     nan_only = [i for i, act in enumerate(found["actions"])
                 if act["numbers"] and all(math.isnan(v) for v, _ in act["numbers"].values())]
     return checked(ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
+                                compute_capability=capability, device_kind="gpu",
                                 warnings=tuple(advice_for(path, kernels, counted, tool="ncu")
                                                + all_nan_advice(path, nan_only, len(kernels)))))
 

@@ -168,6 +168,8 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
         format="+".join(r.format for r in results),
         kernels=kernels,
         device_name=next((r.device_name for r in results if r.device_name), None),
+        compute_capability=next((r.compute_capability for r in results if r.compute_capability), None),
+        device_kind=next((r.device_kind for r in results if r.device_kind), None),
         program=next((r.program for r in results if r.program is not None), None),
         warnings=tuple(_dedupe(kept + missing + warnings)),
     )
