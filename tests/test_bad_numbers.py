@@ -220,3 +220,31 @@ def test_nsys_stats_row_after_a_blank_line_is_refused_and_other_reports_are_skip
                      "Total HtoD Migration Size (MB),Total DtoH Migration Size (MB),"
                      "Total CPU Page Faults,Total GPU PageFaults\n0.066,0.000,2,4\n")
     assert [k.name for k in read_profile(other).kernels] == ["volta_sgemm_32x128_tn"]
+
+
+# ------------------------------------------------------------- nvprof wrapped names
+
+SUMMARY_HEAD = """\
+==1== Profiling application: ./a
+==1== Profiling result:
+            Type  Time(%)      Time     Calls       Avg       Min       Max  Name
+ GPU activities:   50.00%  5.0000ms        10  500.00us  400.00us  600.00us  void foo<
+"""
+
+
+def test_nvprof_name_wrapped_over_many_lines_is_assembled_whole(tmp_path):
+    path = tmp_path / "wrapped.txt"
+    path.write_text(SUMMARY_HEAD + "int,\n" * 20000 + "float>(int)\n")
+    (k,) = read_profile(path).kernels
+    assert k.name == "void foo< " + "int, " * 20000 + "float>(int)"
+    assert k.count == 10
+
+
+def test_nvprof_name_wrapped_past_a_megabyte_is_refused_where_it_passes(tmp_path):
+    from roofline.importers.nvprof_tables import MAX_NAME_CHARS
+    path = tmp_path / "wrapped.txt"
+    line = "int, float, double, char, long, short, unsigned,\n"
+    path.write_text(SUMMARY_HEAD + line * 200000)        # a 9.8 MB "name": took 56 s to refuse
+    with pytest.raises(InputError, match="the name wrapped from line 4 to here is longer than") as err:
+        read_profile(path)
+    assert err.value.line == 4 + MAX_NAME_CHARS // len(line) + 1

@@ -121,6 +121,43 @@ def _open_name(name: str) -> bool:
             or n.count("(") > n.count(")") or n.count("<") > n.count(">"))
 
 
+# No kernel name comes near this (the longest CUTLASS names are tens of
+# kilobytes); a "name" wrapped over more is a damaged file.
+MAX_NAME_CHARS = 1 << 20
+
+
+class _WrappedName:
+    """A summary row's name, assembled from the lines it was wrapped over.
+    Bracket balances are kept as it grows, so a name wrapped over many lines
+    costs time linear in its length (re-counting the whole name at every
+    line took 56 s for one wrapped over 200,000 lines)."""
+
+    def __init__(self, text: str, line: int):
+        self.line = line
+        self.parts = [text] if text else []
+        self.parens = text.count("(") - text.count(")")
+        self.angles = text.count("<") - text.count(">")
+        self.length = len(text)
+
+    def is_open(self) -> bool:
+        """Whether the name looks cut short by a line wrap (as :func:`_open_name`)."""
+        tail = self.parts[-1].rstrip() if self.parts else ""
+        return (not tail or tail.endswith((",", "void", "::"))
+                or self.parens > 0 or self.angles > 0)
+
+    def add(self, text: str, path, number: int) -> None:
+        self.parts.append(text)
+        self.parens += text.count("(") - text.count(")")
+        self.angles += text.count("<") - text.count(">")
+        self.length += len(text) + 1
+        if self.length > MAX_NAME_CHARS:
+            raise InputError(path, number, f"the name wrapped from line {self.line} to here is longer "
+                             f"than {MAX_NAME_CHARS:,} characters: not a kernel name (a damaged file)")
+
+    def text(self) -> str:
+        return " ".join(self.parts).strip()
+
+
 def _summary(lines, path, title) -> Table:
     body = lines[1:]
     units = [""] * len(SUMMARY_HEADER)
@@ -133,6 +170,7 @@ def _summary(lines, path, title) -> Table:
     table = Table("summary", list(SUMMARY_HEADER), units, title=title)
     section = "API calls" if "API" in title else "GPU activities"
     current: list[str] | None = None
+    names: list[_WrappedName] = []
     for number, text in body:
         rest = text.strip()
         m = _SECTION.match(rest)
@@ -141,14 +179,17 @@ def _summary(lines, path, title) -> Table:
             rest = rest[m.end():].strip()
         row = _SUMMARY_ROW.match(rest)
         if row:
-            current = [section, *row.group(1, 2, 3, 4, 5, 6), (row.group(7) or "").strip()]
+            current = [section, *row.group(1, 2, 3, 4, 5, 6), ""]
+            names.append(_WrappedName((row.group(7) or "").strip(), number))
             table.rows.append((number, current))
-        elif current is not None and rest and _open_name(current[7]):
-            current[7] = f"{current[7]} {rest}".strip()
+        elif current is not None and rest and names[-1].is_open():
+            names[-1].add(rest, path, number)
         else:
             raise InputError(path, number, "expected a summary row (Time(%) Time Calls Avg Min "
                              f"Max Name){' or ' if current else ''}"
                              f"{'the rest of a wrapped name' if current else ''}, found {rest[:60]!r}")
+    for (_, cells), name in zip(table.rows, names):
+        cells[7] = name.text()
     kept = []
     for number, cells in table.rows:
         if _CUT_NUMBER.match(cells[7]):
