@@ -118,6 +118,8 @@ def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
     try:
         match = resolve_typed(text, {s: i.name for s, i in infos.items()})
     except NameError_ as exc:
+        if "ambiguous" in str(exc):
+            raise UnknownDeviceError(f"{exc}: pass one of them") from None
         raise UnknownDeviceError(f"{exc} ({known_devices(infos)}; or a path to a .yaml profile)") from None
     return DeviceChoice(_load(infos[match.stem]), match.stem, match.note)
 

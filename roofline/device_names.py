@@ -42,6 +42,7 @@ class StandIn:
     model: str
     hint: str
     why: str
+    shown: str = ""                 # the GPU as people write it, when not just upper case
 
 
 # Used only when the GPU has no profile of its own and the model standing in
@@ -54,7 +55,7 @@ STAND_INS = {
                                     "is lower than the real one"),
     "a800": StandIn("a100", "", "the A800 is an A100 with NVLink cut to 400 GB/s: same SMs, clocks "
                                 "and memory"),
-    "pg509": StandIn("a100", "sxm 40gb", "A100-PG509-200 is an A100 SXM4 40 GB board"),
+    "pg509": StandIn("a100", "sxm 40gb", "A100-PG509-200 is an A100 SXM4 40 GB board", "A100-PG509-200"),
     "a10g": StandIn("a10", "", "the A10G (AWS G5) is a GA102 board like the A10, with 24 GB of GDDR6; "
                                "its SM count and clocks differ"),
 }
@@ -159,6 +160,19 @@ def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, ob
         return Match(same[0], f"{shown}; {same[0]} assumed: the other profiles of it ({others}) have the "
                               "same compute ceilings and differ in memory; pass --device to choose")
     raise NameError_(f"{shown}, and {len(same)} profiles have it: {', '.join(same)}", same)
+
+
+def stand_ins_in_effect(stems: dict[str, str]) -> list[tuple[str, list[str], str]]:
+    """(GPU, the profiles that stand in for it, why) for each GPU of
+    :data:`STAND_INS` that has no profile here while its stand-in has."""
+    out = []
+    for gpu, entry in STAND_INS.items():
+        own = [s for s in stems if gpu in (model_of(s), model_of(stems[s]))]
+        model = [s for s in stems if entry.model in (model_of(s), model_of(stems[s]))]
+        if model and not own:
+            chosen = _stand_in(gpu, stems)         # one profile, or several told apart by memory or form
+            out.append((entry.shown or gpu.upper(), [chosen.stem] if chosen else sorted(model), entry.why))
+    return out
 
 
 def _is_prefix(wanted: str, candidate: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from roofline.device_names import (STAND_INS, NameError_, model_of, resolve_capability, resolve_reported,
-                                   resolve_typed)
+                                   resolve_typed, stand_ins_in_effect)
 from roofline.errors import UnknownDeviceError
 from roofline.profile import builtin_profiles, find_device, profile_names
 
@@ -159,3 +159,13 @@ def test_the_built_in_profiles_resolve_by_their_own_names_and_stems():
     if {"v100-sxm2", "v100-pcie"} <= set(names):
         with pytest.raises(UnknownDeviceError, match=r"ambiguous: v100-pcie, v100-sxm2"):
             find_device("v100")
+
+
+def test_stand_ins_in_effect_are_the_ones_without_a_profile():
+    shown = {gpu: stems for gpu, stems, _ in stand_ins_in_effect(BASE)}
+    assert shown["H800"] == ["h100-sxm"] and shown["GH200"] == ["h100-sxm"]
+    assert shown["A100-PG509-200"] == ["a100-40gb-sxm"]
+    assert shown["A800"] == ["a100-40gb-sxm", "a100-80gb-sxm"]     # told apart by the memory in the name
+    assert "A10G" not in shown                                      # no A10 profile to stand in
+    in_more = {gpu for gpu, _, _ in stand_ins_in_effect(MORE)}
+    assert not in_more & {"H800", "GH200", "A10G"}

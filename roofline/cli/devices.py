@@ -44,7 +44,18 @@ def run_devices(args) -> int:
         peak = f"{format_si(r['peak_flop_s'], 'FLOP/s')} {r['peak_precision']}"
         dram = format_si(r["dram_bytes_s"], "B/s")
         print(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {peak:>22}  DRAM {dram:>11}  {r['device']}")
+    print(_naming_note({r["name"]: r["device"] for r in rows}), end="")
     return 0
+
+
+def _naming_note(names: dict[str, str]) -> str:
+    """How --device names are matched, and the GPUs another profile stands in for."""
+    from ..device_names import stand_ins_in_effect
+    lines = ["", "--device takes any name above: case and punctuation are ignored, a unique prefix or the",
+             "GPU model is enough (4090, h100 sxm). Without --device, the GPU the file names is used."]
+    for gpu, stems, _ in stand_ins_in_effect(names):
+        lines.append(f"  {gpu} has no profile of its own: {' or '.join(stems)} stands in")
+    return "\n".join(lines) + "\n"
 
 
 def run_show(args) -> int:
