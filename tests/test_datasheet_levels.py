@@ -36,7 +36,33 @@ def rel_equal(a: float, b: float) -> bool:
 
 def test_every_datasheet_spec_has_a_shipped_file():
     assert set(GENERATED) == set(ds.SPECS_BY_STEM)
-    assert {"a10", "a10g"} <= set(GENERATED)
+    assert {"a10", "a10g", "h800", "gh200"} <= set(GENERATED)
+
+
+def _same_except(a: dict, b: dict, keys: set) -> dict:
+    """Compute ceilings whose values differ, outside ``keys`` (sources differ by design)."""
+    va, vb = ({k: c.value for k, c in d.items()} for d in (a, b))
+    return {k: (va.get(k), vb.get(k)) for k in set(va) | set(vb) if k not in keys and va.get(k) != vb.get(k)}
+
+
+def test_h800_is_an_h100_sxm_with_fp64_capped_at_one_teraflop():
+    h800, h100 = find_device("h800"), find_device("h100-sxm")
+    # NVIDIA H800 datasheet: FP64 and FP64 Tensor Core 1 TFLOP/s
+    assert h800.compute["fp64"].value == pytest.approx(1e12, rel=0.05)
+    assert h800.compute["tensor_fp64"].value == pytest.approx(1e12, rel=0.05)
+    assert h100.compute["fp64"].value > 30 * h800.compute["fp64"].value
+    assert _same_except(h800.compute, h100.compute, {"fp64", "tensor_fp64"}) == {}
+    assert {lv: m.bytes_s for lv, m in h800.memory.items()} == {lv: m.bytes_s for lv, m in h100.memory.items()}
+
+
+def test_gh200_is_an_h100_with_96_gb_hbm3_and_nvlink_c2c():
+    gh200, h100 = find_device("gh200"), find_device("h100-sxm")
+    assert gh200.bandwidth("DRAM") == pytest.approx(4e12)                 # GH200 datasheet, 96 GB HBM3
+    assert gh200.memory["DRAM"].capacity_bytes == 96 * 2 ** 30
+    assert gh200.bandwidth("PCIe") == pytest.approx(450e9)                # NVLink-C2C 900 GB/s both ways
+    assert "NVLink-C2C" in gh200.memory["PCIe"].bandwidth.source
+    assert _same_except(gh200.compute, h100.compute, set()) == {}
+    assert gh200.bandwidth("L2") == h100.bandwidth("L2")
 
 
 @pytest.mark.parametrize("stem", sorted(GENERATED))
@@ -62,6 +88,12 @@ def test_level_figures_are_the_arithmetic_of_the_stored_parameters(stem):
     assert rel_equal(mem["L1"]["capacity_bytes"], arch["sms"] * arch["l1_shared_bytes_per_sm"])
     assert rel_equal(mem["DRAM"]["bytes_s"], arch["memory_bus_bits"] / 8 * arch["memory_data_rate_bps"])
     assert rel_equal(mem["DRAM"]["capacity_bytes"], arch["dram_bytes"])
+    if "host_link" in arch:
+        assert rel_equal(mem["PCIe"]["bytes_s"], arch["host_link_bidirectional_bytes_s"] / 2)
+    else:
+        encoding = 8 / 10 if arch["pcie_gen"] <= 2 else 128 / 130
+        rate = {2: 5e9, 3: 8e9, 4: 16e9, 5: 32e9}[arch["pcie_gen"]]
+        assert rel_equal(mem["PCIe"]["bytes_s"], arch["pcie_lanes"] * rate * encoding / 8)
     if stem in NO_L2:
         assert "l2_slices" not in arch and "level omitted" in arch["notes"]["l2"]
         return

@@ -27,6 +27,10 @@ PER_SM_PER_CLOCK: Mapping[tuple[int, int], Mapping[str, float]] = MappingProxyTy
     (8, 9): _AMPERE_GA10X, (9, 0): _HOPPER,
 })
 
+# Export-controlled boards keep their chip's compute capability but cap FP64:
+# NVIDIA's H800 datasheet gives FP64 1 TFLOP/s, i.e. 4 FLOP/clk/SM on 132 SMs.
+_FP64_CAPPED = {"h800": 4}
+
 # GeForce boards run FP16/BF16/TF32 tensor math with FP32 accumulation (what
 # the kernels measure) at half the rate of the professional boards.
 _HALF_RATE_FP32_ACCUMULATE = ("tensor_fp16", "tensor_bf16", "tensor_tf32")
@@ -49,6 +53,9 @@ def compute_peak(ceiling: str, cc: tuple[int, int], sm_count: int, sm_clock_hz: 
     if table is None or ceiling not in table or not sm_clock_hz:
         return None
     rate = table[ceiling] * sm_count * sm_clock_hz
+    capped = [v for k, v in _FP64_CAPPED.items() if k in name.lower()]
+    if ceiling == "fp64" and capped:
+        rate = capped[0] * sm_count * sm_clock_hz
     if ceiling in _HALF_RATE_FP32_ACCUMULATE and "geforce" in name.lower() and cc != (8, 0):
         rate /= 2
     return float(rate)
