@@ -102,7 +102,9 @@ def save_device(device: Device, path: str | Path) -> Path:
 
 # ---------------------------------------------------------------- reading
 
-MAX_PROFILE_BYTES = 16 << 20   # profiles are a few kB; anything this big is not one
+# Profiles are a few kB (a measured one with every raw sample about 15 kB);
+# PyYAML reads about 0.35 MB/s, so a 16 MiB file held every lookup for ~50 s.
+MAX_PROFILE_BYTES = 1 << 20
 
 
 def load_device(path: str | Path) -> Device:
@@ -113,7 +115,8 @@ def load_device(path: str | Path) -> Device:
         if not path.is_file():
             raise ProfileError(path, None, "not a regular file (expected a YAML device profile)")
         if path.stat().st_size > MAX_PROFILE_BYTES:
-            raise ProfileError(path, None, f"{path.stat().st_size:,} bytes: too big for a device profile")
+            raise ProfileError(path, None, f"{path.stat().st_size:,} bytes: too big for a device profile "
+                               f"(at most {MAX_PROFILE_BYTES:,})")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ProfileError(path, None, f"cannot read device profile: {exc.strerror}") from None
@@ -147,6 +150,8 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
         raise ProfileError(path, line, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    except RecursionError:   # PyYAML composes nested collections recursively
+        raise ProfileError(path, None, "not a device profile: YAML nested too deeply") from None
     finally:
         loader.dispose()
     return _Reader(path, root).device(data)
@@ -376,6 +381,8 @@ def _name_line(path: Path) -> str | None:
     """The top-level ``name:`` of a profile, read without parsing the YAML
     (choosing among every profile by name must stay cheap)."""
     try:
+        if not path.is_file():     # opening a FIFO in the profiles folder would block forever
+            return None
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(4096)
     except OSError:

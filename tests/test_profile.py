@@ -106,3 +106,28 @@ def test_a_broken_saved_profile_does_not_hide_others(tmp_path):
     assert find_device("Fine GPU").name == "Fine GPU"
     with pytest.raises(UnknownDeviceError):
         find_device("nope")
+
+
+def test_oversized_profile_is_refused_before_parsing(tmp_path):
+    from roofline.profile import MAX_PROFILE_BYTES
+    p = tmp_path / "huge.yaml"
+    p.write_text(GOOD + "#" * (MAX_PROFILE_BYTES + 1) + "\n")
+    with pytest.raises(ProfileError, match=r"too big for a device profile \(at most 1,048,576\)"):
+        load_device(p)
+
+
+def test_deeply_nested_yaml_is_a_profile_error():
+    with pytest.raises(ProfileError, match="nested too deeply"):
+        parse_device("a: " + "[" * 20000 + "]" * 20000 + "\n", "deep.yaml")
+
+
+def test_a_fifo_among_saved_profiles_is_skipped_not_opened(tmp_path):
+    import os
+    from roofline.profile import user_profile_dir
+    folder = user_profile_dir()
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "pipe.yaml")   # opening it for reading would block until a writer came
+    save_device(parse_device(GOOD.replace("name: t", "name: Fine GPU")), folder / "fine.yaml")
+    assert find_device("Fine GPU").name == "Fine GPU"
+    with pytest.raises(UnknownDeviceError):
+        find_device("nope")
