@@ -82,3 +82,22 @@ def test_gzip_bomb_is_refused_without_inflating_it_whole(tmp_path, monkeypatch):
     bomb.write_bytes(gzip.compress(b"{" + b" " * (8 << 20)))      # 8 MiB of blanks in 8 kB
     with pytest.raises(InputError, match="inflates to more than 1 MiB"):
         kineto.read(bomb)
+
+
+def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, tiny_chunks):
+    """traceEvents may start after metadata bigger than a chunk; the range
+    profiler's counters are read in the chunks that hold them (those are
+    decoded with the counter fields, the others without)."""
+    props = [{"id": i, "name": "NVIDIA A100-SXM4-80GB", "note": "x" * 200} for i in range(40)]
+    events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": i, "dur": 1,
+               "args": {"device": 0, "correlation": i}} for i in range(300)]
+    events.append({"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "ts": 0,
+                   "dur": 1, "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000}})
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"deviceProperties": props, "traceEvents": events}))
+    assert len(json.dumps(props)) > kineto_stream.CHUNK_BYTES
+    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    assert summary(streamed) == summary(whole)
+    (k,) = streamed.kernels
+    assert k.count == 300 and k.flops == {"fp32": 2000.0 * 300}

@@ -49,13 +49,14 @@ fields (:mod:`.kineto_decode`).
 """
 from __future__ import annotations
 
-import itertools
 import math
+from collections.abc import Hashable
 import re
 import zlib
 from pathlib import Path
 
 import msgspec
+import numpy as np
 
 from ..errors import Advice, InputError
 from ..families import family_of
@@ -135,8 +136,9 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 # Files above this size are decoded a chunk at a time (kineto_stream), so a
-# trace larger than memory still reads; smaller ones are decoded whole.
-STREAM_ABOVE_BYTES = 48 << 20
+# trace larger than memory still reads, and faster (chunks stay in cache);
+# smaller ones are decoded whole.
+STREAM_ABOVE_BYTES = 1 << 20
 
 
 def read(path: str | Path) -> ImportResult:
@@ -190,9 +192,12 @@ class _Gpu:
         self.copies: dict[str, dict] = {}
         self.ranges: dict[str, list] = {}
         self.api: dict[str, float] = {}
-        self.api_sizes: dict = {}
-        self.api_ext: dict = {}
-        self.api_call: dict = {}  # correlation -> (thread, start) of the runtime call
+        self.api_sizes: dict = {}        # correlation -> bytes the runtime call names
+        # runtime calls as columns: correlation id, thread, start, External id
+        self.api_corr: list = []
+        self.api_tid: list = []
+        self.api_ts: list = []
+        self.api_ext_col: list = []
         self.pending_bytes: list = []
         self.starts: list[float] = []
         self.ends: list[float] = []
@@ -203,56 +208,141 @@ class _Gpu:
 def _parse(trace, path: Path) -> ImportResult:
     gpu = _Gpu()
     ops = OpEvents()
-    lo, hi = math.inf, -math.inf
-    t0 = None
-    kinds = _KIND
-    for index, e in _numbered(trace):
-        if e.ph != "X":
-            continue
-        cat = e.cat
-        kind = kinds.get(cat)
-        if kind is None:
-            if not isinstance(cat, str) or (kind := kinds.get(cat.lower())) is None:
-                continue
-        name = e.name
-        if not isinstance(name, str) or not name:
-            raise InputError(path, None, f"traceEvents[{index}] ({cat}) has no name")
-        if name == "__missing__":      # Kineto's placeholder when CUPTI gave no name
-            name = "(kernel name missing in the trace)"
-        args = e.args
-        if kind == "range":
-            gpu.ranges.setdefault(name, []).append(flops_from_counters(_counter_args(args)))
-            continue
-        ts, dur = e.ts, e.dur
-        if ts is None or dur is None:
-            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): no {'ts' if ts is None else 'dur'}")
-        if dur < 0 or not (math.isfinite(ts) and math.isfinite(dur)):
-            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bad time: ts {ts}, duration {dur}")
-        if t0 is None:
-            t0 = ts  # times relative to the first event keep sub-ns precision
-        ts -= t0
-        if kind == "op":
-            ops.add(name, ts, dur, e.tid, e.external_id, args)
-            continue
-        if ts < lo:
-            lo = ts
-        if ts + dur > hi:
-            hi = ts + dur
-        if kind == "api":
-            _api(gpu, name, dur, args)
-            if args is not None and args.correlation is not None:
-                gpu.api_call[args.correlation] = (e.tid, ts)
-        else:
-            _activity(gpu, kind, name, ts, dur, e, args, path, index)
-    return _result(trace, path, gpu, ops, lo, hi)
+    span = _Span()
+    first = 0
+    for chunk in _event_chunks(trace):
+        _take_chunk(chunk, first, gpu, ops, span, path)
+        first += len(chunk)
+    return _result(trace, path, gpu, ops, span.lo, span.hi)
 
 
-def _numbered(trace):
-    """(index, event) over the trace's events, chunk by chunk when streamed."""
+def _event_chunks(trace):
+    """The trace's events in lists: one per chunk when streamed."""
     chunks = getattr(trace, "event_chunks", None)
-    if chunks is None:
-        return enumerate(trace.traceEvents)
-    return enumerate(itertools.chain.from_iterable(chunks))
+    return [trace.traceEvents] if chunks is None else chunks
+
+
+class _Span:
+    """First and last instant of GPU activity and API calls, relative to
+    the first timed event (times relative to it keep sub-ns precision)."""
+
+    def __init__(self):
+        self.t0 = None
+        self.lo, self.hi = math.inf, -math.inf
+
+    def cover(self, ts: np.ndarray, dur: np.ndarray) -> None:
+        if len(ts):
+            self.lo = min(self.lo, float(ts.min()))
+            self.hi = max(self.hi, float((ts + dur).max()))
+
+
+def _take_chunk(chunk: list, first: int, gpu: _Gpu, ops: OpEvents, span: _Span, path: Path) -> None:
+    """Add one chunk's complete events, kind by kind, as columns (a Python
+    loop per event was most of the reading time of a big trace)."""
+    batches = _by_kind([e for e in chunk if e.ph == "X"])
+    where = _Where(chunk, first, path)
+    for e in batches.pop("range", ()):
+        gpu.ranges.setdefault(where.name_of(e), []).append(flops_from_counters(_counter_args(e.args)))
+    if span.t0 is None:
+        span.t0 = _first_time(chunk, batches)
+    for kind, events in batches.items():
+        names = where.names(events, kind)
+        ts, dur = where.times(events, names)
+        ts -= span.t0
+        args = [e.args for e in events]
+        if kind == "op":
+            ops.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events], args)
+            continue
+        span.cover(ts, dur)
+        if kind == "api":
+            _apis(gpu, names, ts, dur, [e.tid for e in events], args)
+        elif kind == "kernel":
+            _kernels(gpu, names, ts, dur, events, args, where)
+        else:   # copies and sets together, so their groups keep the file's order
+            for name, t, d, e, a in zip(names, ts.tolist(), dur.tolist(), events, args):
+                _copy(gpu, _kind(e.cat), name, t, d, a, where, e)
+
+
+def _by_kind(events: list) -> dict[str, list]:
+    """Events by kind (kernel, op, api, copy: memcpy and memset, range), each
+    list in file order; events of other categories are dropped."""
+    cats = [e.cat for e in events]
+    try:
+        distinct = set(cats)
+    except TypeError:                      # a list as category: not one of ours
+        cats = [c if isinstance(c, str) else None for c in cats]
+        distinct = set(cats)
+    kinds = [None, "kernel", "op", "api", "copy", "range"]
+    code_of = {c: kinds.index(_COPY_OR.get(_kind(c), _kind(c))) for c in distinct}
+    codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
+    out = {}
+    for code in sorted(set(code_of.values()) - {0}):
+        idx = np.flatnonzero(codes == code).tolist()
+        out[kinds[code]] = [events[i] for i in idx]
+    return out
+
+
+_COPY_OR = {"memcpy": "copy", "memset": "copy"}
+
+
+def _kind(cat) -> str | None:
+    kind = _KIND.get(cat)
+    if kind is None and isinstance(cat, str):
+        kind = _KIND.get(cat.lower())
+    return kind
+
+
+def _first_time(chunk: list, batches: dict) -> float | None:
+    """ts of the chunk's first timed event in file order (None without one):
+    the earliest of the batches' first events."""
+    heads = {id(batch[0]) for batch in batches.values() if batch}
+    for e in chunk:
+        if id(e) in heads:
+            return e.ts
+    return None
+
+
+class _Where:
+    """Checks on a batch of events, naming the first bad one's index."""
+
+    MISSING = "(kernel name missing in the trace)"   # Kineto's "__missing__": CUPTI gave no name
+
+    def __init__(self, chunk: list, first: int, path: Path):
+        self.chunk, self.first, self.path = chunk, first, path
+
+    def index(self, event) -> int:
+        return self.first + next(i for i, e in enumerate(self.chunk) if e is event)
+
+    def fail(self, event, message: str):
+        raise InputError(self.path, None, f"traceEvents[{self.index(event)}] {message}")
+
+    def name_of(self, e) -> str:
+        return self.names([e], "range")[0]
+
+    def names(self, events: list, kind: str) -> list[str]:
+        names = [e.name for e in events]
+        if set(map(type, names)) != {str} or "" in names:
+            bad = next(e for e in events if not isinstance(e.name, str) or not e.name)
+            self.fail(bad, f"({bad.cat}) has no name")
+        if "__missing__" in names:
+            names = [self.MISSING if n == "__missing__" else n for n in names]
+        return names
+
+    def times(self, events: list, names: list) -> tuple[np.ndarray, np.ndarray]:
+        ts = [e.ts for e in events]
+        dur = [e.dur for e in events]
+        for column, label in ((ts, "ts"), (dur, "dur")):
+            if None in column:
+                j = column.index(None)
+                self.fail(events[j], f"({names[j]!r}): no {label}")
+        t = np.array(ts, dtype=float)
+        d = np.array(dur, dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(t) | ~np.isfinite(d) | (d < 0)
+        if bad.any():
+            j = int(np.argmax(bad))
+            self.fail(events[j], f"({names[j]!r}): bad time: ts {ts[j]}, duration {dur[j]}")
+        return t, d
 
 
 _KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},
@@ -263,54 +353,68 @@ _KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CA
 def _counter_args(args) -> dict:
     if args is None:
         return {}
-    out = {}
-    for i, key in enumerate(kineto_decode.COUNTER_KEYS):
-        value = getattr(args, f"c_{i}")
-        if value is not None:
-            out[key] = value
-    return out
+    return {key: value for key, value in zip(kineto_decode.COUNTER_KEYS, kineto_decode.counter_values(args))
+            if value is not None}
 
 
-def _api(gpu: _Gpu, name: str, dur: float, args) -> None:
-    gpu.api[name] = gpu.api.get(name, 0.0) + dur * 1e-6
-    if args is None:
-        return
-    corr = args.correlation
-    if corr is None:
-        return
-    size = args.bytes if args.bytes is not None else args.size
-    if size is not None:
+def _apis(gpu: _Gpu, names: list, ts: np.ndarray, dur: np.ndarray, tids: list, args: list) -> None:
+    """API time by name; per correlation id the call's thread and start,
+    its External id and the bytes it names (for copies without their own)."""
+    api = gpu.api
+    for name, d in zip(names, dur.tolist()):
+        api[name] = api.get(name, 0.0) + d * 1e-6
+    corr = [None if a is None else a.correlation for a in args]
+    gpu.api_corr += corr
+    gpu.api_tid += tids
+    gpu.api_ts += ts.tolist()
+    gpu.api_ext_col += [None if a is None else (a.external_id if a.external_id is not None
+                                                else a.external_id_2021) for a in args]
+    for c, a in zip(corr, args):
+        if c is None or (a.bytes is None and a.size is None):
+            continue
         try:
-            gpu.api_sizes[corr] = float(size)
+            gpu.api_sizes[c] = float(a.bytes if a.bytes is not None else a.size)
         except (TypeError, ValueError):
             pass
-    ext = args.external_id if args.external_id is not None else args.external_id_2021
-    if ext is not None:
-        gpu.api_ext[corr] = ext
 
 
-def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, path, index) -> None:
-    gpu.starts.append(ts)
-    gpu.ends.append(ts + dur)
-    device = args.device if args is not None and args.device is not None else e.pid
-    if kind == "kernel":
-        gpu.kernel_names.append(name)
-        gpu.kernel_dur.append(dur)
-        gpu.kernel_ext.append(e.external_id)
-        gpu.kernel_corr.append(args.correlation if args is not None else None)
+def _kernels(gpu: _Gpu, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
+             where: _Where) -> None:
+    gpu.starts += ts.tolist()
+    gpu.ends += (ts + dur).tolist()
+    durations = dur.tolist()
+    gpu.kernel_names += names
+    gpu.kernel_dur += durations
+    gpu.kernel_ext += [None if a is None else (a.external_id if a.external_id is not None
+                                               else a.external_id_2021) for a in args]
+    gpu.kernel_corr += [None if a is None else a.correlation for a in args]
+    for name, a in zip(names, args):
         known = gpu.launch.get(name)
         if known is None:
-            gpu.launch[name] = _launch(args)
-            gpu.launch_first[name] = _launch_raw(args)
-        elif known and args is not None and _launch_raw(args) != gpu.launch_first[name]:
+            gpu.launch[name] = _launch(a)
+            gpu.launch_first[name] = _launch_raw(a)
+        elif known and a is not None and _launch_raw(a) != gpu.launch_first[name]:
             # keep what every launch of this name agrees on
-            for key in [k for k, v in known.items() if _launch_value(args, k) != v]:
+            for key in [k for k, v in known.items() if _launch_value(a, k) != v]:
                 del known[key]
-        try:
-            gpu.device_time[device] = gpu.device_time.get(device, 0.0) + dur
-        except TypeError:  # an unhashable device id
-            raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bad device {device!r}") from None
+    devices = [a.device if a is not None and a.device is not None else e.pid for e, a in zip(events, args)]
+    try:
+        distinct = set(devices)
+    except TypeError:  # an unhashable device id
+        j = next(j for j, d in enumerate(devices) if not isinstance(d, Hashable))
+        where.fail(events[j], f"({names[j]!r}): bad device {devices[j]!r}")
+    device_time = gpu.device_time
+    if len(distinct) == 1:
+        device = devices[0]
+        device_time[device] = device_time.get(device, 0.0) + sum(durations)
         return
+    for device, d in zip(devices, durations):
+        device_time[device] = device_time.get(device, 0.0) + d
+
+
+def _copy(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, args, where: _Where, e) -> None:
+    gpu.starts.append(ts)
+    gpu.ends.append(ts + dur)
     g = gpu.copies.get(name)
     if g is None:
         g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "all_bytes": True, "family": kind,
@@ -322,8 +426,7 @@ def _activity(gpu: _Gpu, kind: str, name: str, ts: float, dur: float, e, args, p
         gpu.pending_bytes.append((g, args.correlation if args is not None else None))
     elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
           or not math.isfinite(nbytes) or nbytes < 0):
-        raise InputError(path, None, f"traceEvents[{index}] ({name!r}): bytes is not a "
-                         f"non-negative number: {nbytes!r}")
+        where.fail(e, f"({name!r}): bytes is not a non-negative number: {nbytes!r}")
     else:
         g["bytes"] += float(nbytes)
 

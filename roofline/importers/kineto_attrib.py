@@ -23,6 +23,7 @@ compulsory bytes of the model, on the DRAM level: a lower bound on traffic.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -88,14 +89,10 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
                    share: np.ndarray) -> dict[tuple, dict]:
     """Rows keyed by (kernel name, operator name, whether it got work): time
     and calls summed, and the operators' work times each kernel's share
-    summed per precision (one pass of bincounts, no loop per kernel)."""
-    op_names = [ops.names[o] if o >= 0 else "" for o in op_of.tolist()]
-    index: dict[tuple, int] = {}
-    codes = np.fromiter((index.setdefault(k, len(index)) for k in
-                         zip(gpu.kernel_names, op_names, working.tolist())), dtype=np.int64, count=len(op_of))
-    m = len(index)
-    dur = np.asarray(gpu.kernel_dur, dtype=float)
-    t = np.bincount(codes, weights=dur, minlength=m)
+    summed per precision (bincounts over row codes, no loop per kernel)."""
+    codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working)
+    m = len(keys)
+    t = np.bincount(codes, weights=np.asarray(gpu.kernel_dur, dtype=float), minlength=m)
     calls = np.bincount(codes, minlength=m)
     flops: dict[str, np.ndarray] = {}
     nbytes = np.zeros(m)
@@ -103,35 +100,54 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
     families = [""] * m
     if working.any():
         w_idx = np.flatnonzero(working)
-        ops_used = op_of[w_idx]
-        per_op = {int(o): tree.counted[int(o)] for o in np.unique(ops_used)}
-        byte_of = np.array([per_op[int(o)].bytes for o in ops_used])
-        nbytes = np.bincount(codes[w_idx], weights=byte_of * share[w_idx], minlength=m)
-        # each distinct operator's FLOPs per ceiling key once, then gathered per kernel
-        op_list = list(per_op)
-        row = {o: j for j, o in enumerate(op_list)}
-        gather = np.fromiter((row[o] for o in ops_used.tolist()), dtype=np.int64, count=len(ops_used))
+        w_codes = codes[w_idx]
+        w_share = share[w_idx]
+        # each distinct operator's work once, then gathered per kernel
+        op_list, gather = np.unique(op_of[w_idx], return_inverse=True)
+        works = [tree.counted[o] for o in op_list.tolist()]
+        nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
+                             minlength=m)
         by_key: dict[str, np.ndarray] = {}
-        for j, o in enumerate(op_list):
-            w = per_op[o]
+        for j, w in enumerate(works):
             for p, v in w.flops.items():
                 key = tensor_core_key(p, w.matrix)
                 if key not in by_key:
-                    by_key[key] = np.zeros(len(op_list))
+                    by_key[key] = np.zeros(len(works))
                 by_key[key][j] += v
         for key, per in by_key.items():
-            flops[key] = np.bincount(codes[w_idx], weights=per[gather] * share[w_idx], minlength=m)
-        fp32_of_op = np.array([per_op[o].matrix and "fp32" in per_op[o].flops for o in op_list])
-        is_fp32_matrix = fp32_of_op[gather]
-        fp32_matrix = np.bincount(codes[w_idx], weights=is_fp32_matrix.astype(float), minlength=m) > 0
-        for j, o in zip(w_idx.tolist(), ops_used.tolist()):
-            families[codes[j]] = families[codes[j]] or per_op[o].family
+            flops[key] = np.bincount(w_codes, weights=per[gather] * w_share, minlength=m)
+        fp32_of_op = np.array([w.matrix and "fp32" in w.flops for w in works], dtype=bool)
+        fp32_matrix = np.bincount(w_codes, weights=fp32_of_op[gather].astype(float), minlength=m) > 0
+        # a row's family: that of the first working launch whose operator has one
+        op_family = np.array([w.family for w in works], dtype=object)
+        named = np.flatnonzero(op_family[gather] != "")
+        rows, first = np.unique(w_codes[named], return_index=True)
+        for r, f in zip(rows.tolist(), op_family[gather[named[first]]].tolist()):
+            families[r] = f
     groups = {}
-    for key, c in index.items():
+    for c, key in enumerate(keys):
         groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
                        "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
                        "family": families[c], "matrix_fp32": bool(fp32_matrix[c])}
     return groups
+
+
+def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
+               working: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+    """A row code per launch for (kernel name, operator name, working), rows
+    numbered by first launch, and the keys of the rows."""
+    kernel_code = _codes(kernel_names)
+    op_code = np.append(_codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
+    combined = (kernel_code * (len(op_names) + 2) + (op_code + 1)) * 2 + working
+    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")       # rows in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    keys = []
+    for j in first[order].tolist():
+        o = int(op_of[j])
+        keys.append((kernel_names[j], op_names[o] if o >= 0 else "", bool(working[j])))
+    return rank[inverse.ravel()], keys
 
 
 def _op_family(name: str, op_family: str) -> str:
@@ -201,24 +217,50 @@ def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None) -> np.ndarray:
     if not len(ops):
         return op_of
     enclosing = _Enclosing(ops, tree.parent if tree is not None else None)
+    call = _runtime_calls(gpu)
+    linked = np.flatnonzero(call >= 0)
+    if len(linked):
+        rows = call[linked].tolist()
+        tids, starts = gpu.api_tid, gpu.api_ts
+        op_of[linked] = enclosing.at_many([tids[r] for r in rows],
+                                          np.array([starts[r] for r in rows], dtype=float))
+    unlinked = np.flatnonzero(op_of < 0).tolist()
+    if unlinked:
+        by_ext = _first_operator_by_id(ops.external_id)
+        api_ext = {c: x for c, x in zip(gpu.api_corr, gpu.api_ext_col) if c is not None and x is not None}
+        for j in unlinked:
+            ext = gpu.kernel_ext[j]
+            if ext is None:
+                ext = api_ext.get(gpu.kernel_corr[j])
+            op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
+    return op_of
+
+
+def _runtime_calls(gpu) -> np.ndarray:
+    """Row of the runtime call with each kernel's correlation id (-1: none;
+    the last call of an id when several share it)."""
+    row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
+    row.pop(None, None)
+    return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
+                       count=len(gpu.kernel_corr))
+
+
+def _first_operator_by_id(external_ids: list) -> dict:
+    """External id -> the first operator carrying it (unhashable ids skipped)."""
     by_ext: dict = {}
-    for i, ext in enumerate(ops.external_id):
+    for i, ext in enumerate(external_ids):
         if ext is not None:
             try:
                 by_ext.setdefault(ext, i)
             except TypeError:
                 continue
-    calls = [gpu.api_call.get(c) for c in gpu.kernel_corr]
-    linked = [j for j, c in enumerate(calls) if c is not None]
-    if linked:
-        op_of[linked] = enclosing.at_many([calls[j][0] for j in linked],
-                                          np.array([calls[j][1] for j in linked], dtype=float))
-    for j in np.flatnonzero(op_of < 0).tolist():
-        ext = gpu.kernel_ext[j]
-        if ext is None:
-            ext = gpu.api_ext.get(gpu.kernel_corr[j])
-        op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
-    return op_of
+    return by_ext
+
+
+def _codes(values: list) -> np.ndarray:
+    """An integer per value, equal for equal values (not contiguous)."""
+    code: dict = {}
+    return np.fromiter(map(code.setdefault, values, itertools.count()), dtype=np.int64, count=len(values))
 
 
 class _Enclosing:
@@ -230,25 +272,22 @@ class _Enclosing:
         self.ts = np.asarray(ops.ts, dtype=float)
         self.end = self.ts + np.asarray(ops.dur, dtype=float)
         self.threads: dict = {}
-        for i, t in enumerate(ops.thread):
-            self.threads.setdefault(t, []).append(i)
-        for t, idx in self.threads.items():
-            idx = np.asarray(idx, dtype=np.int64)
+        codes = _codes(ops.thread)
+        for c in np.unique(codes).tolist():
+            idx = np.flatnonzero(codes == c)
             order = np.argsort(self.ts[idx], kind="stable")
-            self.threads[t] = (idx[order], self.ts[idx][order])
+            self.threads[ops.thread[int(idx[0])]] = (idx[order], self.ts[idx][order])
 
     def at_many(self, threads: list, times: np.ndarray) -> np.ndarray:
         """:meth:`at` for many (thread, time) pairs, one search per thread."""
         out = np.full(len(times), -1, dtype=np.int64)
-        groups: dict = {}
-        for j, t in enumerate(threads):
-            groups.setdefault(t, []).append(j)
-        for thread, members in groups.items():
-            found = self.threads.get(thread)
+        codes = _codes(threads)
+        for c in np.unique(codes).tolist():
+            members = np.flatnonzero(codes == c)
+            found = self.threads.get(threads[int(members[0])])
             if found is None:
                 continue
             idx, starts = found
-            members = np.asarray(members, dtype=np.int64)
             t = times[members]
             k = np.searchsorted(starts, t, side="right") - 1
             cand = np.where(k >= 0, idx[np.maximum(k, 0)], -1)
@@ -284,7 +323,9 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> np.ndarray:
     takes = op_of >= 0
     if tree is None or not takes.any():
         return takes
-    matrix_kernel = np.array([family_of(n) in _MATRIX_KERNEL_FAMILIES for n in gpu.kernel_names], dtype=bool)
+    is_matrix = {n: family_of(n) in _MATRIX_KERNEL_FAMILIES for n in set(gpu.kernel_names)}
+    matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
+                                count=len(gpu.kernel_names))
     matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
     linked = np.flatnonzero(takes)
     ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)

@@ -71,24 +71,34 @@ class OpEvents:
     def __len__(self) -> int:
         return len(self.names)
 
-    def add(self, name, ts, dur, thread, external_id, args) -> None:
-        self.names.append(name)
-        self.ts.append(ts)
-        self.dur.append(dur)
-        self.thread.append(thread)
-        self.external_id.append(external_id)
-        call, flops = -1, None
-        if args is not None:
-            dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
-            if dims is not None:
-                key = (bytes(dims), _raw(args.input_type), _raw(args.input_strides), _raw(args.concrete))
-                call = self._call_ids.get(key)
-                if call is None:
-                    call = self._call_ids[key] = len(self.calls)
-                    self.calls.append(key)
-            flops = args.flops
-        self.call.append(call)
-        self.torch_flops.append(flops if _is_count(flops) else math.nan)
+    def extend(self, names: list, ts: list, dur: list, threads: list, args: list) -> None:
+        """Add a batch of operators (columns of equal length, file order)."""
+        self.names += names
+        self.ts += ts
+        self.dur += dur
+        self.thread += threads
+        self.external_id += [None if a is None else (a.external_id if a.external_id is not None
+                                                     else a.external_id_2021) for a in args]
+        self.call += [self._call(a) for a in args]
+        flops = [None if a is None else a.flops for a in args]
+        if flops.count(None) == len(flops):
+            self.torch_flops += [math.nan] * len(flops)
+        else:
+            self.torch_flops += [f if _is_count(f) else math.nan for f in flops]
+
+    def _call(self, args) -> int:
+        """Index of the call's distinct arguments (-1: no shapes)."""
+        if args is None:
+            return -1
+        dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
+        if dims is None:
+            return -1
+        key = (bytes(dims), _raw(args.input_type), _raw(args.input_strides), _raw(args.concrete))
+        call = self._call_ids.get(key)
+        if call is None:
+            call = self._call_ids[key] = len(self.calls)
+            self.calls.append(key)
+        return call
 
     @property
     def has_shapes(self) -> bool:
@@ -132,23 +142,15 @@ class OpTree:
 
 def build(ops: OpEvents) -> OpTree:
     parent, self_time = _nesting(ops)
-    work = _works(ops)
+    distinct, which = _works(ops)
+    work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
     n = len(ops)
-    own_bytes = np.array([w.bytes if w is not None else 0.0 for w in work], dtype=float)
-    own_flops = np.array([sum(w.flops.values()) if w is not None else 0.0 for w in work], dtype=float)
-    is_matrix = np.array([w is not None and w.family in MATRIX_FAMILIES for w in work], dtype=bool)
-    desc_bytes = np.zeros(n)
-    desc_flops = np.zeros(n)
-    desc_matrix_flops = np.zeros(n)
-    # Children come after their parent in start order, so one reverse pass
-    # sees every child before its parent.
-    order = _start_order(ops)
-    for i in order[::-1]:
-        p = parent[i]
-        if p >= 0:
-            desc_bytes[p] += desc_bytes[i] + own_bytes[i]
-            desc_flops[p] += desc_flops[i] + own_flops[i]
-            desc_matrix_flops[p] += desc_matrix_flops[i] + (own_flops[i] if is_matrix[i] else 0.0)
+    own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
+    own_flops = _per_work(distinct, lambda w: sum(w.flops.values()))[which]
+    is_matrix = _per_work(distinct, lambda w: w.family in MATRIX_FAMILIES, bool)[which]
+    levels = _levels(parent)
+    desc_bytes, desc_flops, desc_matrix_flops = _descendant_sums(
+        parent, levels, np.vstack([own_bytes, own_flops, np.where(is_matrix, own_flops, 0.0)]))
     has_work = (own_bytes > 0) | (own_flops > 0)
     # A matrix operator whose descendants do at least half its matrix FLOPs
     # gives them all its work (conv2d -> mkldnn_convolution); smaller
@@ -166,10 +168,9 @@ def build(ops: OpEvents) -> OpTree:
                            np.divide(left_flops, own_flops, out=np.zeros(n), where=own_flops > 0))
     share_bytes = np.where(is_matrix | (desc_bytes == 0), 1.0,
                            np.divide(left_bytes, own_bytes, out=np.zeros(n), where=own_bytes > 0))
-    counted = [_part(w, share_flops[i], share_bytes[i]) if does_work[i] else None
-               for i, w in enumerate(work)]
+    counted = _counted(work, does_work, share_flops, share_bytes)
     desc_any = (desc_bytes > 0) | (desc_flops > 0)
-    modelled = np.array([w is not None for w in work], dtype=bool)
+    modelled = which >= 0
     # An unmodelled operator that spends most of its time inside modelled
     # children is a wrapper (autograd's AddmmBackward0); one that spends it
     # in itself does unknown work of its own.
@@ -177,13 +178,55 @@ def build(ops: OpEvents) -> OpTree:
     # Autograd's own nodes (MulBackward0, AccumulateGrad, the engine's
     # evaluate_function) run no kernel of their own: their self time is the
     # engine's bookkeeping, which is overhead whatever they call.
-    wrapper |= ~modelled & np.array([is_autograd(name) for name in ops.names], dtype=bool)
+    autograd = {name: is_autograd(name) for name in set(ops.names)}
+    wrapper |= ~modelled & np.fromiter(map(autograd.__getitem__, ops.names), dtype=bool, count=n)
     delegated = (modelled & has_work & gives_away) | wrapper
-    subtree = np.array([sum(c.flops.values()) if c is not None else 0.0 for c in counted])
-    for i in order[::-1]:
-        if parent[i] >= 0:
-            subtree[parent[i]] += subtree[i]
+    own_counted = np.where(does_work, own_flops * share_flops, 0.0)
+    subtree = own_counted + _descendant_sums(parent, levels, own_counted[None, :])[0]
     return OpTree(parent, self_time, work, counted, does_work, delegated, subtree)
+
+
+def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
+    """``value(w)`` per distinct work, and 0 for the None at its end."""
+    return np.array([value(w) for w in distinct[:-1]] + [0], dtype=dtype)
+
+
+def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_bytes: np.ndarray) -> list:
+    """The work counted at each operator: all of it, its part, or None."""
+    counted = [None] * len(work)
+    whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
+    for i in np.flatnonzero(whole).tolist():
+        counted[i] = work[i]
+    for i in np.flatnonzero(does_work & ~whole).tolist():
+        counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
+    return counted
+
+
+def _levels(parent: np.ndarray) -> list[np.ndarray]:
+    """Operators by depth below the top (index 0: depth 1), by pointer
+    jumping: one pass per level of nesting, not one per operator."""
+    depth = np.zeros(len(parent), dtype=np.int64)
+    above = parent.copy()
+    active = np.flatnonzero(above >= 0)
+    while len(active):
+        depth[active] += 1
+        above[active] = parent[above[active]]
+        active = active[above[active] >= 0]
+    if not len(depth) or depth.max() == 0:
+        return []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
+    return [order[bounds[d]:bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
+def _descendant_sums(parent: np.ndarray, levels: list[np.ndarray], own: np.ndarray) -> np.ndarray:
+    """Per row of ``own`` (values x operators): the sum over each operator's
+    descendants, deepest level first."""
+    desc = np.zeros_like(own)
+    for idx in reversed(levels):
+        for row in range(own.shape[0]):
+            np.add.at(desc[row], parent[idx], desc[row, idx] + own[row, idx])
+    return desc
 
 
 PART_NOTE = "part of the operator's work is counted at the operators it calls"
@@ -242,25 +285,26 @@ def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
     return parent, self_time
 
 
-def _works(ops: OpEvents) -> list:
-    """The model's answer per operator, computed once per distinct call."""
-    per_call = {}
-    views = {}
-    out = []
+def _works(ops: OpEvents) -> tuple[list, np.ndarray]:
+    """The model's answers, computed once per distinct (name, call), with a
+    None at the end, and the index of each operator's answer (-1: None)."""
+    index: dict = {}
+    distinct: list = []
+    which = []
     for name, call in zip(ops.names, ops.call):
         key = (name, call)
-        try:
-            w = per_call[key]
-        except KeyError:
-            if call < 0:
-                w = views.get(name)
-                if w is None and name not in views:
-                    w = views[name] = op_work(OpCall(name)) if is_view(name) else None
+        k = index.get(key)
+        if k is None:
+            w = _model(name, *ops.decoded(call)) if call >= 0 else (
+                op_work(OpCall(name)) if is_view(name) else None)
+            if w is None:
+                k = -1
             else:
-                w = _model(name, *ops.decoded(call))
-            per_call[key] = w
-        out.append(w)
-    return out
+                k = len(distinct)
+                distinct.append(w)
+            index[key] = k
+        which.append(k)
+    return distinct + [None], np.array(which, dtype=np.int64)
 
 
 def _frozen(x):
