@@ -1,6 +1,8 @@
 """`roofline classify`: the bound class of every kernel, as a table, CSV or JSON."""
 from __future__ import annotations
 
+import sys
+
 from .ranks import RANKS_HELP
 from .common import add_device_argument, add_inputs_argument, load_inputs, positive_int, warn_all
 
@@ -38,7 +40,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..placement import place
     from ..device_choice import device_for
-    from ..tables import placements_csv, placements_json, placements_table
+    from ..tables import placements_csv_bytes, placements_json, placements_table
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):
@@ -50,7 +52,21 @@ def run(args) -> int:
     device = choose_device(args.device, results, "classify")
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
-    formatter = {"json": placements_json, "csv": placements_csv,
-                 "table": lambda p: placements_table(p, limit=args.top)}[args.format]
+    if args.format == "csv":
+        write_stdout(placements_csv_bytes(placements))
+        return 0
+    formatter = {"json": placements_json, "table": lambda p: placements_table(p, limit=args.top)}[args.format]
     print(formatter(placements), end="")
     return 0
+
+
+def write_stdout(data: bytes) -> None:
+    """Bytes to standard output as they are (no decode and re-encode of a
+    100 MB CSV); text through print where stdout has no byte buffer."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        print(data.decode("utf-8"), end="")
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
