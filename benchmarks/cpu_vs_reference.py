@@ -13,9 +13,18 @@ What is compared (one core unless said otherwise), ratio = roofline / reference:
 * Load bandwidth of L1, L2, L3, DRAM (roofline's one-core plateau peak) vs
   likwid-bench load in its widest variant (load_avx512, load_avx) at the working set
   in the middle of the plateau roofline found (DRAM: the largest size swept):
-  target >= 90 % for L1, L2, DRAM (L3 shown).
+  target within 10 % for L1, L2 (L3 shown).
+* DRAM load and triad with the same page size on both sides. roofline's
+  buffers are numpy arrays, which numpy advises to use transparent huge
+  pages (2 MiB); likwid-bench and plain STREAM use 4 KiB pages, and one core
+  streams from DRAM 30-50 % faster with huge pages (fewer TLB misses), so
+  those ratios compare unlike things. The targets (within 10 %) are against
+  benchmarks/read_bw.c (a vectorised one-array sum) and benchmarks/stream.c,
+  both run with huge pages (``huge``); the 4 KiB-page figures of likwid-bench,
+  read_bw.c and STREAM are shown beside them, and roofline's own load kernel
+  is run on a 4 KiB-page buffer too, against likwid-bench.
 * DRAM triad vs STREAM triad (benchmarks/stream.c, gcc -O3 -march=native
-  -fopenmp), same total working set, one thread and all threads: >= 90 %.
+  -fopenmp), same total working set, one thread and all threads.
 * Every roofline figure against its theoretical bound at the measured clock
   (never above it beyond 2 % noise).
 
@@ -85,23 +94,67 @@ def likwid_size(nbytes: float) -> str:
     return f"{kb}kB" if kb < 1024 * 64 else f"{kb // 1024}MB"
 
 
-def build_stream(tmp: Path) -> tuple[Path | None, str]:
+def build_c(tmp: Path, source: str, openmp: str = "-fopenmp") -> tuple[Path | None, str]:
     cc = shutil.which("gcc") or shutil.which("cc")
     if not cc:
         return None, "no C compiler"
-    exe = tmp / "stream"
-    r = subprocess.run([cc, "-O3", "-march=native", "-fopenmp", str(HERE / "stream.c"), "-o", str(exe)],
+    exe = tmp / Path(source).stem
+    r = subprocess.run([cc, "-O3", "-march=native", openmp, str(HERE / source), "-o", str(exe)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, r.stderr.strip().splitlines()[-1] if r.stderr else "compile failed"
     return exe, ""
 
 
-def stream_run(exe: Path, elements: int, threads: int, ntimes: int) -> float | None:
+def c_run(exe: Path | None, args: list, key: str, threads: int = 1) -> float | None:
+    """The best rate a reference program printed after ``key``, or None."""
+    if exe is None:
+        return None
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores")
-    r = subprocess.run([str(exe), str(elements), str(ntimes)], capture_output=True, text=True, env=env)
-    m = re.search(r"triad_bytes_s ([0-9.eE+]+)", r.stdout)
+    r = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=env)
+    m = re.search(key + r" ([0-9.eE+]+)", r.stdout)
     return float(m.group(1)) if m else None
+
+
+def roofline_load_4k(nbytes: float, repeat: int = 5) -> float:
+    """roofline's one-core load kernel on a buffer numpy does not advise to
+    use huge pages (4 KiB pages, as likwid-bench's), best of ``repeat``."""
+    import numpy as np
+    from roofline.microbench.cpu import kernels as K
+    multiarray = getattr(np, "_core", None) or np.core
+    multiarray.multiarray._set_madvise_hugepage(False)
+    try:
+        n = int(nbytes // 8) // 64 * 64
+        x = np.ones(n)
+    finally:
+        multiarray.multiarray._set_madvise_hugepage(True)
+    K.load(x, n, 1)
+    best = 0.0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        K.load(x, n, 2)
+        best = max(best, 2 * 8.0 * n / (time.perf_counter() - t))
+    return best
+
+
+def level_middle(level: dict, below: float | None) -> float:
+    """The working set in the middle of a level as the OS reports it: half
+    of L1, the geometric middle between the level below and this one for
+    the others (the plateau roofline found where the OS reports nothing)."""
+    size = level.get("os_bytes")
+    if not size:
+        return (level["from_bytes"] * level["to_bytes"]) ** 0.5
+    return size / 2 if below is None else (below * size) ** 0.5
+
+
+def verdict(ratio: float, target: float, unit: str) -> str:
+    """FLOP rows: at least the target; bandwidth rows: within 10 % either way
+    (a figure far above its reference is as wrong as one below it)."""
+    if ratio < target:
+        return "LOW"
+    if unit == "B/s" and ratio > 2.0 - target:
+        return "HIGH"
+    return "ok"
 
 
 def main(argv=None) -> int:
@@ -147,30 +200,48 @@ def main(argv=None) -> int:
         add(f"{prec} FMA peak, 1 core", ours, ref, which, 0.95, "FLOP/s")
     levels = prov.get("levels", {})
     load = prov["sweep"]["load"]
-    for name in ("L1", "L2", "L3", "DRAM"):
+    below = None
+    for name in ("L1", "L2", "L3"):
         if name not in single["memory"]:
             add(f"{name} load, 1 core", None, None, "level not found", 0.90 if name != "L3" else None, "B/s")
             continue
         ours = single["memory"][name]["bytes_s"]
-        lo, hi = levels[name]["from_bytes"], levels[name]["to_bytes"]
-        size = load["sizes_bytes"][-1] if name == "DRAM" else (lo * hi) ** 0.5
+        size = level_middle(levels[name], below)
+        below = levels[name].get("os_bytes") or levels[name]["to_bytes"]
         ref, which = (likwid_best(likwid_variants("load", flags), likwid_size(size), args.repeat)
                       if have_likwid else (None, ""))
         add(f"{name} load, 1 core @ {likwid_size(size)}", ours, ref, which,
             None if name == "L3" else 0.90, "B/s")
 
+    dram_bytes = load["sizes_bytes"][-1]
     with tempfile.TemporaryDirectory() as tmp:
-        exe, why = build_stream(Path(tmp))
-        if exe is None:
+        stream, why = build_c(Path(tmp), "stream.c")
+        if stream is None:
             print(f"STREAM not built ({why}): triad rows skipped")
-        elements = int(load["sizes_bytes"][-1] // 24)
+        reads, why = build_c(Path(tmp), "read_bw.c", "-fopenmp-simd")
+        if reads is None:
+            print(f"read_bw.c not built ({why}): its rows skipped")
+        ours = single["memory"].get("DRAM", {}).get("bytes_s")
+        add(f"DRAM load, 1 core, huge pages @ {likwid_size(dram_bytes)}", ours,
+            c_run(reads, [int(dram_bytes), 10, "huge"], "read_bytes_s"), "read_bw.c huge", 0.90, "B/s")
+        ours4k = roofline_load_4k(dram_bytes)
+        ref, which = (likwid_best(likwid_variants("load", flags), likwid_size(dram_bytes), args.repeat)
+                      if have_likwid else (None, ""))
+        add("DRAM load, 1 core, 4 KiB pages", ours4k, ref, which, 0.90, "B/s")
+        add("  (read_bw.c, 4 KiB pages)", ours4k, c_run(reads, [int(dram_bytes), 10], "read_bytes_s"),
+            "read_bw.c", None, "B/s")
+        elements = int(dram_bytes // 24)
         tri = arch["triad_bytes_s"]
         ours1 = tri["single_core"].get("DRAM")
-        ref1 = stream_run(exe, elements, 1, 10) if exe else None
-        add("DRAM triad, 1 thread", ours1, ref1, "stream.c", 0.90, "B/s")
+        add("DRAM triad, 1 thread, huge pages", ours1,
+            c_run(stream, [elements, 10, "huge"], "triad_bytes_s"), "stream.c huge", 0.90, "B/s")
+        add("  (stream.c, 4 KiB pages)", ours1, c_run(stream, [elements, 10], "triad_bytes_s"),
+            "stream.c", None, "B/s")
         oursn = tri["all_cores"]["DRAM"]
-        refn = stream_run(exe, elements, info.threads, 10) if exe else None
-        add(f"DRAM triad, {info.threads} threads", oursn, refn, "stream.c", 0.90, "B/s")
+        add(f"DRAM triad, {info.threads} threads, huge pages", oursn,
+            c_run(stream, [elements, 10, "huge"], "triad_bytes_s", info.threads), "stream.c huge", 0.90, "B/s")
+        add("  (stream.c, 4 KiB pages)", oursn,
+            c_run(stream, [elements, 10], "triad_bytes_s", info.threads), "stream.c", None, "B/s")
 
     # never above theoretical
     theo_rows = []
@@ -190,11 +261,11 @@ def main(argv=None) -> int:
         ours = f"{r['roofline'] / scale:.1f}" if r["roofline"] else "n/a"
         ref = f"{r['reference'] / scale:.1f}" if r["reference"] else "n/a"
         ratio = f"{100 * r['ratio']:.1f}%" if r["ratio"] else "n/a"
-        target = f">={100 * r['target']:.0f}%" if r["target"] else "-"
+        target = (f">={100 * r['target']:.0f}%" if r["unit"] == "FLOP/s" else "+-10%") if r["target"] else "-"
         ok = ""
         if r["ratio"] and r["target"]:
-            ok = "ok" if r["ratio"] >= r["target"] else "LOW"
-            failed += ok == "LOW"
+            ok = verdict(r["ratio"], r["target"], r["unit"])
+            failed += ok != "ok"
         print(f"{r['metric']:34} {ours:>12} {ref:>12} {ratio:>7} {target:>7}  {r['reference_tool']} "
               f"[{unit}] {ok}")
     print(f"\ntheoretical bounds at the measured clock {dev.clocks_hz['core'] / 1e9:.2f} GHz "

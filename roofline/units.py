@@ -122,3 +122,11 @@ def format_si(value: float, unit: str = "", digits: int = 3) -> str:
         if mag >= scale * 0.9995:
             break
     return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
+
+
+def format_iec(nbytes: float) -> str:
+    """Cache and buffer sizes in binary units: ``32768`` -> ``'32 KiB'``."""
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= factor:
+            return f"{nbytes / factor:.3g} {unit}"
+    return f"{nbytes:.0f} B"

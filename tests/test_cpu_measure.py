@@ -365,7 +365,8 @@ def fake_device(name="my-cpu") -> Device:
                 "DRAM": MemoryLevel("DRAM", Ceiling(15e9), capacity_bytes=24e9)},
         launch_overhead_s=80e-9, clocks_hz={"core": 3.4e9},
         architecture={"single_core": {"compute": {"fp64": {"flop_s": 50e9}},
-                                      "memory": {"L1": {"bytes_s": 400e9}}}},
+                                      "memory": {"L1": {"bytes_s": 400e9, "os_bytes": 49152,
+                                                        "measured_bytes": 36864}}}},
         provenance={"method": "measured", "compile_time_s": 0.6, "numba_cache": "warm",
                     "wall_time_s": 9.0})
 
@@ -404,7 +405,9 @@ def test_measure_cpu_without_gpu_writes_profile(fake_measure, tmp_path, capsys, 
     assert main(["measure", "--quick", "-o", str(out)]) == 0
     text = capsys.readouterr().out
     assert "no GPU found (no NVIDIA driver)" in text
-    assert f"profile written to {out}" in text and "fp64" in text and "L1" in text
+    assert f"profile written to {out}" in text and "fp64" in text
+    # the level labelled with the OS size and, beside it, where the curve fell
+    assert "L1 (48 KiB, knee 36 KiB)" in text
     assert load_device(out).compute["fp64"].value == 100e9
     assert fake_measure == [(True, "my-cpu")]
     # default path: the user profile folder, found by name afterwards

@@ -282,10 +282,9 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         phases["triad_sweep"] = time.perf_counter() - t
         t = time.perf_counter()
         best_rates = [s.best for s in load_curve]
-        # OS cache sizes as priors, the curve as evidence; the blind fit when
-        # the OS reports no caches or the sweep misses a level
-        fit = (_levels.levels_from_priors(load_sizes, best_rates, info.os_caches)
-               or _levels.detect_levels(load_sizes, best_rates, os_caches=info.os_caches))
+        # OS cache sizes as priors, the curve as evidence (the blind fit when
+        # the OS reports no L1)
+        fit = _levels.detect_levels(load_sizes, best_rates, os_caches=info.os_caches)
 
         # all-core roof inside each plateau
         level_all: dict[str, tuple[Samples, int]] = {}

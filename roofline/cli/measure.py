@@ -201,8 +201,8 @@ def _report(device, path: Path) -> None:
     for key, m in device.memory.items():
         c = m.bandwidth
         one = ((single.get("memory") or {}).get(key) or {}).get("bytes_s")
-        cap = f" ({format_si(m.capacity_bytes, 'B')})" if m.capacity_bytes and key != "DRAM" else ""
-        rows.append((key + cap, format_si(c.value, "B/s"), _pct(c), format_si(one, "B/s") if one else "",
+        sizes = _level_sizes(m, (single.get("memory") or {}).get(key) or {}) if key != "DRAM" else ""
+        rows.append((key + sizes, format_si(c.value, "B/s"), _pct(c), format_si(one, "B/s") if one else "",
                      f"{100 * c.spread:.0f} %"))
     header = ("ceiling", "all cores" if device.kind == "cpu" else "device", "% theor.",
               "one core" if device.kind == "cpu" else "", "spread")
@@ -216,6 +216,20 @@ def _report(device, path: Path) -> None:
                         if k in ("core", "fma_implied", "sm")))
     for w in device.warnings:
         print(f"roofline measure: warning: {w}", file=sys.stderr)
+
+
+def _level_sizes(level, one_core: dict) -> str:
+    """`` (32 KiB, knee 34 KiB)``: the size the OS reports and, beside it,
+    where the measured curve leaves the plateau (when the step is clear)."""
+    from ..units import format_iec
+    os_bytes, knee = one_core.get("os_bytes"), one_core.get("measured_bytes")
+    size = os_bytes or level.capacity_bytes
+    if not size:
+        return ""
+    text = format_iec(size)
+    if knee:
+        text += f", knee {format_iec(knee)}"
+    return f" ({text})"
 
 
 def _pct(c) -> str:
