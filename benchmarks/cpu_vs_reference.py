@@ -125,9 +125,10 @@ def roofline_load_4k(nbytes: float, repeat: int = 5) -> float:
     multiarray.multiarray._set_madvise_hugepage(False)
     try:
         n = int(nbytes // 8) // 64 * 64
-        x = np.ones(n)
+        raw = np.ones(n + 8)
     finally:
         multiarray.multiarray._set_madvise_hugepage(True)
+    x = raw[(-raw.ctypes.data % 64) // 8:][:n]      # 64-byte aligned, as measure's buffer
     K.load(x, n, 1)
     best = 0.0
     for _ in range(repeat):
