@@ -148,6 +148,22 @@ def level_middle(level: dict, below: float | None) -> float:
     return size / 2 if below is None else (below * size) ** 0.5
 
 
+def l1_flatness(load: dict, l1: dict) -> str:
+    """How flat roofline's one-core load curve is inside L1 (4 KiB up to
+    the OS size): the smallest best rate against the largest. A dip at
+    small sizes (loop overhead, timer) or a sag before the OS size (a VM's
+    sibling thread sharing the L1) shows here."""
+    top = l1.get("os_bytes") or l1.get("to_bytes")
+    pts = [(s, r) for s, r in zip(load["sizes_bytes"], load["best_bytes_s"]) if 4096 <= s <= (top or 0)]
+    if len(pts) < 2:
+        return "L1 plateau: too few sizes swept inside L1"
+    lo = min(pts, key=lambda p: p[1])
+    hi = max(pts, key=lambda p: p[1])
+    return (f"L1 plateau, {len(pts)} sizes from 4 KiB to {top / 1024:.0f} KiB: lowest {lo[1] / 1e9:.1f} GB/s "
+            f"at {lo[0] / 1024:.0f} KiB, highest {hi[1] / 1e9:.1f} GB/s at {hi[0] / 1024:.0f} KiB "
+            f"({100 * lo[1] / hi[1]:.0f} % of it)")
+
+
 def verdict(ratio: float, target: float, unit: str) -> str:
     """FLOP rows: at least the target; bandwidth rows: within 10 % either way
     (a figure far above its reference is as wrong as one below it)."""
@@ -254,7 +270,8 @@ def main(argv=None) -> int:
         if m.bandwidth.theoretical:
             theo_rows.append((f"{k} all cores", m.bandwidth.value, m.bandwidth.theoretical))
 
-    print(f"\nload average at the end: {loadavg()}\n")
+    print(f"\nload average at the end: {loadavg()}")
+    print(l1_flatness(load, levels.get("L1", {})) + "\n")
     print(f"{'metric':34} {'roofline':>12} {'reference':>12} {'ratio':>7} {'target':>7}  reference kernel")
     failed = 0
     for r in rows:
