@@ -30,12 +30,19 @@ while the program was using CUDA.
 
 An export whose activity tables are all empty is an InputError ("no
 kernels").
+
+What SQLite may spend on a file is bounded, since a 12 KB file can ask for
+gigabytes: a column SQLite would compute on every read (``GENERATED ...
+VIRTUAL``; Nsight Systems never writes one) is refused, no value may exceed
+:data:`MAX_VALUE_BYTES` (``hex(zeroblob(4e8))`` asked for 2 GB), and the
+queries stop after :func:`deadline_s` seconds. Each overrun is one InputError.
 """
 from __future__ import annotations
 
 import itertools
 import math
 import sqlite3
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -50,6 +57,20 @@ from .timeline import busy_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NAME_COLUMNS = {"demangled": "demangledName", "short": "shortName", "mangled": "mangledName"}
+# The tables the reader queries: none may hold a column computed on read.
+READ_TABLES = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+               "CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds", "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU")
+# Kernel names are kilobytes; no value the reader needs comes near this.
+MAX_VALUE_BYTES = 32 << 20
+# the deadline is checked every so many SQLite virtual-machine steps
+PROGRESS_STEPS = 10_000
+_GENERATED_VIRTUAL = 2          # PRAGMA table_xinfo 'hidden' code of a VIRTUAL generated column
+
+
+def deadline_s(path: Path) -> float:
+    """How long the queries may take: a minute, and a second more for each
+    5 MB (a 2 GB export groups its kernels in well under 400 s)."""
+    return 60.0 + path.stat().st_size / 5e6
 
 
 def _text(value) -> str:
@@ -101,9 +122,12 @@ def read_sqlite(path: str | Path, names: str = "demangled") -> ImportResult:
     except (sqlite3.Error, UnicodeError) as exc:
         raise InputError(path, None, f"cannot open as SQLite: {exc}") from None
     try:
+        _bound(conn, path)
         return _read_sqlite(conn, path, names)
     except InputError:
         raise
+    except (sqlite3.OperationalError, sqlite3.DataError) as exc:
+        raise InputError(path, None, _overrun(exc, path)) from None
     except (sqlite3.Error, ValueError, TypeError, OverflowError, KeyError, IndexError, MemoryError) as exc:
         # ValueError covers UnicodeDecodeError: sqlite3 decodes its error messages, and a
         # corrupt schema puts undecodable bytes into them
@@ -112,8 +136,40 @@ def read_sqlite(path: str | Path, names: str = "demangled") -> ImportResult:
         conn.close()
 
 
+def _bound(conn, path: Path) -> None:
+    """Cap the size of any value SQLite makes and the time its queries take."""
+    if hasattr(conn, "setlimit"):       # Python 3.11+
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    end = time.monotonic() + deadline_s(path)
+    conn.set_progress_handler(lambda: time.monotonic() > end, PROGRESS_STEPS)
+
+
+def _overrun(exc: sqlite3.Error, path: Path) -> str:
+    text = str(exc)
+    if text == "interrupted":
+        return (f"reading took longer than {deadline_s(path):.0f} s and was stopped "
+                "(not an Nsight Systems export, or a damaged one)")
+    if "too big" in text:
+        return (f"a value larger than {MAX_VALUE_BYTES >> 20} MiB was asked for and refused "
+                "(not an Nsight Systems export, or a damaged one)")
+    return f"malformed Nsight Systems export ({type(exc).__name__}: {text})"
+
+
+def _refuse_computed_columns(conn, path: Path, tables: set[str]) -> None:
+    """A VIRTUAL generated column is computed on every read, at any cost
+    its expression asks for; Nsight Systems never writes one."""
+    for table in READ_TABLES:
+        if table not in tables:
+            continue
+        for row in conn.execute(f'PRAGMA table_xinfo("{table}")'):
+            if row[6] == _GENERATED_VIRTUAL:
+                raise InputError(path, None, f"{table}.{_text(row[1])} is a computed column (GENERATED "
+                                 "... VIRTUAL), which Nsight Systems never writes: not read")
+
+
 def _read_sqlite(conn, path: Path, names: str) -> ImportResult:
     tables = _tables(conn)
+    _refuse_computed_columns(conn, path, tables)
     kernel_t, memcpy_t, memset_t = ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                                     "CUPTI_ACTIVITY_KIND_MEMSET")
     present = [t for t in (kernel_t, memcpy_t, memset_t) if t in tables]
