@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: standard output)")
     p.add_argument("--format", "-f", choices=("csv", "json"), default=None,
-                   help="default: from the output extension, else csv")
+                   help="default: from the output extension (.csv or .json), csv without -o or "
+                        "an extension; any other extension needs --format")
     p.set_defaults(func=run)
 
 
@@ -25,10 +26,10 @@ def run(args) -> int:
     from ..atomic import write_text_atomic
     from ..importers import read_profile
     from ..importers.kernels_csv import format_kernels
+    fmt = output_format(args.output, args.format)
     result = read_profile(args.file)
     for advice in result.warnings:
         warn("import", advice)
-    fmt = args.format or ("json" if (args.output or "").endswith(".json") else "csv")
     if fmt == "json":
         text = json.dumps([_kernel_json(k) for k in result.kernels], indent=1) + "\n"
     else:
@@ -38,6 +39,24 @@ def run(args) -> int:
     else:
         print(text, end="")
     return 0
+
+
+EXTENSIONS = {".csv": "csv", ".json": "json"}
+
+
+def output_format(output: str | None, requested: str | None) -> str:
+    """--format when given, else the output's extension; an extension no
+    writer knows (x.xml) is an error rather than CSV under that name."""
+    from pathlib import Path
+
+    from ..errors import RooflineError
+    suffix = Path(output or "").suffix.lower()
+    if requested or not suffix:
+        return requested or "csv"
+    if suffix not in EXTENSIONS:
+        raise RooflineError(f"{output}: cannot tell the format from {suffix!r}: name the file "
+                            f"{' or '.join(EXTENSIONS)}, or pass --format csv or --format json")
+    return EXTENSIONS[suffix]
 
 
 def _kernel_json(k) -> dict:
