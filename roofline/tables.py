@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from .csv_cells import RISKY_PATTERN, defused
 from .gcpause import paused
 from .placement import Placements
 from .units import format_si
@@ -70,7 +71,7 @@ def _arrow_csv(columns: dict) -> bytes | None:
             arrays.append(pa.array(values, mask=None if finite is None or finite.all() else ~finite))
         else:
             text = pa.array(values, type=pa.string(), from_pandas=True)
-            formula = pac.match_substring_regex(text, "^[=+@-]")
+            formula = pac.match_substring_regex(text, RISKY_PATTERN)
             if pac.any(formula).as_py():
                 text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
             arrays.append(text)
@@ -109,18 +110,12 @@ def _csv_cells(values: np.ndarray) -> list[str]:
 
 
 def _csv_text(value) -> str:
-    """One text cell as csv.writer would write it, and text a spreadsheet
-    would run as a formula (= + - @ first) prefixed with a quote, as
-    spreadsheets expect."""
-    text = "" if value is None else str(value)
-    if text[:1] in _FORMULA:
-        text = "'" + text
+    """One text cell as csv.writer would write it, defused for spreadsheets
+    (:mod:`roofline.csv_cells`)."""
+    text = defused("" if value is None else str(value))
     if any(c in text for c in ',"\n\r'):
         text = '"' + text.replace('"', '""') + '"'
     return text
-
-
-_FORMULA = frozenset("=+-@")
 
 
 def placements_table(p: Placements, limit: int | None = None, name_width: int = 48) -> str:

@@ -15,7 +15,9 @@ when FLOPs and bytes come from a cost or operator model, not counters); optional
 shared, l2, dram (32-byte sectors or shared wavefronts; the instruction
 roofline). Empty cells mean "not measured".
 Lines starting with ``#`` are comments. A file with a header and no rows is
-an InputError ("no kernels").
+an InputError ("no kernels"). Text cells are written defused for spreadsheets
+and read back restored (:mod:`roofline.csv_cells`): an apostrophe before a
+leading ``=``, ``+``, ``-``, ``@``, tab or CR is the spreadsheet's and is dropped.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..csv_cells import defused, restored
 from ..errors import InputError
 from ..model import LEVELS, PRECISIONS, KernelRows, KernelSet
 from ..gcpause import paused
@@ -158,7 +161,7 @@ def _arrow_set(text: str) -> KernelSet | None:
         if strict and not pac.all(pac.equal(trimmed, col)).as_py():
             raise ValueError(c)         # surrounding whitespace: let the careful reader decide
         encoded = trimmed.dictionary_encode()
-        distinct = np.asarray(encoded.dictionary.to_pylist(), dtype=object)
+        distinct = np.asarray([restored(v) for v in encoded.dictionary.to_pylist()], dtype=object)
         return distinct[encoded.indices.to_numpy(zero_copy_only=False)]
 
     try:
@@ -284,7 +287,7 @@ def _kernel_set(cells: dict, lines, path) -> KernelSet:
 
 def _names(column: tuple, lines, path) -> np.ndarray:
     interned: dict[str, str] = {}
-    names = [interned.setdefault(s, s) for s in (c.strip() for c in column)]
+    names = [interned.setdefault(s, s) for s in (restored(c.strip()) for c in column)]
     if "" in interned:
         i = names.index("")
         raise InputError(path, int(lines[i]), "empty kernel name")
@@ -330,7 +333,8 @@ def _text_column(cells: dict, column: str, n: int) -> np.ndarray:
     if column not in cells:
         return np.full(n, "", dtype=object)
     interned: dict[str, str] = {}
-    return np.asarray([interned.setdefault(s, s) for s in (c.strip() for c in cells[column])], dtype=object)
+    return np.asarray([interned.setdefault(s, s) for s in (restored(c.strip()) for c in cells[column])],
+                      dtype=object)
 
 
 def _flags(cells: dict, lines, path) -> np.ndarray:
@@ -381,23 +385,25 @@ def format_kernels(kernels) -> str:
               + [f"transactions_{lv.lower()}" for lv in tx] + (["threads"] if has_threads else []) + text_cols)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    # a name starting with '#' would read back as a comment: quote its row
+    # a name starting with '#' would read back as a comment, and csv.writer
+    # leaves a CR unquoted (only '\n' ends our lines): quote such rows whole
     quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(header)
     for k in ks:
-        (quoted if k.name.lstrip().startswith("#") else writer).writerow(
-            [k.name, _cell(k.time_s), k.count]
-            + [_cell(k.flops.get(p)) for p in precisions]
-            + [_cell(k.bytes.get(lv)) for lv in levels]
-            + ([_cell(k.instructions)] if has_inst else [])
-            + [_cell(k.transactions.get(lv)) for lv in tx]
-            + ([k.threads if k.threads is not None else ""] if has_threads else [])
-            + [_text(getattr(k, c)) for c in text_cols])
+        row = ([defused(k.name), _cell(k.time_s), k.count]
+               + [_cell(k.flops.get(p)) for p in precisions]
+               + [_cell(k.bytes.get(lv)) for lv in levels]
+               + ([_cell(k.instructions)] if has_inst else [])
+               + [_cell(k.transactions.get(lv)) for lv in tx]
+               + ([k.threads if k.threads is not None else ""] if has_threads else [])
+               + [_text(getattr(k, c)) for c in text_cols])
+        carriage = any("\r" in c for c in row if isinstance(c, str))
+        (quoted if carriage or k.name.lstrip().startswith("#") else writer).writerow(row)
     return out.getvalue()
 
 
 def _text(value) -> str:
-    return ("1" if value else "0") if isinstance(value, bool) else value
+    return ("1" if value else "0") if isinstance(value, bool) else defused(value)
 
 
 def _cell(value) -> str:
