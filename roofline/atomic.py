@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,43 +29,76 @@ def atomic_path(path: str | Path):
     mode = target.stat().st_mode & 0o7777 if target.exists() else None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix or ".tmp",
-                                   dir=target.parent)
+        with _temporary(target.parent, f".{target.name}.", target.suffix) as tmp:
+            yield tmp
+            # mkstemp makes the file private (0600): keep the replaced file's
+            # mode, else give the usual one
+            os.chmod(tmp, _usual_mode() if mode is None else mode)
+            os.replace(tmp, target)
     except OSError as exc:
         raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
-    os.close(fd)
+
+
+def _usual_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def _temporary(directory, prefix: str, suffix: str):
+    """A new empty file, removed on the way out whatever happens (after a
+    successful os.replace there is nothing left to remove). Ctrl-C is held
+    back while the file is made and while it is removed, and raised only
+    where the cleanup will run, so no temporary file is ever left behind."""
+    release = _hold_interrupts()
     try:
-        yield Path(tmp)
-        # mkstemp makes the file private (0600): keep the replaced file's
-        # mode, else give the usual one
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix or ".tmp", dir=directory)
+        os.close(fd)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        release()
         raise
+    try:
+        release()               # a Ctrl-C pressed meanwhile is raised here
+        yield Path(tmp)
+    finally:
+        release = _hold_interrupts()
+        try:
+            Path(tmp).unlink(missing_ok=True)
+        finally:
+            release()
+
+
+def _hold_interrupts():
+    """Note SIGINT instead of raising it, until the returned function is
+    called; that call hands a noted one to the usual handler
+    (KeyboardInterrupt). Only the main thread can change signal handlers,
+    and only there is KeyboardInterrupt raised: elsewhere nothing is held."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is None or threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    noted = []
+    signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+
+    def release() -> None:
+        signal.signal(signal.SIGINT, previous)
+        if noted:
+            noted.clear()
+            signal.raise_signal(signal.SIGINT)
+    return release
 
 
 @contextmanager
 def _into_special(target: Path):
     """Write a complete temporary file, then copy it into a FIFO or device."""
-    fd, tmp = tempfile.mkstemp(prefix=".roofline-", suffix=target.suffix or ".tmp")
-    os.close(fd)
     try:
-        yield Path(tmp)
-        with open(tmp, "rb") as src, open(target, "wb") as dst:
-            while chunk := src.read(1 << 20):
-                dst.write(chunk)
+        with _temporary(None, ".roofline-", target.suffix) as tmp:
+            yield tmp
+            with open(tmp, "rb") as src, open(target, "wb") as dst:
+                while chunk := src.read(1 << 20):
+                    dst.write(chunk)
     except OSError as exc:
         raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
