@@ -154,7 +154,29 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
         raise ProfileError(path, None, "not a device profile: YAML nested too deeply") from None
     finally:
         loader.dispose()
-    return _Reader(path, root).device(data)
+    reader = _Reader(path, root)
+    bad = _surrogate_keys(data)
+    if bad is not None:     # a "\ud800" escape: no character, and no output could encode it
+        reader.fail(bad, "holds a lone surrogate (a \\ud800-\\udfff escape), which is no character")
+    return reader.device(data)
+
+
+def _surrogate_keys(data, keys: tuple = ()) -> tuple | None:
+    """The keys of the first string value holding a lone surrogate (of the
+    mapping, for a key holding one, so messages never carry it)."""
+    if isinstance(data, str):
+        return keys if _SURROGATE.search(data) else None
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        if isinstance(key, str) and _SURROGATE.search(key):
+            return keys
+        found = _surrogate_keys(value, keys + (key,))
+        if found is not None:
+            return found
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Reader:

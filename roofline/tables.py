@@ -11,6 +11,7 @@ import numpy as np
 from .csv_cells import RISKY_PATTERN, defused
 from .gcpause import paused
 from .placement import Placements
+from .terminal import visible
 from .units import format_si
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
@@ -119,7 +120,8 @@ def _csv_text(value) -> str:
 
 
 def placements_table(p: Placements, limit: int | None = None, name_width: int = 48) -> str:
-    """Kernels by descending time, with their bound and distance from the roof."""
+    """Kernels by descending time, with their bound and distance from the roof.
+    Names are made visible for a terminal (:mod:`roofline.terminal`)."""
     time = np.nan_to_num(p.kernels.time_s)
     order = np.argsort(-time, kind="stable")
     shown = p.records(order if limit is None else order[:limit])
@@ -135,7 +137,7 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
         share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"
         name = r["name"] + (f" [{r['variant']}]" if r.get("variant") else "")
         lines.append((
-            _short(name, name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
+            _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
             "n/a" if r["efficiency"] is None else f"{100 * r['efficiency']:.0f}%", bound))
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
@@ -158,6 +160,8 @@ def _short(name: str, width: int) -> str:
 
 
 def device_table(device) -> str:
+    """The profile for a terminal: each line made visible (names, clock keys
+    and warnings come from a YAML file)."""
     lines = [f"{device.name}  ({device.kind}, {device.provenance.get('method', 'unknown')})"]
     for key, c in device.compute.items():
         lines.append(f"  compute  {key:<12} {format_si(c.value, 'FLOP/s'):>14}" + _extra(c))
@@ -174,7 +178,7 @@ def device_table(device) -> str:
         lines.append(f"  clock    {key:<12} {format_si(hz, 'Hz'):>14}")
     for w in device.warnings:
         lines.append(f"  warning: {w}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"
 
 
 def _extra(c) -> str:

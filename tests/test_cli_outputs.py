@@ -31,3 +31,80 @@ def test_import_follows_an_explicit_format_and_any_case(tmp_path, capsys):
     bare = tmp_path / "kernels"           # no extension: kernels.csv text, as the help says
     assert main(["import", str(EXAMPLE), "-o", str(bare)]) == 0
     assert bare.read_text().startswith("name,time_s,count,")
+
+
+# ---------------------------------------------------------------- terminal text
+
+ACTIVE = "\x1b\x07\x9b\u202e\u2066\r\t"
+EVIL = "evil\x1b[31mRED\x1b]0;title\x07"
+NAMES = [EVIL, "bidi\u202eabc\u2066x", "c1\x9bx", "tab\tcr\rx"]
+
+
+def _evil_csv(tmp_path):
+    path = tmp_path / "evil.csv"
+    rows = "".join(f'"{n}",{i + 1},1,1e9,5e6\n' for i, n in enumerate(NAMES))
+    path.write_text("name,time_us,count,flops_fp32,bytes_dram\n" + rows, encoding="utf-8")
+    return path
+
+
+def _evil_profile(tmp_path, name: str):
+    from conftest import DATA
+    text = (DATA / "toy_gpu.yaml").read_text().replace("name: toy GPU (V100-like numbers)", f'name: "{name}"')
+    path = tmp_path / "evil.yaml"
+    path.write_text(text)
+    return path
+
+
+def _no_active(text: str) -> bool:
+    return not any(c in text for c in ACTIVE)
+
+
+def test_names_reach_the_terminal_as_escapes(tmp_path, capsys):
+    data = _evil_csv(tmp_path)
+    assert main(["classify", str(data), "--device", "v100-sxm2"]) == 0
+    out, err = capsys.readouterr()
+    assert _no_active(out) and _no_active(err)
+    assert "evil\\x1b[31mRED\\x1b]0;title\\x07" in out and "bidi\\u202eabc\\u2066x" in out
+    assert "c1\\x9bx" in out and "tab\\x09cr\\x0dx" in out      # tab and CR inside a name too
+    assert "runs at" in err and "evil\\x1b[31mRED" in err       # the warning names the kernel, escaped
+    widths = {len(line) for line in out.splitlines()[2:6]}
+    assert len(widths) == 1                                      # columns stay aligned
+
+
+def test_json_and_csv_keep_the_real_names(tmp_path, capsys):
+    import csv
+    import io
+    data = _evil_csv(tmp_path)
+    assert main(["classify", str(data), "--device", "v100-sxm2", "--format", "json"]) == 0
+    assert sorted(r["name"] for r in json.loads(capsys.readouterr().out)) == sorted(NAMES)
+    assert main(["classify", str(data), "--device", "v100-sxm2", "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert sorted(r[0] for r in rows[1:]) == sorted(NAMES)
+
+
+def test_device_names_reach_the_terminal_as_escapes(tmp_path, capsys):
+    profile = _evil_profile(tmp_path, "toy \\e[2J\\u202e GPU")     # YAML escapes: ESC and RLO
+    assert main(["show", str(profile)]) == 0
+    out, _ = capsys.readouterr()
+    assert _no_active(out) and out.startswith("toy \\x1b[2J\\u202e GPU  (gpu, datasheet)")
+    assert main(["classify", str(_evil_csv(tmp_path)), "--device", str(profile)]) == 0
+    assert main(["diff", str(_evil_csv(tmp_path)), str(_evil_csv(tmp_path)), "--device", str(profile)]) == 0
+    out, err = capsys.readouterr()
+    assert _no_active(out) and _no_active(err) and "toy \\x1b[2J\\u202e GPU" in out
+
+
+def test_a_lone_surrogate_in_a_profile_is_a_one_line_error(tmp_path, capsys):
+    profile = _evil_profile(tmp_path, "toy \\ud800 GPU")
+    for args in (["show", str(profile)], ["plot", str(EXAMPLE), "--device", str(profile), "-o",
+                                          str(tmp_path / "x.png")]):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "evil.yaml:2: key 'name': holds a lone surrogate" in err
+
+
+def test_error_messages_reach_the_terminal_as_escapes(tmp_path, capsys):
+    missing = tmp_path / "no\x1b[31mfile\u202e.csv"          # paths are quoted as they are
+    assert main(["classify", str(missing), "--device", "v100-sxm2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("roofline classify: error:") and _no_active(err)
+    assert "no\\x1b[31mfile\\u202e.csv: cannot read" in err

@@ -41,12 +41,14 @@ def run(args) -> int:
     from ..placement import place
     from ..device_choice import device_for
     from ..tables import placements_csv_bytes, placements_json, placements_table
+    from ..terminal import visible_lines
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):
         if args.device:             # a wrong name fails before the ranks are read
             device_for([], requested=args.device)
-        print(classify_ranks(args, args.device), end="")
+        out = classify_ranks(args, args.device)
+        print(visible_lines(out) if args.format == "table" else out, end="")
         return 0
     kernels, results = load_inputs(args.files, merge=args.merge)
     device = choose_device(args.device, results, "classify")

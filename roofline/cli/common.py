@@ -62,7 +62,9 @@ def kernel_columns(results):
 
 def warn(command: str, advice) -> None:
     """Advice goes to stderr, one line each, so stdout stays machine-readable.
-    A long kernel name as the subject is shortened (JSON/CSV keep it whole)."""
+    A long kernel name as the subject is shortened (JSON/CSV keep it whole);
+    characters that would act on the terminal are shown as escapes."""
+    from ..terminal import visible
     subject = getattr(advice, "subject", "")
     if len(subject) > SUBJECT_WIDTH:
         from dataclasses import replace
@@ -72,7 +74,7 @@ def warn(command: str, advice) -> None:
         if len(short) > SUBJECT_WIDTH:
             short = short[: SUBJECT_WIDTH - 1] + "…"
         advice = replace(advice, subject=short)
-    print(f"roofline {command}: warning: {advice}", file=sys.stderr)
+    print(visible(f"roofline {command}: warning: {advice}"), file=sys.stderr)
 
 
 SUBJECT_WIDTH = 100
@@ -100,9 +102,11 @@ def choose_device(requested, results, command: str):
     capability, or my-cpu for a PyTorch CPU trace. What was chosen and why
     goes to stderr, so stdout stays machine-readable."""
     from ..device_choice import device_for
+    from ..terminal import visible
     choice = device_for(results, requested=requested)
     if choice.reason:
-        print(f"roofline {command}: using device profile {choice.profile} ({choice.reason})", file=sys.stderr)
+        print(visible(f"roofline {command}: using device profile {choice.profile} ({choice.reason})"),
+              file=sys.stderr)
     for text in choice.warnings:
         warn(command, text)
     return choice.device

@@ -23,6 +23,7 @@ def run_devices(args) -> int:
     from ..profile import builtin_profiles, load_device, saved_profiles
     from ..units import format_si
     from ..errors import ProfileError
+    from ..terminal import visible, visible_lines
     from .common import warn
     rows = []
     for origin, profiles in (("built-in", builtin_profiles()), ("saved", saved_profiles())):
@@ -43,8 +44,9 @@ def run_devices(args) -> int:
     for r in rows:
         peak = f"{format_si(r['peak_flop_s'], 'FLOP/s')} {r['peak_precision']}"
         dram = format_si(r["dram_bytes_s"], "B/s")
-        print(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {peak:>22}  DRAM {dram:>11}  {r['device']}")
-    print(_naming_note({r["name"]: r["device"] for r in rows}), end="")
+        print(visible(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {peak:>22}  DRAM {dram:>11}  "
+                      f"{r['device']}"))
+    print(visible_lines(_naming_note({r["name"]: r["device"] for r in rows})), end="")
     return 0
 
 

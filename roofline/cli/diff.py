@@ -60,8 +60,11 @@ def run(args) -> int:
     else:
         result = diff_placements(_place(args.a, args.device),
                                  _place(args.b, args.device_b or args.device), by=args.by)
-    out = diff_json(result) if args.format == "json" else diff_table(result, limit=args.top)
-    print(out, end="")
+    if args.format == "json":
+        print(diff_json(result), end="")
+    else:                   # names from the files, shown and not sent to the terminal
+        from ..terminal import visible_lines
+        print(visible_lines(diff_table(result, limit=args.top)), end="")
     return 0
 
 

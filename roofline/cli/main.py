@@ -51,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except RooflineError as exc:
-        print(f"roofline {args.command}: error: {exc}", file=sys.stderr)
+    except RooflineError as exc:   # messages quote names and cells of the input: shown, not sent
+        from ..terminal import visible_lines
+        print(visible_lines(f"roofline {args.command}: error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"roofline {args.command}: interrupted", file=sys.stderr)

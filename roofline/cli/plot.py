@@ -43,6 +43,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from ..terminal import visible
+
     from ..errors import InputError
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
@@ -69,12 +71,13 @@ def run(args) -> int:
     if args.title:
         fig.axes[0].set_title(args.title)
     save_figure(fig, args.output)
-    print(f"wrote {args.output} ({len(kernels)} kernels on {device.name})")
+    print(visible(f"wrote {args.output} ({len(kernels)} kernels on {device.name})"))
     return 0
 
 
 def _instruction(args, device, kernels, results) -> int:
     from ..errors import MissingMetricError
+    from ..terminal import visible
     from ..instruction import NCU_METRICS, instruction_roofline, instruction_roofline_figure
     from ..plot import save_figure
     if device.instruction_rate is None:
@@ -88,5 +91,6 @@ def _instruction(args, device, kernels, results) -> int:
                                  "per memory level", NCU_METRICS)
     warn_all("plot", [w for r in results for w in r.warnings] + list(roof.warnings))
     save_figure(instruction_roofline_figure(roof, title=args.title), args.output)
-    print(f"wrote {args.output} ({len(roof.points)} kernels on the instruction roofline of {device.name})")
+    print(visible(f"wrote {args.output} ({len(roof.points)} kernels on the instruction roofline of "
+                  f"{device.name})"))
     return 0

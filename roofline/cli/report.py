@@ -80,6 +80,7 @@ def run(args) -> int:
         warn("report", advice)
     written = report.save(args.output)
     extra = f" and {len(written) - 1} image(s)" if len(written) > 1 else ""
-    print(f"wrote {args.output}{extra} ({len(report.placements):,} kernel rows on {device.name}, "
-          f"{time.perf_counter() - t0:.1f} s)")
+    from ..terminal import visible
+    print(visible(f"wrote {args.output}{extra} ({len(report.placements):,} kernel rows on {device.name}, "
+                  f"{time.perf_counter() - t0:.1f} s)"))
     return 0
