@@ -38,6 +38,14 @@ _BOUND_OF = {COMPUTE: COMPUTE, BANDWIDTH: BANDWIDTH, LAUNCH: OVERHEAD,
 
 # A point this far above its roof is reported (counter or ceiling error).
 ABOVE_ROOF_TOLERANCE = 1.05
+
+
+def _quiet():
+    """Ratios of work and time: 0/0, x/0 and overflow (work / 1e-300 s) are
+    NaN or inf, which callers treat as not finite, not numpy warnings."""
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 # Families that do no FLOPs by nature: no "missing FLOP counter" warning.
 NO_FLOP_FAMILIES = frozenset({"memcpy", "memset"})
 
@@ -121,17 +129,17 @@ class Placements:
 
     @property
     def achieved_flop_s(self) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _quiet():
             return self.work / self.kernels.time_s
 
     @property
     def attainable_flop_s(self) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _quiet():
             return np.where(self.roofline_time_s > 0, self.work / self.roofline_time_s, math.nan)
 
     @property
     def headroom(self) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _quiet():
             return 1.0 / self.efficiency
 
     @property
@@ -230,7 +238,7 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
     t_roof = np.where(known, np.max(filled, axis=0), math.nan)
 
     time_s = kernels.time_s
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with _quiet():
         efficiency = np.where(time_s > 0, t_roof / time_s, math.nan)
     if np.any(time_s == 0):
         warnings.append(Advice(
@@ -278,7 +286,7 @@ def _level_times(kernels: KernelSet, device: Device, work: np.ndarray,
                     "use a device profile that measures this level", subject=lv))
             continue
         times[lv] = nbytes / device.bandwidth(lv)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with _quiet():
             intensity[lv] = np.where(nbytes > 0, work / nbytes, math.nan)
     order = [lv for lv in device.memory if lv in times]
     return {lv: times[lv] for lv in order}, {lv: intensity[lv] for lv in order}
@@ -317,11 +325,19 @@ def _warn_missing(kernels, work, known, no_flop_family, warnings):
             "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", subject="counters"))
 
 
+def _times(ratio: float) -> str:
+    """2.13x; 6.4e+295x for a time of 1e-300 s; past the float range
+    (5e-324 s), more than 1e308x."""
+    if not math.isfinite(ratio):
+        return "more than 1e308x"
+    return f"{ratio:.2f}x" if ratio < 1e4 else f"{ratio:.2g}x"
+
+
 def _warn_above_roof(kernels, efficiency, warnings, listed: int = 5):
     above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
     for i in above[:listed]:
         warnings.append(Advice(
-            f"runs at {efficiency[i]:.2f}x its roof",
+            f"runs at {_times(efficiency[i])} its roof",
             "check the counters and that the device profile matches the GPU the profile came from",
             subject=str(kernels.names[i])))
     if len(above) > listed:

@@ -139,7 +139,7 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
         lines.append((
             _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
-            "n/a" if r["efficiency"] is None else f"{100 * r['efficiency']:.0f}%", bound))
+            _percent(r["efficiency"]), bound))
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
     text = ["  ".join(c.ljust(w) if i in (0, 7) else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
@@ -149,6 +149,13 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     if any(r["modelled"] for r in shown):
         text.append("* work from a cost or operator model (compulsory bytes: an upper bound on intensity)")
     return "\n".join(text) + "\n"
+
+
+def _percent(fraction) -> str:
+    """6%; 2128%; 6.4e+297% (a time of 1e-300 s), not 298 digits."""
+    if fraction is None:
+        return "n/a"
+    return f"{100 * fraction:.0f}%" if fraction < 100 else f"{100 * fraction:.2g}%"
 
 
 def _rate(value) -> str:

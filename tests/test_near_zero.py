@@ -1,0 +1,38 @@
+"""Near-zero times and work: no numpy warnings, and ratios a person can read
+(a time of 5e-324 s made 'runs at infx its roof', 1e-300 s a 298-digit
+efficiency, and both an 'overflow encountered in divide' on stderr)."""
+from __future__ import annotations
+
+import warnings
+
+from roofline.importers.kernels_csv import parse
+from roofline.placement import place
+from roofline.profile import find_device
+from roofline.tables import placements_table
+
+NEAR_ZERO = ("name,time_s,count,flops_fp32,bytes_dram\n"
+             "ok,1e-3,1,1e9,1e6\n"
+             "tiny,1e-300,1,1e9,5e6\n"           # work / time overflows
+             "denormal,5e-324,1,1e9,5e6\n"       # roofline time / time is inf
+             "no_flops,1e-3,1,0,5e6\n"
+             "tiny_work,1e-3,1,1e-300,1e-310\n"  # intensity overflows
+             "no_time,0,1,1e6,1e3\n")
+
+
+def test_near_zero_values_raise_no_numpy_warning_and_read_well():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # a RuntimeWarning fails the test
+        p = place(parse(NEAR_ZERO).columns, find_device("v100-sxm2"))
+        p.records()
+        table = placements_table(p)
+    above = {a.subject: a.message for a in p.warnings if "its roof" in a.message}
+    assert above == {"tiny": "runs at 6.4e+295x its roof", "denormal": "runs at more than 1e308x its roof"}
+    rows = {line.split()[0]: line for line in table.splitlines()[2:]}
+    assert "6.4e+297%" in rows["tiny"] and len(rows["tiny"]) < 120
+    assert " n/a " in rows["denormal"]            # an infinite efficiency is no number
+    assert "infx" not in " ".join(a.message for a in p.warnings)
+
+
+def test_ordinary_ratios_keep_two_decimals():
+    p = place(parse("name,time_s,flops_fp32\nfast,1e-6,1e8\n").columns, find_device("v100-sxm2"))
+    assert [a.message for a in p.warnings] == ["runs at 6.38x its roof"]
