@@ -16,6 +16,7 @@ import datetime as _dt
 import math
 import os
 import re
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,11 @@ import yaml
 from .atomic import write_text_atomic
 from .errors import Advice, ProfileError, UnknownDeviceError
 from .model import LEVELS, PRECISIONS, Ceiling, Device, MemoryLevel
+
+try:
+    import fcntl
+except ImportError:         # Windows: profiles are written without a lock
+    fcntl = None
 
 SCHEMA_VERSION = 1
 _RATE_KEY = {"compute": "flop_s", "memory": "bytes_s", "instruction_rate": "inst_s"}
@@ -94,10 +100,75 @@ def dump_device(device: Device) -> str:
 
 
 def save_device(device: Device, path: str | Path) -> Path:
-    """Write atomically: an interrupted write leaves the old file (or none)."""
+    """Write atomically: an interrupted write leaves the old file (or none).
+    While another process holds the profile's lock (:func:`profile_lock`)
+    this is a ProfileError instead of a silent replacement."""
     path = Path(path)
-    write_text_atomic(path, dump_device(device))
+    with profile_lock(path):
+        write_text_atomic(path, dump_device(device))
     return path
+
+
+_HELD: dict[str, int] = {}       # lock files this process holds, and how often
+
+
+@contextmanager
+def profile_lock(path: str | Path):
+    """Hold an advisory lock on the profile at ``path`` (a hidden
+    ``.NAME.yaml.lock`` beside it while held) for a whole measurement and
+    its save, so a second ``roofline measure`` writing the same profile
+    stops at once with a ProfileError naming the holder. Re-entrant within
+    a process; nothing is locked without fcntl, for a FIFO or device
+    target, or where the lock file cannot be made (the write then reports)."""
+    path = Path(path)
+    lock = path.with_name(f".{path.name}.lock")
+    key = os.path.realpath(lock)
+    special = path.exists() and not path.is_file()
+    fd = None if key in _HELD or fcntl is None or special else _lock_fd(lock, path)
+    _HELD[key] = _HELD.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        _HELD[key] -= 1
+        if not _HELD[key]:
+            del _HELD[key]
+            if fd is not None:          # removed while still held, so no one locks a stale file
+                Path(lock).unlink(missing_ok=True)
+                os.close(fd)
+
+
+def _lock_fd(lock: Path, path: Path) -> int | None:
+    """An open lock file held exclusively, with this process's id in it."""
+    for _ in range(10):
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ProfileError(path, None, f"another roofline measure (process {holder}) is writing this "
+                               "profile; wait for it to finish, or write elsewhere with -o") from None
+        except OSError:             # a file system without locks (some NFS): write unlocked
+            os.close(fd)
+            return None
+        if _still_named(fd, lock):
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd
+        os.close(fd)                # its holder removed it as we opened it: lock the new one
+    return None
+
+
+def _still_named(fd: int, lock: Path) -> bool:
+    try:
+        named, held = os.stat(lock), os.fstat(fd)
+    except OSError:
+        return False
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 # ---------------------------------------------------------------- reading
