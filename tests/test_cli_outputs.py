@@ -108,3 +108,12 @@ def test_error_messages_reach_the_terminal_as_escapes(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("roofline classify: error:") and _no_active(err)
     assert "no\\x1b[31mfile\\u202e.csv: cannot read" in err
+
+
+def test_a_lone_surrogate_in_an_ert_device_name_is_replaced(tmp_path, capsys):
+    from conftest import DATA
+    ert = tmp_path / "roofline.json"     # json.loads reads the escape as a lone surrogate
+    ert.write_text((DATA / "ert_roofline_py2.json").read_text().replace("Results.node17.01",
+                                                                        "Results.node\\ud80017.01"))
+    assert main(["plot", str(EXAMPLE), "--device", str(ert), "-o", str(tmp_path / "x.png")]) == 0
+    assert "on node\ufffd17.01" in capsys.readouterr().out     # matplotlib could not draw the title

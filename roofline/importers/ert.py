@@ -141,6 +141,12 @@ def _level(label: str, taken: set) -> str:
 
 
 def _device_name(meta: dict, path: Path) -> str:
+    """The results folder or host name; a lone surrogate (json.loads reads
+    "\\ud800" as one, and no output can encode it) becomes U+FFFD."""
+    return re.sub("[\ud800-\udfff]", "\ufffd", _raw_name(meta, path))
+
+
+def _raw_name(meta: dict, path: Path) -> str:
     results = _first(_config(meta).get("ERT_RESULTS"))
     if isinstance(results, str) and results.strip():
         name = Path(results.strip()).name
