@@ -257,11 +257,12 @@ def _signed_time(v) -> str:
 
 
 def _ratio(v) -> str:
-    return "-" if v is None else f"{v:.2f}x"
+    # a time of 1e-300 s makes ratios of 300 digits: short form past 10,000
+    return "-" if v is None else f"{v:.2f}x" if abs(v) < 1e4 else f"{v:.2g}x"
 
 
 def _pct(v) -> str:
-    return "-" if v is None else f"{100 * v:.0f}%"
+    return "-" if v is None else f"{100 * v:.0f}%" if abs(v) < 100 else f"{100 * v:.2g}%"
 
 
 def _known(bound) -> bool:

@@ -36,3 +36,14 @@ def test_near_zero_values_raise_no_numpy_warning_and_read_well():
 def test_ordinary_ratios_keep_two_decimals():
     p = place(parse("name,time_s,flops_fp32\nfast,1e-6,1e8\n").columns, find_device("v100-sxm2"))
     assert [a.message for a in p.warnings] == ["runs at 6.38x its roof"]
+
+
+def test_diff_table_ratios_stay_short():
+    from roofline.diff import diff_placements, diff_table
+    device = find_device("v100-sxm2")
+    a = place(parse("name,time_s,flops_fp32\nk,1e-3,1e9\n").columns, device)
+    b = place(parse("name,time_s,flops_fp32\nk,1e-300,1e9\n").columns, device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = next(line for line in diff_table(diff_placements(a, b)).splitlines() if line.startswith("k "))
+    assert "1e+297x" in row and "6.4e+297%" in row and len(row) < 150
