@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 import types
 from pathlib import Path
 
@@ -452,3 +453,29 @@ def test_interrupted_write_leaves_no_half_written_profile(fake_measure, tmp_path
     assert main(["measure", "--device", "cpu", "-o", str(out)]) == 130
     assert out.read_text() == "old profile\n"
     assert [p.name for p in tmp_path.iterdir()] == ["my-cpu.yaml"]  # no temporary left over
+
+
+def test_a_second_measure_of_one_profile_stops_before_measuring(fake_measure, tmp_path, capsys, monkeypatch):
+    import subprocess
+    import textwrap
+
+    from roofline.cli import measure as M
+    from roofline.cli.main import main
+    monkeypatch.setattr(M, "_probe_gpu", lambda index: "no NVIDIA driver")
+    target = tmp_path / "cpu.yaml"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys
+        from roofline.profile import profile_lock
+        with profile_lock(sys.argv[1]):
+            print("held", flush=True)
+            sys.stdin.read()
+        """), str(target)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["measure", "--quick", "-o", str(target)]) == 2
+        assert f"another roofline measure (process {holder.pid})" in capsys.readouterr().err
+        assert fake_measure == [] and not target.exists()      # nothing measured, nothing written
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
+    assert main(["measure", "--quick", "-o", str(target)]) == 0 and target.exists()

@@ -111,7 +111,7 @@ def _output_path(args, stem: str, several: bool) -> Path:
 
 
 def run(args) -> int:
-    from ..profile import save_device
+    from ..profile import profile_lock, save_device
 
     kind, index = _parse_device(args.device)
     jobs: list[tuple[str, int | None]] = []
@@ -140,12 +140,15 @@ def run(args) -> int:
         stem = "my-cpu" if what == "cpu" else ("my-gpu" if idx == 0 and not several else f"my-gpu{idx}")
         name = args.name if (args.name and not several) else (
             f"{args.name}-{stem}" if args.name else stem)
-        if what == "cpu":
-            device = _measure_cpu(args.quick, name)
-        else:
-            device = _measure_gpu(idx, args.quick, name)
-        target = _refuse_busy_over_quiet(device, _output_path(args, stem, several), args.force)
-        path = save_device(device, target)
+        requested = _output_path(args, stem, several)
+        # held for the whole run: a second measure of the same profile stops
+        # before measuring, not minutes later when it would replace this one
+        with profile_lock(requested):
+            if what == "cpu":
+                device = _measure_cpu(args.quick, name)
+            else:
+                device = _measure_gpu(idx, args.quick, name)
+            path = save_device(device, _refuse_busy_over_quiet(device, requested, args.force))
         _report(device, path)
     return 0
 
@@ -175,9 +178,10 @@ def _refuse_busy_over_quiet(device, target: Path, force: bool) -> Path:
 
 
 def _report(device, path: Path) -> None:
+    from ..terminal import visible
     from ..units import format_si
     prov = device.provenance
-    print(f"profile written to {path}")
+    print(f"profile written to {visible(str(path))}")
     extra = []
     if "compile_time_s" in prov:
         extra.append(f"compile/cache load {prov['compile_time_s']:.1f} s "
@@ -215,7 +219,7 @@ def _report(device, path: Path) -> None:
               + "".join(f", clock {k} {format_si(v, 'Hz')}" for k, v in device.clocks_hz.items()
                         if k in ("core", "fma_implied", "sm")))
     for w in device.warnings:
-        print(f"roofline measure: warning: {w}", file=sys.stderr)
+        print(f"roofline measure: warning: {visible(str(w))}", file=sys.stderr)
 
 
 def _level_sizes(level, one_core: dict) -> str:
