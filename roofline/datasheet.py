@@ -46,6 +46,8 @@ GENERATED_BY = "roofline.datasheet"
 LAUNCH_OVERHEAD_S = 5e-6
 LAUNCH_OVERHEAD_SOURCE = ("assumption: typical CUDA kernel launch overhead (~5 us host side); "
                           "not published for any GPU, measure it with `roofline measure`")
+_HIP_LAUNCH = ("assumption: ~5 us host side, the usual CUDA kernel launch figure taken for HIP too; "
+               "not published for any GPU, measure it")
 
 SECTOR_BYTES = 32  # L1/L2/DRAM transaction (sector) size; Ding & Williams 2019
 
@@ -114,6 +116,32 @@ SRC = {
     "gh200ds": ("NVIDIA GH200 Grace Hopper Superchip datasheet (2023): H100 GPU (132 SMs, compute peaks "
                 "as H100 SXM5) with 96 GB HBM3 at 4 TB/s (or 144 GB HBM3e at 4.9 TB/s), NVLink-C2C "
                 "900 GB/s CPU-GPU"),
+    # laptop parts: the boost clock depends on the power limit (TGP) the laptop maker sets
+    "rtx40laptop": ("NVIDIA GeForce RTX 40 Series Laptop GPU specifications (2023): RTX 4060 Laptop 3072 "
+                    "CUDA cores, 1470-2370 MHz boost, 8 GB GDDR6 128-bit; RTX 4050 Laptop 2560 CUDA cores, "
+                    "1605-2370 MHz boost, 6 GB GDDR6 96-bit; boost by the laptop's TGP"),
+    "ncu_laptops": ("Nsight Compute device attributes in public .ncu-rep reports (RTX 4050 Laptop: 20 SMs, "
+                    "24 MB L2 in 16 slices, 1605 MHz; RTX 4060 Laptop: 24 SMs, 32 MB L2 in 16 slices, "
+                    "2010 MHz; both 16 Gbit/s GDDR6, PCIe 16 GT/s x8; MX450: TU117, 14 SMs, 64-bit 10 Gbit/s "
+                    "GDDR6, 2 GB, 512 KB L2 in 4 slices, 1575 MHz, PCIe 8 GT/s x4)"),
+    "gtx1060maxq": ("NVIDIA GeForce GTX 1060 notebook specifications (GP106, 1280 CUDA cores = 10 SMs; Max-Q "
+                    "Design: 1063-1265 MHz base, up to 1480 MHz boost by TGP; 6 GB GDDR5 192-bit 8 Gbps)"),
+    "nsys_1060": ("Nsight Systems TARGET_INFO_GPU in a public report (GTX 1060 with Max-Q Design: GP106, "
+                  "10 SMs, 1341.5 MHz, 1.5 MB L2, 6 GB, 192.2 GB/s, 96 KB shared memory per SM)"),
+    "gp106": ("GeForce GTX 1060 launch material (2016): GP106 has six 32-bit memory controllers, each "
+              "with 256 KB of L2"),
+    # AMD
+    "mi250arch": ("AMD ROCm documentation, 'AMD Instinct MI250 microarchitecture' (per GCD: 104 CUs of four "
+                  "SIMD16 units, 1.7 GHz peak engine clock, HBM2e 1.6 TB/s, its own PCIe Gen4 x16 link; "
+                  "FLOPS/clock/CU table)"),
+    "rocm_specs": ("AMD ROCm documentation, 'GPU hardware specifications' (MI250: gfx90a, 104 CUs and 8 MiB "
+                   "L2 per GCD, wavefront 64, 16 KiB vector L1 per CU, 64 KiB LDS, GFXIP 9.0; MI210: one "
+                   "such die with 64 GiB)"),
+    "rocprof_gfx90a": ("ROCm Compute Profiler (rocprofiler-compute) for gfx90a: 32 L2 channels; peaks vL1D "
+                       "64 B/clk/CU, L2 64 B/clk/channel, LDS 128 B/clk/CU, IPC 5/clk/CU; requests of 64 B "
+                       "(vL1D), 128 B (L2), 64 B (HBM)"),
+    "mi250ds": ("AMD Instinct MI250 specifications (two GCDs, 8192-bit HBM2e at 1.6 GHz, 3.2 TB/s, "
+                "128 GB)"),
 }
 
 
@@ -133,8 +161,8 @@ class GpuSpec:
     name: str
     chip: str
     family: str
-    compute_capability: str
-    sms: int
+    compute_capability: str | None       # NVIDIA's; None for AMD (see extra: gfxip_version)
+    sms: int                             # SMs, or compute units (CUs) on AMD
     boost_clock_hz: float
     fma_per_sm: Mapping[str, int]
     schedulers_per_sm: int
@@ -157,6 +185,11 @@ class GpuSpec:
     host_link_bidirectional_bytes_s: float | None = None
     notes: Mapping[str, str] = field(default_factory=dict)
     extra: Mapping[str, object] = field(default_factory=dict)
+    vendor: str = "NVIDIA"
+    # warp (wavefront) instructions each scheduler issues per clock: 1 on NVIDIA
+    # (Ding & Williams); a CDNA SIMD takes 4 clocks over a wave64 VALU instruction
+    instr_per_clk_per_scheduler: float = 1.0
+    transaction_bytes: Mapping[str, int] = field(default_factory=dict)   # by level; default 32 B sectors
 
     @property
     def l2_bytes_per_clk(self) -> int | None:
@@ -171,6 +204,20 @@ BASIS = {
     "derived": "computed from figures published for the same SM or L2 design",
     "assumption": "at least one parameter is assumed (the source names which and why)",
 }
+
+
+# What each vendor calls a multiprocessor, its issue units, its thread group
+# and the L1 level the profiles give (AMD's LDS is not that level).
+_WORDS = {"NVIDIA": ("SM", "schedulers", "warp", "L1/shared", "SM clock"),
+          "AMD": ("CU", "SIMDs", "wavefront", "vector L1 (vL1D)", "engine clock")}
+
+
+def _unit(spec: GpuSpec) -> str:
+    return _WORDS[spec.vendor][0]
+
+
+def _transaction(spec: GpuSpec, level: str) -> int:
+    return spec.transaction_bytes.get(level, SECTOR_BYTES)
 
 
 def _kib(n: float) -> float:
@@ -267,6 +314,33 @@ _KEPLER_NOTES = {"clock": ("peaks at the base clock NVIDIA quotes them at; GPU B
                         "(which reports them) does not support Kepler: level omitted; measure it")}
 _KEPLER_L1 = SRC["cuda_guide"] + " (Kepler: 32 banks of 4 B, or 8 B in 64-bit mode)"
 
+# Laptop parts: NVIDIA gives a boost range, the laptop maker's power limit
+# (TGP) picks the clock. The profiles take the top of the range, so their
+# roofs are upper bounds for any laptop, and say what the real report ran at.
+def _tgp_clock(mhz: int, published: str, seen: str) -> str:
+    return (f"assumption: {mhz} MHz, the top of the published boost range ({published}); the clock depends "
+            f"on the laptop's power limit (TGP), so these roofs are upper bounds; {seen}")
+
+
+_ADA_GEFORCE_TENSOR = {"tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512,
+                       "tensor_fp8": 2048, "tensor_int8": 2048}
+_ADA_GEFORCE_NOTES = {"tensor_fp16": _GEFORCE_ACC, "tensor_fp8": _GEFORCE_ACC,
+                      "tensor_bf16": "BF16 MMA accumulates in FP32 (half the FP16-accumulate rate)",
+                      "tensor_tf32": "GeForce TF32 rate (half the datacenter Ada rate per SM)",
+                      "pcie": ("Gen4 x8: the link of the RTX 4050 and 4060 Laptop GPUs in the public reports "
+                               "(device__attribute_gpu_pci_ext_gpu_link_rate 16000 MT/s, width 8)")}
+_ADA_GEFORCE_EXTRA = {"tensor_fp32_accumulate_flop_per_sm_per_clk": {"tensor_fp16": 512, "tensor_fp8": 1024}}
+_ADA_LAPTOP_SRC = {"units": f"{SRC['ada']} (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64); SMs: "
+                            f"{SRC['rtx40laptop']}",
+                   "tensor": f"per-SM rates of the GeForce Ada SM (the RTX 4090 table of {SRC['ada']})",
+                   "dram": f"{SRC['rtx40laptop']}; 16 Gbit/s per pin: {SRC['ncu_laptops']}",
+                   "l1": _L1_ADA}
+
+
+def _ada_laptop_l2(mb: int) -> str:
+    return _l2_src(f"16, {SRC['ncu_laptops']} ({mb} MB / 16 slices)", f"64 B/clk, {SRC['ncu_ad107']}")
+
+
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
         stem="k20c", name="NVIDIA Tesla K20c", chip="GK110", family="Kepler",
@@ -307,6 +381,21 @@ SPECS: tuple[GpuSpec, ...] = (
              "l2": _pascal_l2(11)},
         basis={"l1": "derived", "l2": "assumption"}),
     GpuSpec(
+        stem="gtx-1060-maxq", name="NVIDIA GeForce GTX 1060 Max-Q", chip="GP106", family="Pascal",
+        compute_capability="6.1", sms=10, boost_clock_hz=1480e6,
+        fma_per_sm=_PASCAL_GP10X_SM, schedulers_per_sm=4,
+        memory_type="GDDR5", bus_bits=192, data_rate_bps=8e9, dram_bytes=_gib(6),
+        l2_bytes=_kib(1536), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=16,
+        l2_slices=6, l2_slice_bytes_per_clk=64,
+        src={"units": f"{SRC['pascal']}; SMs: {SRC['gtx1060maxq']}; {SRC['nsys_1060']}",
+             "clock": _tgp_clock(1480, "Max-Q Design, in the specifications above",
+                                 f"the laptop of the public report ran at most 1341.5 MHz ({SRC['nsys_1060']})"),
+             "dram": f"{SRC['gtx1060maxq']}; {SRC['nsys_1060']}",
+             "l1": SRC["cuda_guide"] + " (Pascal GP106: 96 KB shared memory per SM)",
+             "l2": _pascal_l2(6) + f"; {SRC['gp106']}"},
+        basis={"l1": "derived", "l2": "assumption"},
+        notes={"pcie": "assumption: GP106's Gen3 x16; a laptop may wire fewer lanes"}),
+    GpuSpec(
         stem="gtx-970", name="NVIDIA GeForce GTX 970", chip="GM204", family="Maxwell",
         compute_capability="5.2", sms=13, boost_clock_hz=1178e6,
         fma_per_sm={"fp64": 4, "fp32": 128}, schedulers_per_sm=4,
@@ -335,6 +424,25 @@ SPECS: tuple[GpuSpec, ...] = (
                            _L2_RATE_OLDER)},
         basis={"l1": "derived", "l2": "assumption"},
         notes={"dram": "GDDR5 launch model; the 2020 GDDR6 model runs 12 Gbps (192 GB/s)"}),
+    GpuSpec(
+        stem="mx450", name="NVIDIA GeForce MX450", chip="TU117", family="Turing",
+        compute_capability="7.5", sms=14, boost_clock_hz=1575e6,
+        fma_per_sm=_TURING_SM, schedulers_per_sm=4,
+        memory_type="GDDR6", bus_bits=64, data_rate_bps=10e9, dram_bytes=_gib(2),
+        l2_bytes=_kib(512), l1_bytes_per_sm=96 * 1024, pcie_gen=3, pcie_lanes=4,
+        l1_bytes_per_clk=64, l2_slices=4, l2_slice_bytes_per_clk=64,
+        src={"units": (f"{SRC['turing']} (TU11x: no tensor cores, dedicated FP16 units at 2x FP32); "
+                       f"SMs: {SRC['ncu_laptops']}"),
+             "clock": ("assumption: 1575 MHz, the clock_rate of the MX450 in the public report (NVIDIA "
+                       "publishes no MX450 clock; the laptop's power limit sets it, so other MX450s may run "
+                       f"lower or higher); {SRC['ncu_laptops']}"),
+             "dram": f"the memory of the MX450 in the public report (another laptop's may differ), {SRC['ncu_laptops']}",
+             "l1": _L1_TURING,
+             "l2": _l2_src(f"4 = one 64-bit FBP x 4, {SRC['ncu_laptops']} (512 KB / 4 = 128 KB per slice)",
+                           _L2_RATE_OLDER)},
+        basis={"l1": "derived", "l2": "assumption"},
+        notes={"pcie": ("Gen3 x4: the link of the MX450 in the public report (8 GT/s, 4 lanes downstream); "
+                        "another laptop may wire it differently")}),
     GpuSpec(
         stem="rtx-2070", name="NVIDIA GeForce RTX 2070", chip="TU106", family="Turing",
         compute_capability="7.5", sms=36, boost_clock_hz=1620e6,
@@ -525,6 +633,64 @@ SPECS: tuple[GpuSpec, ...] = (
         basis={"l1": "derived", "l2": "derived"},
         notes={"sms": ("58 SMs: NVIDIA's 30.3 TFLOP/s FP32 and 242 TFLOP/s sparse FP16 at 2040 MHz "
                        "imply 58 (third-party databases list 60)")}),
+    GpuSpec(
+        stem="rtx-4050-laptop", name="NVIDIA GeForce RTX 4050 Laptop GPU", chip="AD107", family="Ada Lovelace",
+        compute_capability="8.9", sms=20, boost_clock_hz=2370e6,
+        fma_per_sm=_ADA_SM, schedulers_per_sm=4, tensor_flop_per_sm=_ADA_GEFORCE_TENSOR,
+        memory_type="GDDR6", bus_bits=96, data_rate_bps=16e9, dram_bytes=_gib(6),
+        l2_bytes=_mib(24), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=8,
+        l2_slices=16, l2_slice_bytes_per_clk=64,
+        src={**_ADA_LAPTOP_SRC, "l2": _ada_laptop_l2(24),
+             "clock": _tgp_clock(2370, "1605-2370 MHz in the specifications above",
+                                 f"the laptop of the public report ran at most 1605 MHz ({SRC['ncu_laptops']})")},
+        basis={"l1": "derived", "l2": "derived"},
+        notes=_ADA_GEFORCE_NOTES, extra=_ADA_GEFORCE_EXTRA),
+    GpuSpec(
+        stem="rtx-4060-laptop", name="NVIDIA GeForce RTX 4060 Laptop GPU", chip="AD107", family="Ada Lovelace",
+        compute_capability="8.9", sms=24, boost_clock_hz=2370e6,
+        fma_per_sm=_ADA_SM, schedulers_per_sm=4, tensor_flop_per_sm=_ADA_GEFORCE_TENSOR,
+        memory_type="GDDR6", bus_bits=128, data_rate_bps=16e9, dram_bytes=_gib(8),
+        l2_bytes=_mib(32), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=8,
+        l2_slices=16, l2_slice_bytes_per_clk=64,
+        src={**_ADA_LAPTOP_SRC, "l2": _ada_laptop_l2(32),
+             "clock": _tgp_clock(2370, "1470-2370 MHz in the specifications above",
+                                 f"the laptop of the public report ran at most 2010 MHz ({SRC['ncu_laptops']})")},
+        basis={"l1": "derived", "l2": "derived"},
+        notes=_ADA_GEFORCE_NOTES, extra=_ADA_GEFORCE_EXTRA),
+    GpuSpec(
+        stem="mi250-gcd", name="AMD Instinct MI250 (one GCD)", chip="gfx90a", family="CDNA2", vendor="AMD",
+        compute_capability=None, sms=104, boost_clock_hz=1700e6,
+        fma_per_sm={"fp64": 64, "fp32": 128}, schedulers_per_sm=4, instr_per_clk_per_scheduler=0.25,
+        tensor_flop_per_sm={"tensor_fp64": 256, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_int8": 1024},
+        memory_type="HBM2e", bus_bits=4096, data_rate_bps=3.2e9, dram_bytes=_gib(64),
+        l2_bytes=_mib(8), l1_bytes_per_sm=16 * 1024, pcie_gen=4, pcie_lanes=16,
+        l1_bytes_per_clk=64, l2_slices=32, l2_slice_bytes_per_clk=64,
+        transaction_bytes={"L1": 64, "L2": 128, "DRAM": 64},
+        src={"units": SRC["mi250arch"], "clock": "1.7 GHz, the same document",
+             "tensor": f"matrix cores (MFMA), {SRC['mi250arch']}",
+             "dram": f"one GCD has half of the 8192 bits, {SRC['mi250ds']}",
+             "l1": f"64 B/clk/CU, {SRC['rocprof_gfx90a']}; 16 KiB per CU: {SRC['rocm_specs']}",
+             "l2": _l2_src(f"32 channels of 64 B/clk, {SRC['rocprof_gfx90a']}; 8 MiB per GCD: {SRC['rocm_specs']}",
+                           "64 B/clk/channel, the same")},
+        basis={"l1": "published", "l2": "published"},
+        notes={"gcd": ("one GCD of an MI250, which HIP and PyTorch see as one device (an MI250 is two); an "
+                       "MI210 has the same figures (104 CUs, 1.7 GHz, 64 GB HBM2e at 1.6 TB/s, 8 MB L2)"),
+               "fp32": ("packed FP32 (256 FLOP/clk/CU); code without packed math peaks at half (128, 22.6 "
+                        "TFLOP/s per GCD); matrix FP32 (MFMA) also runs 256 FLOP/clk/CU, so it shares this roof"),
+               "fp16": ("no vector FP16 or BF16 rate in AMD's MI250 table: such work falls back to the fp32 "
+                        "roof"),
+               "issue": ("a CU has four 16-lane SIMDs and a wave64 VALU instruction holds one for 4 clocks: one "
+                         "wavefront VALU instruction per CU per clock; scalar, LDS, memory and branch "
+                         "instructions issue alongside (ROCm Compute Profiler's IPC peak is 5), so all "
+                         "instructions together can pass this roof"),
+               "l1": ("the vector L1 (vL1D) that global loads pass through; the LDS (64 KiB per CU, "
+                      "128 B/clk/CU = 22.6 TB/s per GCD) is not this level"),
+               "pcie": ("each GCD has its own PCIe Gen4 x16 link to the host (some platforms wire x8), "
+                        + SRC["mi250arch"]),
+               "transactions": "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"},
+        extra={"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64,
+               "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
+               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256}),
 )
 
 SPECS_BY_STEM: dict[str, GpuSpec] = {s.stem: s for s in SPECS}
@@ -542,9 +708,11 @@ def fma_flop_rate(sms: int, fma_per_clk_per_sm: float, clock_hz: float) -> float
     return flop_rate(sms, 2 * fma_per_clk_per_sm, clock_hz)
 
 
-def warp_instruction_rate(sms: int, schedulers_per_sm: int, clock_hz: float) -> float:
-    """Peak warp instructions/s = SMs x schedulers x 1 instr/clk x clock (Ding & Williams)."""
-    return sms * schedulers_per_sm * 1 * clock_hz
+def warp_instruction_rate(sms: int, schedulers_per_sm: int, clock_hz: float,
+                          per_clock: float = 1.0) -> float:
+    """Peak warp instructions/s = SMs x schedulers x instr/clk (1, Ding &
+    Williams; 1/4 for a CDNA SIMD) x clock."""
+    return sms * schedulers_per_sm * per_clock * clock_hz
 
 
 def dram_bandwidth(bus_bits: int, data_rate_bps: float) -> float:
@@ -605,7 +773,8 @@ def tensor_clock(spec: GpuSpec, key: str) -> float:
 def vector_ceiling(spec: GpuSpec, key: str) -> Ceiling:
     fma = spec.fma_per_sm[key]
     value = fma_flop_rate(spec.sms, fma, spec.boost_clock_hz)
-    text = (f"{key} = {spec.sms} SMs x {2 * fma} FLOP/clk/SM ({fma} FMA) x "
+    u = _unit(spec)
+    text = (f"{key} = {spec.sms} {u}s x {2 * fma} FLOP/clk/{u} ({fma} FMA) x "
             f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'FLOP/s')}; "
             f"{spec.src['units']}; clock: {spec.src['clock']}")
     return _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, key))
@@ -615,15 +784,19 @@ def tensor_ceiling(spec: GpuSpec, key: str) -> Ceiling:
     per_sm = spec.tensor_flop_per_sm[key]
     clock = tensor_clock(spec, key)
     value = flop_rate(spec.sms, per_sm, clock)
-    text = (f"{key} = {spec.sms} SMs x {per_sm} dense FLOP/clk/SM x {_mhz(clock)} = "
+    u = _unit(spec)
+    text = (f"{key} = {spec.sms} {u}s x {per_sm} dense FLOP/clk/{u} x {_mhz(clock)} = "
             f"{_fmt_rate(value, 'FLOP/s')}; {spec.src['tensor']}")
     return _ceiling(value, clock, _with_note(text, spec, key))
 
 
 def instruction_ceiling(spec: GpuSpec) -> Ceiling:
-    value = warp_instruction_rate(spec.sms, spec.schedulers_per_sm, spec.boost_clock_hz)
-    text = (f"warp instructions/s = {spec.sms} SMs x {spec.schedulers_per_sm} schedulers x "
-            f"1 instr/clk x {_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'inst/s')}; "
+    value = warp_instruction_rate(spec.sms, spec.schedulers_per_sm, spec.boost_clock_hz,
+                                  spec.instr_per_clk_per_scheduler)
+    unit, schedulers, thread, _, _ = _WORDS[spec.vendor]
+    text = (f"{thread} instructions/s = {spec.sms} {unit}s x {spec.schedulers_per_sm} {schedulers} x "
+            f"{spec.instr_per_clk_per_scheduler:g} instr/clk x {_mhz(spec.boost_clock_hz)} = "
+            f"{_fmt_rate(value, 'inst/s')}; "
             f"formula: {SRC['dw2019']}; schedulers: {spec.src['units']}")
     return _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, "issue"))
 
@@ -633,7 +806,7 @@ def dram_level(spec: GpuSpec) -> MemoryLevel:
     text = (f"DRAM = {spec.bus_bits} bit / 8 x {spec.data_rate_bps / 1e9:g} Gbit/s/pin "
             f"{spec.memory_type} = {_fmt_rate(value, 'B/s')}; {spec.src['dram']}")
     return MemoryLevel("DRAM", _ceiling(value, None, _with_note(text, spec, "dram")),
-                       transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.dram_bytes)
+                       transaction_bytes=_transaction(spec, "DRAM"), capacity_bytes=spec.dram_bytes)
 
 
 def _basis(spec: GpuSpec, level: str) -> str:
@@ -647,11 +820,12 @@ def l1_level(spec: GpuSpec) -> MemoryLevel | None:
     if spec.l1_bytes_per_clk is None:
         return None
     value = per_clock_bandwidth(spec.sms, spec.l1_bytes_per_clk, spec.boost_clock_hz)
-    text = (f"L1/shared = {spec.sms} SMs x {spec.l1_bytes_per_clk} B/clk/SM x "
+    unit, label = _unit(spec), _WORDS[spec.vendor][3]
+    text = (f"{label} = {spec.sms} {unit}s x {spec.l1_bytes_per_clk} B/clk/{unit} x "
             f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'B/s')} ({_basis(spec, 'l1')}); "
             f"{spec.src['l1']}")
     return MemoryLevel("L1", _ceiling(value, spec.boost_clock_hz, text),
-                       transaction_bytes=SECTOR_BYTES,
+                       transaction_bytes=_transaction(spec, "L1"),
                        capacity_bytes=float(spec.sms * spec.l1_bytes_per_sm))
 
 
@@ -660,10 +834,10 @@ def l2_level(spec: GpuSpec) -> MemoryLevel | None:
         return None
     value = per_clock_bandwidth(spec.l2_slices, spec.l2_slice_bytes_per_clk, spec.boost_clock_hz)
     text = (f"L2 = {spec.l2_slices} slices x {spec.l2_slice_bytes_per_clk} B/clk/slice x "
-            f"{_mhz(spec.boost_clock_hz)} (L2 at the SM clock) = {_fmt_rate(value, 'B/s')} "
+            f"{_mhz(spec.boost_clock_hz)} (L2 at the {_WORDS[spec.vendor][4]}) = {_fmt_rate(value, 'B/s')} "
             f"({_basis(spec, 'l2')}); {spec.src['l2']}")
     return MemoryLevel("L2", _ceiling(value, spec.boost_clock_hz, text),
-                       transaction_bytes=SECTOR_BYTES, capacity_bytes=spec.l2_bytes)
+                       transaction_bytes=_transaction(spec, "L2"), capacity_bytes=spec.l2_bytes)
 
 
 def pcie_level(spec: GpuSpec) -> MemoryLevel:
@@ -679,7 +853,7 @@ def pcie_level(spec: GpuSpec) -> MemoryLevel:
             f"{PCIE_GT_S[spec.pcie_gen] / 1e9:g} GT/s x {_pcie_encoding(spec.pcie_gen)[1]} / 8 = "
             f"{_fmt_rate(value, 'B/s')} "
             f"per direction (raw link; packet overhead lowers what copies reach); {SRC['pcie']}")
-    return MemoryLevel("PCIe", _ceiling(value, None, text))
+    return MemoryLevel("PCIe", _ceiling(value, None, _with_note(text, spec, "pcie")))
 
 
 # ---------------------------------------------------------------- devices
@@ -705,7 +879,7 @@ def clocks(spec: GpuSpec) -> dict[str, float]:
 def architecture(spec: GpuSpec) -> dict[str, object]:
     """The parameters every ceiling was derived from (YAML-safe plain data)."""
     arch: dict[str, object] = {
-        "vendor": "NVIDIA", "chip": spec.chip, "family": spec.family,
+        "vendor": spec.vendor, "chip": spec.chip, "family": spec.family,
         "compute_capability": spec.compute_capability, "sms": spec.sms,
         "schedulers_per_sm": spec.schedulers_per_sm,
         "boost_clock_hz": float(spec.boost_clock_hz),
@@ -716,8 +890,14 @@ def architecture(spec: GpuSpec) -> dict[str, object]:
         "dram_bytes": float(spec.dram_bytes), "l2_bytes": float(spec.l2_bytes),
         "l1_shared_bytes_per_sm": spec.l1_bytes_per_sm,
         "pcie_gen": spec.pcie_gen, "pcie_lanes": spec.pcie_lanes,
-        "launch_overhead_source": LAUNCH_OVERHEAD_SOURCE,
+        "launch_overhead_source": LAUNCH_OVERHEAD_SOURCE if spec.vendor == "NVIDIA" else _HIP_LAUNCH,
     }
+    if spec.compute_capability is None:
+        del arch["compute_capability"]          # AMD: the GFX IP version is in extra
+    if spec.instr_per_clk_per_scheduler != 1:
+        arch["instructions_per_clk_per_scheduler"] = float(spec.instr_per_clk_per_scheduler)
+    if spec.transaction_bytes:
+        arch["transaction_bytes"] = dict(spec.transaction_bytes)
     if spec.tensor_clock_hz is not None:
         arch["tensor_clock_hz"] = float(spec.tensor_clock_hz)
     if spec.l1_bytes_per_clk is not None:
@@ -777,7 +957,7 @@ def _cell(dev: Device, group: str, key: str, scale: float) -> str:
 
 def markdown_table() -> str:
     """The headline ceilings of every profile as a Markdown table (docs/devices.md)."""
-    head = ("| profile | chip | SMs | boost MHz | FP64 TFLOP/s | FP32 TFLOP/s | FP16 TFLOP/s | "
+    head = ("| profile | chip | SMs/CUs | boost MHz | FP64 TFLOP/s | FP32 TFLOP/s | FP16 TFLOP/s | "
             "Tensor FP16 TFLOP/s | DRAM GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | warp GIPS | "
             "FP32 ridge FLOP/B |")
     rows = [head, "|" + "---|" * 14]

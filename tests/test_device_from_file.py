@@ -65,9 +65,9 @@ def test_several_gpus_named_use_the_first_and_say_so():
 
 def test_a_gpu_without_a_profile_is_an_error_listing_the_device_values():
     with pytest.raises(UnknownDeviceError) as info:
-        device_for([result("x.ncu-rep", device_name="NVIDIA GeForce MX450")])
+        device_for([result("x.ncu-rep", device_name="NVIDIA GeForce RTX 5090")])
     text = str(info.value)
-    assert "x.ncu-rep names the GPU 'NVIDIA GeForce MX450', which has no built-in or saved profile" in text
+    assert "x.ncu-rep names the GPU 'NVIDIA GeForce RTX 5090', which has no built-in or saved profile" in text
     assert all(stem in text for stem in NAMES)
 
 
@@ -187,11 +187,11 @@ REAL = {
         ("Tesla V100-SXM2-16GB", "v100"),
     "ncu_rep/extra-p__extrap__ex-gpu.s10.ncu-rep": ("A100-PCIE-40GB", "a100"),
     "ncu_rep/rashwanth__RooflineAnalysis_On_NVIDIA_GPU__output0.ncu-rep":
-        ("NVIDIA GeForce RTX 4060 Laptop GPU", None),
-    "ncu_rep/Alaric617R__COALDA__origin.ncu-rep": ("NVIDIA GeForce RTX 4050 Laptop GPU", None),
-    "ncu_rep/Alaric617R__COALDA__rgb_original.ncu-rep": ("NVIDIA GeForce MX450", None),
+        ("NVIDIA GeForce RTX 4060 Laptop GPU", "4060"),
+    "ncu_rep/Alaric617R__COALDA__origin.ncu-rep": ("NVIDIA GeForce RTX 4050 Laptop GPU", "4050"),
+    "ncu_rep/Alaric617R__COALDA__rgb_original.ncu-rep": ("NVIDIA GeForce MX450", "mx450"),
     "nsys/extra-p__extrap__ex-gpu.s10.sqlite": ("A100-PCIE-40GB", "a100"),
-    "nsys/extra-p__extrap__con_kernel.sqlite": ("GeForce GTX 1060 with Max-Q Design", None),
+    "nsys/extra-p__extrap__con_kernel.sqlite": ("GeForce GTX 1060 with Max-Q Design", "1060"),
     "nvprof/pssrawat__IEEE2017__untiled.csv": ("Tesla K40c", "k40c"),
     "nvprof/pssrawat__IEEE2017__jacobi-orig.profile": ("Tesla K20c", "k20c"),
     "nvprof/pssrawat__IEEE2017__jacobi-orig.trace": ("Tesla K20c", "k20c"),
