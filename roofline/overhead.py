@@ -352,6 +352,9 @@ def _pct(x) -> str:
 
 # ---------------------------------------------------------------- figure
 
+WORK_SPAN = 1e6   # at most this factor above the compute line is drawn where it is
+
+
 @plain_text
 def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), max_points: int = 2000,
                      label_top: int = 6):
@@ -369,7 +372,10 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     t = view.time_per_call_s
     w = view.work_per_call
     ok_t = np.isfinite(t) & (t > 0)
-    has_w = ok_t & np.isfinite(w) & (w > 0)
+    # work that would run far above the peak (1e300 FLOP in a millisecond)
+    # is drawn in the strip: it would stretch the axis past matplotlib's ticks
+    with np.errstate(invalid="ignore", over="ignore"):
+        has_w = ok_t & np.isfinite(w) & (w > 0) & (w <= t * view.peak_flop_s * WORK_SPAN)
     floor = view.launch_overhead_s
     ts = t[ok_t]
     ws = w[has_w]
@@ -414,7 +420,7 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     present = [c for c in CLASS_STYLE if c in set(classes)] if len(view) <= max_points else []
     handles = [Patch(color=CLASS_STYLE[c][0], label=CLASS_STYLE[c][1]) for c in present]
     handles.append(Line2D([], [], color="#333333", label="compute floor W / peak"))
-    handles.append(Patch(facecolor="#ebebeb", edgecolor="#cccccc", label="no FLOP count (left strip)"))
+    handles.append(Patch(facecolor="#ebebeb", edgecolor="#cccccc", label="no FLOP count, or far off the compute line (left strip)"))
     if floor:
         handles.append(Line2D([], [], color="#E69F00", label="launch floor"))
     # below both floors nothing can run: the lower right corner is always free

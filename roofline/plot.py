@@ -20,7 +20,7 @@ from .families import strip_parameters
 from .model import HOST_LINK
 from .placement import Placements
 from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
-from .units import format_si
+from .units import format_percent, format_si
 
 
 
@@ -82,19 +82,40 @@ def _x_qualifier(levels, view) -> str:
     return " over bytes at the nearest level with a counter"
 
 
+# A chart spans at most this factor beyond the device's roofs (and its
+# square below the peak): a kernel claiming 1e300 FLOP stretched the log
+# axes past what matplotlib can put ticks on (an OverflowError). Such
+# kernels are listed beside the chart instead.
+_SPAN = 1e6
+
+
+def _window(p: Placements) -> tuple[tuple[float, float], tuple[float, float]]:
+    peak = max(c.value for c in p.roof_device.compute.values())
+    ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory] or [1.0]
+    return (min(ridges) / _SPAN, max(ridges) * _SPAN), (peak / _SPAN ** 2, peak * _SPAN)
+
+
 def _points(p: Placements, view: str) -> dict[str, np.ndarray]:
     """Level -> x per kernel (NaN where not drawn); y is achieved FLOP/s."""
+    (x_lo, x_hi), (y_lo, y_hi) = _window(p)
     y = p.achieved_flop_s
-    ok = np.isfinite(y) & (y > 0)
-    if view == "hierarchical":
-        return {lv: np.where(ok, x, np.nan) for lv, x in p.intensity.items()}
-    return {"": np.where(ok, p.cache_aware_intensity, np.nan)}
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(y) & (y > 0) & (y >= y_lo) & (y <= y_hi)
+
+        def inside(x):
+            return np.where(ok & (x >= x_lo) & (x <= x_hi), x, np.nan)
+        if view == "hierarchical":
+            return {lv: inside(x) for lv, x in p.intensity.items()}
+        return {"": inside(p.cache_aware_intensity)}
 
 
 def _limits(p: Placements, shown):
     xs = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in shown.values()] or [np.array([])])
+    drawn = np.zeros(len(p), dtype=bool)
+    for x in shown.values():
+        drawn |= np.isfinite(x)
     y = p.achieved_flop_s
-    ys = y[np.isfinite(y) & (y > 0)]
+    ys = y[drawn]
     peak = max(c.value for c in p.roof_device.compute.values())
     ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory]
     lo_x = min([0.01] + list(xs / 3) + [r / 30 for r in ridges])
@@ -244,17 +265,16 @@ def _note_unplotted(ax, p: Placements, shown) -> None:
         return
     time = np.nan_to_num(p.kernels.time_s)
     total = time.sum()
-    records = p.records()
+    top = sorted(missing.tolist(), key=lambda i: -time[i])[:5]
     lines = []
-    for i in sorted(missing, key=lambda i: -time[i])[:5]:
-        r = records[i]
+    for i, r in zip(top, p.records(top)):     # only the rows shown (a trace may hold a million)
         share = f"{100 * time[i] / total:.0f}% of time, " if total else ""
         bound = r["bound"] + (f" {r['level']}" if r["level"] else "")
-        eff = f", {100 * r['efficiency']:.0f}% of roof" if r["efficiency"] is not None else ""
+        eff = f", {format_percent(r['efficiency'])} of roof" if r["efficiency"] is not None else ""
         lines.append(f"{short_name(r['name'], 28)}: {share}{bound}{eff}")
     if len(missing) > 5:
         lines.append(f"... and {len(missing) - 5} more")
-    ax.text(0.01, 0.99, "not on this chart (no FLOPs, bytes or time):\n" + "\n".join(lines), transform=ax.transAxes,
+    ax.text(0.01, 0.99, "not on this chart (no FLOPs, bytes or time, or far off the roofs):\n" + "\n".join(lines), transform=ax.transAxes,
             va="top", ha="left", fontsize=7.5, family="monospace",
             bbox=dict(boxstyle="round", facecolor="white", edgecolor="#cccccc", alpha=0.9))
 

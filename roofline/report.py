@@ -509,6 +509,8 @@ def _collect(inputs):
             kernels.append(item)
         elif isinstance(item, KernelSet):
             sets.append(item)
+        elif isinstance(item, KernelRows):                 # ImportResult.kernels of a columnar read
+            sets.append(item.columns)
         elif isinstance(item, _P):
             sets.append(item.kernels)
         else:

@@ -152,10 +152,8 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
 
 
 def _percent(fraction) -> str:
-    """6%; 2128%; 6.4e+297% (a time of 1e-300 s), not 298 digits."""
-    if fraction is None:
-        return "n/a"
-    return f"{100 * fraction:.0f}%" if fraction < 100 else f"{100 * fraction:.2g}%"
+    from .units import format_percent
+    return format_percent(fraction)
 
 
 def _rate(value) -> str:

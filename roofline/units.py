@@ -130,3 +130,10 @@ def format_iec(nbytes: float) -> str:
         if nbytes >= factor:
             return f"{nbytes / factor:.3g} {unit}"
     return f"{nbytes:.0f} B"
+
+
+def format_percent(fraction: float | None) -> str:
+    """6%; 2128%; 6.4e+297% (a time of 1e-300 s), not 298 digits."""
+    if fraction is None:
+        return "n/a"
+    return f"{100 * fraction:.0f}%" if fraction < 100 else f"{100 * fraction:.2g}%"

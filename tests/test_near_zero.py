@@ -47,3 +47,25 @@ def test_diff_table_ratios_stay_short():
         warnings.simplefilter("error")
         row = next(line for line in diff_table(diff_placements(a, b)).splitlines() if line.startswith("k "))
     assert "1e+297x" in row and "6.4e+297%" in row and len(row) < 150
+
+
+HUGE = "name,time_s,count,flops_fp32,bytes_dram\nbig,1e-3,1,1e300,1e6\nsmall,1e-3,1,1e9,1e6\n"
+
+
+def test_a_kernel_far_off_the_roofs_is_listed_beside_the_charts_not_drawn(tmp_path):
+    """1e300 FLOP in a millisecond stretched the log axes until matplotlib's
+    tick code raised OverflowError (plot and report both died)."""
+    from roofline.plot import roofline_figure
+    from roofline.report import build_report
+    p = place(parse(HUGE).columns, find_device("v100-sxm2"))
+    fig = roofline_figure(p)
+    fig.savefig(tmp_path / "r.png")
+    ax = fig.axes[0]
+    assert ax.get_xlim()[1] < 1e12 and ax.get_ylim()[1] < 1e20       # the axes stay near the roofs
+    note = next(t.get_text() for t in ax.texts if t.get_text().startswith("not on this chart"))
+    assert "big: 50% of time" in note and "e+" in note and len(note) < 200
+    # report: the time view too, from the columns a kernels.csv import gives
+    rows = parse(HUGE)
+    report = build_report([rows], find_device("v100-sxm2"))
+    for name, figure in report.figures().items():
+        figure.savefig(tmp_path / f"{name}.png")
