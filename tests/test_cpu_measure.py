@@ -479,3 +479,10 @@ def test_a_second_measure_of_one_profile_stops_before_measuring(fake_measure, tm
         holder.stdin.close()
         holder.wait(10)
     assert main(["measure", "--quick", "-o", str(target)]) == 0 and target.exists()
+
+
+def test_a_figure_within_the_clocks_noise_of_its_theoretical_is_not_above_it():
+    from roofline.microbench.cpu.assemble import CLOCK_NOISE, above_theoretical
+    assert not above_theoretical(58.8e9, 58.5e9)          # 100.5 %: the clock moved, not the table
+    assert above_theoretical(58.5e9 * (1 + 2 * CLOCK_NOISE), 58.5e9)
+    assert not above_theoretical(1e12, None)

@@ -14,8 +14,18 @@ from .cpuinfo import CpuInfo
 
 MiB = 1024 ** 2
 SPREAD_LIMIT = 0.10
+# The clock is measured seconds before or after a kernel runs, and a VM's
+# boost clock moves by a percent or two in between (one core FP64 read
+# 100.2-100.5 % of its theoretical here): within this a figure is at its
+# limit, not above it, and no warning blames the FMA pipe table.
+CLOCK_NOISE = 0.02
 ALL_CORE_MIN_SCALING = 1.5
 K_ACC = 14
+
+
+def above_theoretical(value: float, theoretical: float | None) -> bool:
+    """Above its theoretical bound by more than the clock's noise."""
+    return theoretical is not None and value > (1 + CLOCK_NOISE) * theoretical
 
 
 def fmt_bytes(b: float) -> str:
@@ -57,7 +67,7 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
                 "the host may be scheduling the vCPUs on one physical core, or another process "
                 "is running: measure again when the machine is idle", p))
         one_theo = info.theoretical_flop_s(p, clock_hz, 1)
-        if one[p].best > one_theo:
+        if above_theoretical(one[p].best, one_theo):
             warnings.append(Advice(
                 f"one core measured {one[p].best / 1e9:.1f} GFLOP/s, above the theoretical "
                 f"{one_theo / 1e9:.1f} at the measured clock",
@@ -89,7 +99,7 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
             in_range = [len(triad_sizes) - 1]
         if in_range:
             triad_one[p.name] = float(triad_best[in_range].max())
-        if theo is not None and s.best > theo:
+        if above_theoretical(s.best, theo):
             warnings.append(Advice(f"{s.best / 1e9:.0f} GB/s is above the theoretical "
                                    f"{theo / 1e9:.0f} GB/s (2 vector loads per cycle)",
                                    "check the clock measurement", p.name))
