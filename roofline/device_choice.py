@@ -2,8 +2,11 @@
 
 Readers report what the file says about its device on the import result:
 ``device_name`` (the GPU's name as the tool writes it), ``compute_capability``
-(``"8.0"``, when the file gives it) and ``device_kind`` (``"cpu"`` for a
-PyTorch trace whose operators ran on the host). :func:`device_for` turns
+(``"8.0"``, when the file gives it), ``device_kind`` (``"cpu"`` for a
+PyTorch trace whose operators ran on the host) and ``device_properties``
+(multiprocessors, warp size, version, memory: a Kineto trace's
+deviceProperties, which tell an MI250 GCD from an APU when both are called
+"AMD Radeon Graphics"). :func:`device_for` turns
 that, or the name a user typed, into a profile and says why; the CLI prints
 the reason and warnings. Nothing here prints.
 """
@@ -13,7 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .device_names import NameError_, key, model_of, resolve_capability, resolve_reported, resolve_typed
+from .device_names import (NameError_, key, model_of, resolve_capability, resolve_properties, resolve_reported,
+                           resolve_typed, shown_properties)
 from .errors import ProfileError, UnknownDeviceError
 from .model import Device
 
@@ -40,6 +44,7 @@ class ProfileInfo:
     kind: str | None
     capability: str | None
     gpu_name: str | None            # the GPU a measured profile was measured on
+    identity: dict | None = None    # what a file's device properties must match (AMD profiles)
 
     @property
     def shown(self) -> str:
@@ -60,7 +65,8 @@ def profile_infos() -> dict[str, ProfileInfo]:
 
 _LINE = {field: re.compile(rf"^{indent}{field}:[ \t]*['\"]?(.*?)['\"]?[ \t]*$", re.MULTILINE)
          for field, indent in (("name", ""), ("kind", ""), ("compute_capability", r"[ \t]+"),
-                               ("gpu_name", r"[ \t]+"))}
+                               ("gpu_name", r"[ \t]+"), ("sms", r"[ \t]+"), ("wavefront_size", r"[ \t]+"),
+                               ("gfxip_version", r"[ \t]+"), ("dram_bytes", r"[ \t]+"))}
 
 
 def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
@@ -71,7 +77,20 @@ def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
         head = ""
     found = {f: (m.group(1) if (m := rx.search(head)) else None) for f, rx in _LINE.items()}
     return ProfileInfo(stem, Path(path), origin, found["name"] or stem, found["kind"],
-                       found["compute_capability"], found["gpu_name"])
+                       found["compute_capability"], found["gpu_name"], _identity(found, found["name"] or stem))
+
+
+def _identity(found: dict, shown: str) -> dict | None:
+    """An AMD profile's figures in the terms of ImportResult.device_properties
+    (NVIDIA profiles state no GFX IP version, so have none)."""
+    if not found["gfxip_version"]:
+        return None
+    try:
+        return {"sms": int(found["sms"]), "warp_size": int(found["wavefront_size"]),
+                "capability": found["gfxip_version"], "memory_bytes": float(found["dram_bytes"]),
+                "shown": shown}
+    except (TypeError, ValueError):
+        return None
 
 
 def known_devices(infos: dict[str, ProfileInfo] | None = None) -> str:
@@ -125,15 +144,19 @@ def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
 
 
 def _reported(name: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    properties = _properties(results, name)
     try:
         match, info = _match_reported(name, infos)
+        if match is None:
+            match, info = _match_properties(name, properties, infos)
     except NameError_ as exc:
         raise UnknownDeviceError(f"{_path_naming(results, name)}: {exc}; pass --device with one of them"
                                  ) from None
     if match is None:
+        said = f" ({shown_properties(properties)})" if properties else ""
         raise UnknownDeviceError(
-            f"{_path_naming(results, name)} names the GPU {name!r}, which has no built-in or saved profile: "
-            f"pass --device with the closest one or a measured profile ({known_devices(infos)})")
+            f"{_path_naming(results, name)} names the GPU {name!r}{said}, which has no built-in or saved "
+            f"profile: pass --device with the closest one or a measured profile ({known_devices(infos)})")
     reason = match.note + (" (measured by `roofline measure`)" if info.origin == "saved" else "")
     return DeviceChoice(_load(info), info.stem, reason)
 
@@ -150,6 +173,19 @@ def _match_reported(name: str, infos: dict[str, ProfileInfo]):
     if match is None or match.conflicts:
         match = resolve_reported(name, {s: i.shown for s, i in gpus.items()})
     return (match, gpus[match.stem]) if match else (None, None)
+
+
+def _match_properties(name: str, properties, infos: dict[str, ProfileInfo]):
+    """(Match, ProfileInfo) or (None, None): the profile whose identity is
+    what the file's device properties say, for a name no profile matched."""
+    identities = {s: i.identity for s, i in infos.items() if i.identity and i.kind != "cpu"}
+    match = resolve_properties(name, properties, identities)
+    return (match, infos[match.stem]) if match else (None, None)
+
+
+def _properties(results, name: str):
+    return next((r.device_properties for r in results
+                 if getattr(r, "device_name", None) == name and getattr(r, "device_properties", None)), None)
 
 
 def _by_capability(capability: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
@@ -201,7 +237,7 @@ def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> t
     given = f"{choice.device.name!r}" + (f" ({choice.profile})" if key(choice.profile) != key(choice.device.name)
                                          else "")
     if named:
-        if _same_gpu(named, choice, infos):
+        if _same_gpu(named, choice, infos, _properties(results, named)):
             return ()
         return (f"{_path_naming(results, named)} names the GPU {named!r} but --device gives {given}: "
                 f"the roofs are {choice.device.name}'s",)
@@ -215,14 +251,17 @@ def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> t
     return ()
 
 
-def _same_gpu(named: str, choice: DeviceChoice, infos: dict[str, ProfileInfo]) -> bool:
-    """The profile given is the one the file's GPU picks, or of its model
-    when none does (a measured profile, an ERT file)."""
+def _same_gpu(named: str, choice: DeviceChoice, infos: dict[str, ProfileInfo], properties=None) -> bool:
+    """The profile given is the one the file's GPU picks (by name, or by its
+    device properties), or of its model when none does (a measured
+    profile, an ERT file)."""
     device = choice.device
     if key(named) == key(device.name) or named == device.architecture.get("gpu_name"):
         return True
     try:
         match, info = _match_reported(named, infos)
+        if match is None:
+            match, info = _match_properties(named, properties, infos)
     except NameError_ as exc:           # several fit equally: any of them is the GPU
         return choice.profile in exc.candidates
     if match is not None:

@@ -12,13 +12,18 @@ a documented stand-in (H800 and GH200 -> an H100 SXM profile when they have
 none of their own), with a note saying which and why. A file that gives
 only a compute capability (an Nsight Compute CSV's ``CC`` column) gets the
 profile of that capability when it is the only one, or when all of them
-compute alike and differ only in memory (the note says so).
+compute alike and differ only in memory (the note says so). A name that
+says nothing of the model ("AMD Radeon Graphics", which ROCm gives an MI250
+GCD and a Ryzen APU's integrated graphics alike) gets a profile only when
+the file's device properties (multiprocessors, warp size, version, memory)
+are all that profile's.
 """
 from __future__ import annotations
 
 import difflib
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
 # words in product names that say nothing about which GPU it is
 _VENDOR = {"nvidia", "geforce", "tesla", "quadro", "amd", "graphics", "gpu", "with", "design", "radeon"}
@@ -58,6 +63,8 @@ STAND_INS = {
     "pg509": StandIn("a100", "sxm 40gb", "A100-PG509-200 is an A100 SXM4 40 GB board", "A100-PG509-200"),
     "a10g": StandIn("a10", "", "the A10G (AWS G5) is a GA102 board like the A10, with 24 GB of GDDR6; "
                                "its SM count and clocks differ"),
+    "mi210": StandIn("mi250", "", "an MI210 is one MI250 GCD on a PCIe card: 104 CUs at 1.7 GHz, 64 GB of "
+                                  "HBM2e at 1.6 TB/s, 8 MB of L2 (AMD ROCm GPU hardware specifications)"),
 }
 
 
@@ -110,7 +117,7 @@ def resolve_typed(text: str, stems: dict[str, str]) -> Match:
         return Match(prefixed[0])
     same_model, best = _same_model(text, stems)
     if best is not None:
-        return best
+        return _typed_model(text, best)
     stand_in = _stand_in(text, stems)
     if stand_in is not None:
         return stand_in
@@ -162,6 +169,56 @@ def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, ob
     raise NameError_(f"{shown}, and {len(same)} profiles have it: {', '.join(same)}", same)
 
 
+# What a file's device properties must give, and a profile's identity must
+# match, before a name that tells nothing may be passed over.
+IDENTITY_KEYS = ("sms", "warp_size", "capability", "memory_bytes")
+MEMORY_HELD_BACK = 0.03     # the runtime reports a little less memory than the board has
+
+
+def resolve_properties(reported: str, properties: Mapping | None,
+                       identities: dict[str, Mapping]) -> Match | None:
+    """The profile for a GPU whose name picked none, from what else the file
+    says of it (``properties``: sms, warp_size, capability, memory_bytes).
+    ``identities`` maps stem -> the same four figures of profiles that state
+    them (and ``shown``, the profile's name). Every figure must agree
+    (memory: the file's at most 3 % below the profile's); several such
+    profiles raise NameError_; none gives None."""
+    if not properties or any(properties.get(k) is None for k in IDENTITY_KEYS):
+        return None
+    same = sorted(s for s, ident in identities.items() if _same_identity(properties, ident))
+    if len(same) > 1:
+        raise NameError_(f"{reported} ({shown_properties(properties)}) matches {len(same)} profiles: "
+                         f"{', '.join(same)}", same)
+    if not same:
+        return None
+    stem = same[0]
+    name = ("a name that does not say which GPU it is" if model_of(reported) is None
+            else "which names no profile")
+    return Match(stem, f"the file names {reported}, {name}; its device properties "
+                       f"({shown_properties(properties)}) are those of {identities[stem].get('shown', stem)}")
+
+
+_SHOWN = {"sms": lambda v: f"{v} SMs/CUs", "warp_size": lambda v: f"warp size {v}",
+          "capability": lambda v: f"version {v}", "memory_bytes": lambda v: f"{v / 2 ** 30:.1f} GiB"}
+
+
+def shown_properties(properties: Mapping) -> str:
+    """What the file said of its device, for notes and errors:
+    '104 SMs/CUs, warp size 64, version 9.0, 64.0 GiB'."""
+    return ", ".join(show(properties[k]) for k, show in _SHOWN.items() if properties.get(k) is not None)
+
+
+def _same_identity(properties: Mapping, identity: Mapping) -> bool:
+    try:
+        memory, theirs = float(properties["memory_bytes"]), float(identity["memory_bytes"])
+        return (int(properties["sms"]) == int(identity["sms"])
+                and int(properties["warp_size"]) == int(identity["warp_size"])
+                and str(properties["capability"]) == str(identity["capability"])
+                and theirs * (1 - MEMORY_HELD_BACK) <= memory <= theirs)
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def stand_ins_in_effect(stems: dict[str, str]) -> list[tuple[str, list[str], str]]:
     """(GPU, the profiles that stand in for it, why) for each GPU of
     :data:`STAND_INS` that has no profile here while its stand-in has."""
@@ -196,6 +253,16 @@ def _same_model(name: str, stems: dict[str, str]) -> tuple[list[str], Match | No
     conflicts = _conflicts(name, best, stems)
     note = f"the file names {name}" + (f"; the closest profile: {conflicts}" if conflicts else "")
     return same, Match(best, note, conflicts)
+
+
+def _typed_model(text: str, match: Match) -> Match:
+    """A typed model ('4060') leaves form factor and memory open: the
+    profile of that model is meant, without a note. Only a form factor or
+    memory size typed and different from the profile's gets one."""
+    if not match.conflicts or _features(text) == (None, None):
+        return Match(match.stem)
+    return Match(match.stem, f"--device {text}: the closest profile is {match.stem} ({match.conflicts})",
+                 match.conflicts)
 
 
 def _stand_in(name: str, stems: dict[str, str]) -> Match | None:

@@ -241,6 +241,19 @@ def test_real_files_name_their_gpu_and_pick_its_profile(realdata, rel):
     assert choice.profile == expected and named in choice.reason
 
 
+MI250_TRACE = "kineto_trace/facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+
+
+def test_real_rocm_trace_picks_the_mi250_gcd_by_its_device_properties(realdata):
+    """ROCm names the MI250 'AMD Radeon Graphics' (as it names APU graphics):
+    the name picks nothing, the trace's deviceProperties do."""
+    r = _read(realdata, MI250_TRACE)
+    assert r.device_name == "AMD Radeon Graphics" and expected_for_name(r.device_name) is None
+    choice = device_for([r])
+    assert choice.profile == "mi250-gcd" and "AMD Radeon Graphics" in choice.reason
+    assert "104 SMs/CUs, warp size 64, version 9.0, 64.0 GiB" in choice.reason
+
+
 @pytest.mark.parametrize("rel", sorted(CAPABILITY_ONLY), ids=lambda r: Path(r).name[:50])
 def test_real_files_with_only_a_compute_capability(realdata, rel):
     r = _read(realdata, rel)

@@ -5,7 +5,7 @@ import gzip
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..errors import Advice, InputError
 from ..model import Kernel
@@ -45,7 +45,12 @@ class ImportResult:
     V100-SXM2-16GB"), ``compute_capability`` its "major.minor" when the file
     gives it, and ``device_kind`` "cpu" when the kernels ran on the host
     (a PyTorch CPU trace), "gpu" when on a GPU, None when the file does not
-    say.
+    say. ``device_properties`` holds what else the file says about that
+    device, for GPUs whose name tells nothing (ROCm calls an MI250 GCD
+    "AMD Radeon Graphics"): ``sms`` (SMs or compute units), ``warp_size``,
+    ``capability`` ("major.minor" as the runtime gives it: CUDA's compute
+    capability, AMD's GFX IP version) and ``memory_bytes``, each only when
+    given.
     """
 
     path: str
@@ -57,6 +62,7 @@ class ImportResult:
     rank: int | None = None          # the process rank of a multi-GPU job's trace
     compute_capability: str | None = None
     device_kind: str | None = None
+    device_properties: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True)

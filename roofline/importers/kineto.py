@@ -440,7 +440,7 @@ def _result(trace, path: Path, gpu: _Gpu, ops: OpEvents, lo: float, hi: float) -
         out = kineto_attrib.gpu_kernels(gpu, ops, warnings)
         out += _range_only_kernels(gpu, warnings)
         out += _copy_kernels(gpu, warnings)
-    device_name = None if cpu_trace else _device_name(trace.deviceProperties, gpu.device_time)
+    device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)
     if len(gpu.device_time) > 1:
         warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
                                "device_name is the device with the most kernel time", subject="devices"))
@@ -451,8 +451,9 @@ def _result(trace, path: Path, gpu: _Gpu, ops: OpEvents, lo: float, hi: float) -
     if not out and program is None:
         raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
-    return ImportResult(str(path), "kineto", tuple(out), device_name=device_name, program=program,
-                        warnings=tuple(warnings), rank=_rank(trace.distributedInfo))
+    return ImportResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
+                        program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
+                        device_properties=_identity(device))
 
 
 def _rank(info) -> int | None:
@@ -583,7 +584,9 @@ def decoded_launch(launch: dict) -> dict:
     return out
 
 
-def _device_name(properties, device_time: dict) -> str | None:
+def _device_entry(properties, device_time: dict) -> dict | None:
+    """deviceProperties of the device with the most kernel time, else of
+    the one kind of device listed (only its name when their figures differ)."""
     if not isinstance(properties, list):
         return None
     named = [p for p in properties if isinstance(p, dict) and isinstance(p.get("name"), str)]
@@ -593,9 +596,30 @@ def _device_name(properties, device_time: dict) -> str | None:
         busiest = max(device_time, key=device_time.get)
         for p in named:
             if p.get("id") == busiest:
-                return p["name"]
-    names = {p["name"] for p in named}
-    return named[0]["name"] if len(names) == 1 else None
+                return p
+    if len({p["name"] for p in named}) != 1:
+        return None
+    same = len({repr(_identity(p)) for p in named}) == 1
+    return named[0] if same else {"name": named[0]["name"]}
+
+
+# deviceProperties keys -> ImportResult.device_properties keys
+_IDENTITY = {"numSms": "sms", "warpSize": "warp_size", "totalGlobalMem": "memory_bytes"}
+
+
+def _identity(entry: dict | None) -> dict | None:
+    """The figures that tell GPUs apart when the name does not (integers only)."""
+    if not entry:
+        return None
+    out = {ours: entry[theirs] for theirs, ours in _IDENTITY.items() if _whole(entry.get(theirs), 1)}
+    major, minor = entry.get("computeMajor"), entry.get("computeMinor")
+    if _whole(major, 1) and _whole(minor, 0):
+        out["capability"] = f"{major}.{minor}"
+    return out or None
+
+
+def _whole(value, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 register(Reader("kineto", sniff, read))

@@ -170,6 +170,7 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
         device_name=next((r.device_name for r in results if r.device_name), None),
         compute_capability=next((r.compute_capability for r in results if r.compute_capability), None),
         device_kind=next((r.device_kind for r in results if r.device_kind), None),
+        device_properties=next((r.device_properties for r in results if r.device_properties), None),
         program=next((r.program for r in results if r.program is not None), None),
         warnings=tuple(_dedupe(kept + missing + warnings)),
     )
