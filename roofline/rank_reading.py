@@ -29,6 +29,7 @@ class RankPart:
     summary: object            # KernelSet, one row per kernel name
     device_name: str | None
     warnings: tuple[str, ...]
+    device_properties: object = None   # what the trace says of its GPU besides the name
 
 
 def rank_files(paths) -> list[Path]:
@@ -60,7 +61,7 @@ def read_rank(path: str) -> RankPart:
     rank = r.rank if getattr(r, "rank", None) is not None else rank_from_name(Path(path))
     ks = r.kernels.columns if hasattr(r.kernels, "columns") else KernelSet.from_kernels(r.kernels)
     return RankPart(-1 if rank is None else int(rank), str(path), summarise(ks), r.device_name,
-                    tuple(str(w) for w in r.warnings))
+                    tuple(str(w) for w in r.warnings), getattr(r, "device_properties", None))
 
 
 def read_ranks(paths, workers: int | None = None, scheduler: str | None = None,
@@ -126,7 +127,7 @@ def _numbered(parts: list[RankPart]) -> list[RankPart]:
     out = []
     for p in parts:
         if p.rank < 0:
-            p = RankPart(nxt, p.path, p.summary, p.device_name, p.warnings)
+            p = RankPart(nxt, p.path, p.summary, p.device_name, p.warnings, p.device_properties)
             nxt += 1
         out.append(p)
     return sorted(out, key=lambda p: p.rank)

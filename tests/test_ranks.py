@@ -98,3 +98,19 @@ def test_report_has_a_rank_section(job, tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "## Ranks" in text and "slowest: rank 2" in text and "| communication | 3 |" in text
+
+
+def test_rank_folders_choose_the_device_from_the_traces_properties(tmp_path, capsys):
+    """An MI250 trace names only 'AMD Radeon Graphics': its device
+    properties pick the profile, for a folder of ranks as for one file."""
+    import shutil
+
+    from conftest import REALDATA
+    from roofline.cli.main import main
+    src = REALDATA / "kineto_trace" / "facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+    if not src.exists():
+        pytest.skip("realdata not present")
+    for r in (0, 1):
+        shutil.copy(src, tmp_path / f"rank{r}.json.gz")
+    assert main(["classify", str(tmp_path), "--format", "csv"]) == 0
+    assert "using device profile mi250-gcd" in capsys.readouterr().err

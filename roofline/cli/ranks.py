@@ -44,7 +44,7 @@ def load_ranks(args):
         if bar:
             bar.close()
     results = [ImportResult(p.path, "rank", KernelRows(p.summary), device_name=p.device_name,
-                            rank=p.rank) for p in parts]
+                            device_properties=p.device_properties, rank=p.rank) for p in parts]
     ranks = np.concatenate([np.full(len(p.summary), p.rank, dtype=np.int64) for p in parts])
     warnings = list(notes) + [f"rank {p.rank}: {w}" for p in parts for w in p.warnings[:3]]
     return results, ranks, warnings

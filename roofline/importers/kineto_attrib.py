@@ -198,8 +198,9 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
     if any(g.get("matrix_fp32") for g in groups.values()):
         warnings.append(Advice("fp32 matrix work is placed on the fp32 units: the trace does not say "
                                "whether TF32 was allowed (PyTorch's default for matmul is off)",
-                               "with torch.backends.cuda.matmul.allow_tf32 = True the roof is the "
-                               "tensor_tf32 one", subject="precision"))
+                               "with torch.backends.cuda.matmul.allow_tf32 = True on an NVIDIA GPU "
+                               "from Ampere on, the roof is the tensor_tf32 one (GPUs without TF32 "
+                               "stay on fp32)", subject="precision"))
     if tree is not None:
         _warn_unknown(out, warnings, what="kernel")
         _check_torch_flops(ops, tree, warnings)
