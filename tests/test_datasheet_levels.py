@@ -152,12 +152,8 @@ def test_assumptions_are_not_marked_published():
 # ------------------------------------------------ evidence in real reports
 
 def _ncu_attributes(path) -> dict:
-    pytest.importorskip("ncu_report")
-    out = subprocess.run([sys.executable, "-m", "roofline.importers.ncu_rep_child", str(path)],
-                         capture_output=True, text=True, timeout=300, check=True)
-    data = json.loads(out.stdout)
-    assert "error" not in data, data
-    return {k: v[0] for k, v in data["actions"][0]["numbers"].items()}
+    from conftest import ncu_first_launch_numbers
+    return ncu_first_launch_numbers(path)
 
 
 def test_slice_counts_and_rates_match_nsight_compute_attributes(realdata):
