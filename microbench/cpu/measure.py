@@ -72,20 +72,30 @@ class CpuPlan:
         return cls(**base)
 
 
+HUGE_PAGE_BYTES = 2 << 20
+
+
 def _aligned_buffer(nbytes: int, align: int = 64, touch: bool = True) -> np.ndarray:
-    """One float64 buffer for every sweep, page aligned, touched before timing.
+    """One float64 buffer for every sweep, touched before timing.
 
     Anonymous mmap with MADV_HUGEPAGE where available: first-touching 2 GiB
     in 4 KiB pages took 6.8 s in a VM here, 0.5 s with transparent huge pages.
+    Its start is aligned to a huge page: mmap placed it 4 KiB before a 2 MiB
+    boundary, so every L1-sized working set straddled a 4 KiB page and a
+    2 MiB one, and the one-core load rate dipped to 106-146 GB/s at 5-16 KiB
+    (Zen 4 VM); from a 2 MiB boundary the same sweep read 187-219 GB/s at
+    every size from 4 to 32 KiB.
     """
     n = int(math.ceil(nbytes / 8))
     buf = None
     try:
         import mmap
-        m = mmap.mmap(-1, n * 8, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        m = mmap.mmap(-1, n * 8 + HUGE_PAGE_BYTES, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         if hasattr(mmap, "MADV_HUGEPAGE"):
             m.madvise(mmap.MADV_HUGEPAGE)
-        buf = np.frombuffer(m, dtype=np.float64)
+        whole = np.frombuffer(m, dtype=np.float64)
+        off = (-whole.ctypes.data % HUGE_PAGE_BYTES) // 8
+        buf = whole[off:off + n]
     except (ImportError, AttributeError, OSError, ValueError):
         raw = np.empty(n + align // 8, dtype=np.float64)
         off = (-raw.ctypes.data % align) // 8
