@@ -109,13 +109,17 @@ def _points(p: Placements, view: str) -> dict[str, np.ndarray]:
         return {"": inside(p.cache_aware_intensity)}
 
 
-def _limits(p: Placements, shown):
-    xs = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in shown.values()] or [np.array([])])
+def _drawn(p: Placements, shown) -> np.ndarray:
+    """Kernels with a point at some level."""
     drawn = np.zeros(len(p), dtype=bool)
     for x in shown.values():
         drawn |= np.isfinite(x)
-    y = p.achieved_flop_s
-    ys = y[drawn]
+    return drawn
+
+
+def _limits(p: Placements, shown):
+    xs = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in shown.values()] or [np.array([])])
+    ys = p.achieved_flop_s[_drawn(p, shown)]
     peak = max(c.value for c in p.roof_device.compute.values())
     ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory]
     lo_x = min([0.01] + list(xs / 3) + [r / 30 for r in ridges])
@@ -257,10 +261,7 @@ def _legend(ax, p, shown, view) -> None:
 def _note_unplotted(ax, p: Placements, shown) -> None:
     """Kernels that cannot sit on a FLOP roofline (copies, no counters) are
     listed in a corner box with their bound, so their time is not hidden."""
-    drawn = np.zeros(len(p), dtype=bool)
-    for x in shown.values():
-        drawn |= np.isfinite(x)
-    missing = np.flatnonzero(~drawn)
+    missing = np.flatnonzero(~_drawn(p, shown))
     if not len(missing):
         return
     time = np.nan_to_num(p.kernels.time_s)

@@ -12,7 +12,7 @@ from .csv_cells import RISKY_PATTERN, defused
 from .gcpause import paused
 from .placement import Placements
 from .terminal import visible
-from .units import format_si
+from .units import format_percent, format_si
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
               "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled",
@@ -139,7 +139,7 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
         lines.append((
             _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
-            _percent(r["efficiency"]), bound))
+            format_percent(r["efficiency"]), bound))
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
     text = ["  ".join(c.ljust(w) if i in (0, 7) else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
@@ -149,11 +149,6 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     if any(r["modelled"] for r in shown):
         text.append("* work from a cost or operator model (compulsory bytes: an upper bound on intensity)")
     return "\n".join(text) + "\n"
-
-
-def _percent(fraction) -> str:
-    from .units import format_percent
-    return format_percent(fraction)
 
 
 def _rate(value) -> str:

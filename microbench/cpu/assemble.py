@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import Advice
 from ...model import Ceiling, Device, MemoryLevel
+from ...units import format_iec
 from .cpuinfo import CpuInfo
 
 MiB = 1024 ** 2
@@ -28,11 +29,7 @@ def above_theoretical(value: float, theoretical: float | None) -> bool:
     return theoretical is not None and value > (1 + CLOCK_NOISE) * theoretical
 
 
-def fmt_bytes(b: float) -> str:
-    for unit, f in (("GiB", 1024 ** 3), ("MiB", MiB), ("KiB", 1024)):
-        if b >= f:
-            return f"{b / f:.3g} {unit}"
-    return f"{b:.0f} B"
+fmt_bytes = format_iec   # cache and buffer sizes in binary units
 
 
 def _tool_version() -> str:

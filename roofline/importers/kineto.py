@@ -273,7 +273,7 @@ def _by_kind(events: list) -> dict[str, list]:
         cats = [c if isinstance(c, str) else None for c in cats]
         distinct = set(cats)
     kinds = [None, "kernel", "op", "api", "copy", "range"]
-    code_of = {c: kinds.index(_COPY_OR.get(_kind(c), _kind(c))) for c in distinct}
+    code_of = {c: kinds.index(_batch_kind(c)) for c in distinct}
     codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
     out = {}
     for code in sorted(set(code_of.values()) - {0}):
@@ -283,6 +283,12 @@ def _by_kind(events: list) -> dict[str, list]:
 
 
 _COPY_OR = {"memcpy": "copy", "memset": "copy"}
+
+
+def _batch_kind(cat) -> str | None:
+    """The batch an event goes to: its kind, copies and sets together."""
+    kind = _kind(cat)
+    return _COPY_OR.get(kind, kind)
 
 
 def _kind(cat) -> str | None:

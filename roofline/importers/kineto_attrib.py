@@ -299,21 +299,6 @@ class _Enclosing:
             out[members] = cand
         return out
 
-    def at(self, thread, t: float) -> int:
-        found = self.threads.get(thread)
-        if found is None:
-            return -1
-        idx, starts = found
-        k = int(np.searchsorted(starts, t, side="right")) - 1
-        if k < 0:
-            return -1
-        i = int(idx[k])
-        # The last operator to start may have ended already: its enclosing
-        # operators are the candidates then.
-        while i >= 0 and self.end[i] < t:
-            i = int(self.parent[i])
-        return i
-
 
 def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> np.ndarray:
     """Which launches take a share of their operator's work: all of them,

@@ -247,10 +247,6 @@ def is_autograd(name: str) -> bool:
     return bool(_AUTOGRAD.match(name))
 
 
-def _nonzero(w: OpWork | None) -> bool:
-    return w is not None and (w.bytes > 0 or any(v > 0 for v in w.flops.values()))
-
-
 def _start_order(ops: OpEvents) -> np.ndarray:
     ts = np.asarray(ops.ts, dtype=float)
     dur = np.asarray(ops.dur, dtype=float)
