@@ -37,7 +37,7 @@ from ...errors import Advice, MeasurementError
 from ...model import Device
 from .. import levels as _levels
 from ..timing import Samples, geometric_sizes, measure, per_call_seconds
-from .assemble import MiB, build_device, fmt_bytes
+from .assemble import SPREAD_LIMIT, MiB, build_device, fmt_bytes
 from .cpuinfo import CpuInfo, configure_numba_environment, cpu_info
 
 
@@ -57,6 +57,8 @@ class CpuPlan:
     coarse_above_bytes: int | None = 256 * MiB  # fewer sizes above this ...
     coarse_steps_per_octave: int = 2            # ... this many per octave
     max_bytes_cap: int | None = None  # quick: stop here even if < 4x LLC (warned)
+    wake_s: float = 0.3               # untimed all-core spin before each all-core phase
+    retries: int = 2                  # a ceiling whose samples spread > 10 % is measured again
     mode: str = "full"
 
     @classmethod
@@ -251,20 +253,21 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         a64, b64 = 0.999999, 1e-6
         a32, b32 = np.float32(0.9999), np.float32(1e-4)
         one, allc = {}, {}
-        one["fp64"] = measure(lambda r: K.fma_f64(r, a64, b64), K.fma_flop_per_rep("fp64"), **meas,
-                              start=flop_start("fp64", 1))
-        bar.step("fp64 one core")
-        one["fp32"] = measure(lambda r: K.fma_f32(r, a32, b32), K.fma_flop_per_rep("fp32"), **meas,
-                              start=flop_start("fp32", 1))
-        bar.step("fp32 one core")
-        allc["fp64"] = measure(lambda r: K.fma_f64_par(r, a64, b64, threads),
-                               K.fma_flop_per_rep("fp64", threads), **meas,
-                               start=flop_start("fp64", threads))
-        bar.step(f"fp64 {threads} cores")
-        allc["fp32"] = measure(lambda r: K.fma_f32_par(r, a32, b32, threads),
-                               K.fma_flop_per_rep("fp32", threads), **meas,
-                               start=flop_start("fp32", threads))
-        bar.step(f"fp32 {threads} cores")
+        repeated: dict[str, int] = {}
+        for p, a, b in (("fp64", a64, b64), ("fp32", a32, b32)):
+            kernel = K.fma_f64 if p == "fp64" else K.fma_f32
+            one[p] = _steady(lambda: measure(lambda r: kernel(r, a, b), K.fma_flop_per_rep(p), **meas,
+                                             start=flop_start(p, 1)), plan.retries, f"{p} one core", repeated)
+            bar.step(f"{p} one core")
+        wake_reps = flop_start("fp64", threads)
+        _wake_cores(lambda: K.fma_f64_par(wake_reps, a64, b64, threads), plan.wake_s)
+        for p, a, b in (("fp64", a64, b64), ("fp32", a32, b32)):
+            kernel = K.fma_f64_par if p == "fp64" else K.fma_f32_par
+            allc[p] = _steady(lambda: measure(lambda r: kernel(r, a, b, threads),
+                                              K.fma_flop_per_rep(p, threads), **meas,
+                                              start=flop_start(p, threads)),
+                              plan.retries, f"{p} {threads} cores", repeated)
+            bar.step(f"{p} {threads} cores")
 
         phases["clock_and_compute"] = time.perf_counter() - t
         t = time.perf_counter()
@@ -297,20 +300,24 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         fit = _levels.detect_levels(load_sizes, best_rates, os_caches=info.os_caches)
 
         # all-core roof inside each plateau
+        _wake_cores(lambda: K.fma_f64_par(wake_reps, a64, b64, threads), plan.wake_s)
         level_all: dict[str, tuple[Samples, int]] = {}
         shared = {c.name for c in info.os_caches if c.shared_cpus > 1}
         for p in fit.plateaus:
             total = _probe_bytes(p, load_sizes, threads, p.name == "DRAM" or p.name in shared,
                                  buf_bytes, K.LOAD_MULTIPLE * 8)
             n_per = total // threads // 8
-            s = measure(lambda r, n=n_per: K.load_par(buf, n, r, threads), 8.0 * n_per * threads, **meas,
-                        start=load_start(8.0 * n_per * threads, threads))
+            s = _steady(lambda n=n_per: measure(lambda r: K.load_par(buf, n, r, threads),
+                                                8.0 * n * threads, **meas,
+                                                start=load_start(8.0 * n * threads, threads)),
+                        plan.retries, f"{p.name} {threads} cores", repeated)
             level_all[p.name] = (s, n_per * 8 * threads)
             bar.step(f"{p.name} {threads} cores")
         n_tri = (buf_bytes // threads // 8) // 3 * 3
-        triad_all = measure(lambda r: K.triad_par(buf, n_tri, r, 0.5, threads),
-                            K.triad_bytes(n_tri) * threads, **meas,
-                            start=load_start(K.triad_bytes(n_tri) * threads, threads))
+        triad_all = _steady(lambda: measure(lambda r: K.triad_par(buf, n_tri, r, 0.5, threads),
+                                            K.triad_bytes(n_tri) * threads, **meas,
+                                            start=load_start(K.triad_bytes(n_tri) * threads, threads)),
+                            plan.retries, f"DRAM triad {threads} cores", repeated)
         bar.step("DRAM triad, all cores")
         phases["all_core_levels"] = time.perf_counter() - t
     finally:
@@ -335,6 +342,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
             "asm_vector_fma": {p: dict(c) for p, c in asm.items()},
             "wall_time_s": round(wall_s, 3),
             "machine_load": machine_load,
+            "measured_again": repeated,
         })
     return _with_busy_verdict(device, machine_load, threads)
 
@@ -378,6 +386,40 @@ def _start_reps(min_time_s: float, upper_rate: float, work_per_rep: float) -> in
     of the rate. A call can then never be mostly fixed cost (waking worker
     threads on a busy machine takes milliseconds), whatever the noise."""
     return max(1, int(0.25 * min_time_s * upper_rate / work_per_rep))
+
+
+def _steady(take: Callable[[], Samples], retries: int, what: str, repeated: dict) -> Samples:
+    """``take()`` again, up to ``retries`` times, while its samples spread
+    more than the warning limit; the attempt with the smallest spread is
+    kept, and ``repeated[what]`` records how many attempts were made.
+
+    On the 2-vCPU VMs this was built on, an idle machine still lost a
+    core for a few milliseconds now and then: one all-core L1 sample in
+    five read 241-308 GB/s against 380-403 for the others, in three of
+    three runs, and flagged the whole profile busy. A second attempt
+    mostly comes out clean; a machine that stays busy stays noisy, and is
+    flagged as before."""
+    s = take()
+    attempts = 1
+    while s.spread > SPREAD_LIMIT and attempts <= retries:
+        again = take()
+        attempts += 1
+        if again.spread < s.spread:
+            s = again
+    if attempts > 1:
+        repeated[what] = attempts
+    return s
+
+
+def _wake_cores(spin: Callable[[], object], seconds: float) -> None:
+    """Run ``spin`` (one all-core call of a few milliseconds) untimed for
+    ``seconds``. The other cores idle through the one-core sweeps, and a
+    vCPU woken from idle ran its first tens of milliseconds slow on a Zen 3
+    VM: the first all-core L1 sample read 277 GB/s, the next four 372-393
+    (30 % spread on an idle machine, so the run was flagged busy)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        spin()
 
 
 def _use_openmp_layer(numba) -> str:
