@@ -20,9 +20,9 @@ CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "o
 
 
 def placements_json(p: Placements) -> str:
-    import msgspec
-    with paused():
-        return msgspec.json.format(msgspec.json.encode(p.records()), indent=1).decode() + "\n"
+    """Every kernel as JSON text, one object per line (:mod:`roofline.json_rows`)."""
+    from .json_rows import placements_json_bytes
+    return placements_json_bytes(p).decode("utf-8")
 
 
 def placements_csv(p: Placements) -> str:

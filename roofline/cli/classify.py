@@ -40,7 +40,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from ..placement import place
     from ..device_choice import device_for
-    from ..tables import placements_csv_bytes, placements_json, placements_table
+    from ..json_rows import placements_json_chunks
+    from ..tables import placements_csv_bytes, placements_table
     from ..terminal import visible_lines
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
@@ -57,8 +58,11 @@ def run(args) -> int:
     if args.format == "csv":
         write_stdout(placements_csv_bytes(placements))
         return 0
-    formatter = {"json": placements_json, "table": lambda p: placements_table(p, limit=args.top)}[args.format]
-    print(formatter(placements), end="")
+    if args.format == "json":
+        for chunk in placements_json_chunks(placements):
+            write_stdout(chunk)
+        return 0
+    print(placements_table(placements, limit=args.top), end="")
     return 0
 
 
