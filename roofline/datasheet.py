@@ -84,6 +84,24 @@ SRC = {
     "h200ds": "NVIDIA H200 datasheet (141 GB HBM3e, 4.8 TB/s; compute as H100 SXM)",
     "ada": "NVIDIA Ada GPU Architecture whitepaper (2022), RTX 4090 and L4 tables",
     "l4ds": "NVIDIA L4 datasheet (2023)",
+    # GeForce Blackwell (GB202, compute capability 12.0)
+    "rtx5090": ("NVIDIA GeForce RTX 5090 specifications and RTX Blackwell GPU Architecture whitepaper (2025): "
+                "GB202 with 170 SMs (21,760 CUDA cores, 680 fifth-generation tensor cores: 128 and 4 per SM), "
+                "2407 MHz boost, 3352 AI TOPS (FP4, 2:4 sparse), 838 TFLOP/s FP16 tensor (sparse), 32 GB GDDR7 "
+                "on 512 bits at 28 Gbit/s (1792 GB/s), 96 MB L2, PCIe Gen5 x16; these figures as reproduced in "
+                "Tom's Hardware's RTX 5090 review (Linux Format, May 2025) and TechPowerUp's RTX 5090 Founders "
+                "Edition review"),
+    "tpu_5090": ("TechPowerUp GPU database, GeForce RTX 5090 (third-party): 2017 MHz base clock, 128 KB L1 per "
+                 "SM, FP16 (non-tensor) 104.8 TFLOP/s (1:1 with FP32), FP64 1.637 TFLOP/s (1:64)"),
+    "hmc_blackwell": ("hmc-tech.com GPU database (third-party), GeForce RTX 5050 (GeForce Blackwell, 20 SMs, 2.57 "
+                      "GHz): dense tensor FP16 with FP16 accumulate 52.63, with FP32 accumulate 26.32, BF16 26.32, "
+                      "TF32 13.16, FP8 105.3, INT8 105.3, FP4 210.5 TFLOP/s, i.e. 1024, 512, 512, 256, 2048, 2048 "
+                      "and 4096 FLOP/clk/SM"),
+    "ncu_5090": ("Nsight Compute 2025 SpeedOfLight_RooflineChart section of a public RTX 5090 report "
+                 "(CodeGandee/llm-perf-opt, compute capability 12.0): theoretical 21,760 FFMA and 340 DFMA thread "
+                 "instructions per cycle (128 and 2 per SM over 170 SMs; its rule: 'the ratio of peak float (fp32) "
+                 "to double (fp64) performance on this device is 64:1'), 128 DRAM bytes per DRAM cycle at "
+                 "13.72 GHz (1756 GB/s), SM clock 1.99-2.15 GHz while profiled"),
     "cuda_guide": ("CUDA C++ Programming Guide: shared memory has 32 banks, each 32 bits per "
                    "clock, i.e. 128 B/clk/SM"),
     "pcie": ("PCI Express Base Specification (Gen2: 5 GT/s per lane, 8b/10b; Gen3/4/5: 8/16/32 GT/s "
@@ -339,6 +357,30 @@ _ADA_LAPTOP_SRC = {"units": f"{SRC['ada']} (FP16/BF16 non-tensor at the FP32 rat
 
 def _ada_laptop_l2(mb: int) -> str:
     return _l2_src(f"16, {SRC['ncu_laptops']} ({mb} MB / 16 slices)", f"64 B/clk, {SRC['ncu_ad107']}")
+
+
+# GeForce Blackwell SM (GB202 and its compute capability 12.0 siblings): FP32
+# and FP64 per SM are in the real RTX 5090 report; the tensor rates per SM
+# come from NVIDIA's sparse totals (FP16, FP4) and third-party databases.
+_BLACKWELL_GEFORCE_SM = {"fp64": 2, "fp32": 128, "fp16": 128, "bf16": 128}
+_BLACKWELL_GEFORCE_TENSOR = {"tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512,
+                             "tensor_fp8": 2048, "tensor_int8": 2048}
+_BLACKWELL_GEFORCE_ACC = ("FP16 accumulate; assumption: FP16 and FP8 MMA with FP32 accumulate at half this rate, "
+                          "as on Ada GeForce (no NVIDIA statement for GeForce Blackwell was found; "
+                          f"{SRC['hmc_blackwell']} lists half)")
+_BLACKWELL_NON_TENSOR_16 = ("assumption: non-tensor FP16/BF16 at the FP32 rate as on Ada GeForce ({ada}); no "
+                            "NVIDIA figure for GB202 was found, {tpu} lists 1:1").format(ada=SRC["ada"],
+                                                                                         tpu=SRC["tpu_5090"])
+_BLACKWELL_GEFORCE_NOTES = {
+    "fp16": _BLACKWELL_NON_TENSOR_16, "bf16": _BLACKWELL_NON_TENSOR_16,
+    "tensor_fp16": _BLACKWELL_GEFORCE_ACC, "tensor_fp8": _BLACKWELL_GEFORCE_ACC,
+    "tensor_bf16": ("assumption: BF16 MMA accumulates in FP32 at half the FP16-accumulate rate, as on Ada "
+                    "GeForce (third-party database above)"),
+    "tensor_tf32": "assumption: the GeForce Ada TF32 rate per SM (third-party database above)",
+    "tensor_int8": "assumption: INT8 at the FP8 rate, as on Ada (third-party database above)",
+    "fp4": ("FP4 MMA: 4096 dense FLOP/clk/SM (3352 AI TOPS sparse / 2 = 1676 TFLOP/s dense); roofline has "
+            "no fp4 precision, so no ceiling"),
+}
 
 
 SPECS: tuple[GpuSpec, ...] = (
@@ -657,6 +699,40 @@ SPECS: tuple[GpuSpec, ...] = (
                                  f"the laptop of the public report ran at most 2010 MHz ({SRC['ncu_laptops']})")},
         basis={"l1": "derived", "l2": "derived"},
         notes=_ADA_GEFORCE_NOTES, extra=_ADA_GEFORCE_EXTRA),
+    GpuSpec(
+        stem="rtx-5090", name="NVIDIA GeForce RTX 5090", chip="GB202", family="Blackwell",
+        compute_capability="12.0", sms=170, boost_clock_hz=2407e6,
+        fma_per_sm=_BLACKWELL_GEFORCE_SM, schedulers_per_sm=4, tensor_flop_per_sm=_BLACKWELL_GEFORCE_TENSOR,
+        memory_type="GDDR7", bus_bits=512, data_rate_bps=28e9, dram_bytes=_gib(32),
+        l2_bytes=_mib(96), l1_bytes_per_sm=128 * 1024, pcie_gen=5, pcie_lanes=16,
+        l2_slices=64, l2_slice_bytes_per_clk=64,
+        src={"units": (f"{SRC['rtx5090']}; 4 warp schedulers per SM (four SM partitions, as on Ada); "
+                       f"per-SM FP32 and FP64 rates: {SRC['ncu_5090']}"),
+             "clock": (f"2407 MHz, NVIDIA's boost clock ({SRC['rtx5090']}); GPU Boost may run higher, and "
+                       f"Nsight Compute locks the base clock by default (2017 MHz, {SRC['tpu_5090']})"),
+             "tensor": (f"dense = NVIDIA's sparse figures / 2: FP16 838 / 2 = 419 TFLOP/s, FP4 3352 / 2 = 1676 "
+                        f"(4096 FLOP/clk/SM), FP8 between them; {SRC['rtx5090']}; TF32, BF16 and INT8 rates: "
+                        f"{SRC['hmc_blackwell']}"),
+             "dram": f"{SRC['rtx5090']}; {SRC['ncu_5090']}",
+             "l1": ("assumption: Ada's rate, as no Nsight Compute L1 peak for GB202 is at hand: "
+                    f"{_L1_ADA}; 128 KB L1/shared per SM: {SRC['tpu_5090']}"),
+             "l2": _l2_src(f"assumption: 64 = 8 per 64-bit memory partition (FBP) as on AD107 and AD102 "
+                           f"({SRC['ncu_slices']}) x 8 partitions on 512 bits; 96 MB / 64 = 1.5 MB per slice, as "
+                           "on AD102. NVIDIA publishes no slice count for GB202 (128 MB in full; the RTX 5090 "
+                           "enables 96): 48 slices of 2 MB would hold 96 MB too (7.4 TB/s)",
+                           f"assumption: 64 B/clk, AD107's ({SRC['ncu_ad107']}); NVIDIA publishes no L2 rate "
+                           "for GB202")},
+        basis={"l1": "assumption", "l2": "assumption"},
+        notes={**_BLACKWELL_GEFORCE_NOTES,
+               "dram": ("Nsight Compute's own DRAM peak in the public report is 128 B per DRAM cycle x 13.72 GHz "
+                        "= 1756 GB/s: 512 bits move 2 x 64 B per DRAM clock, and 28 Gbit/s per pin is a 14 GHz "
+                        "clock; the clock it measured over a 6.75 us kernel is 2 % under that"),
+               "pcie": f"Gen5 x16, {SRC['rtx5090']}",
+               "sms": "170 of GB202's 192 SMs, 96 of its 128 MB of L2",
+               "compute_capability": ("12.0 is shared by the RTX 5080, 5070 Ti, 5070, 5060 and the RTX PRO "
+                                      "Blackwell cards, whose SM counts, clocks and memory differ: this profile "
+                                      "is the RTX 5090's only")},
+        extra={"tensor_fp32_accumulate_flop_per_sm_per_clk": {"tensor_fp16": 512, "tensor_fp8": 1024}}),
     GpuSpec(
         stem="mi250-gcd", name="AMD Instinct MI250 (one GCD)", chip="gfx90a", family="CDNA2", vendor="AMD",
         compute_capability=None, sms=104, boost_clock_hz=1700e6,
