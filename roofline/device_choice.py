@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .device_names import (NameError_, key, model_of, resolve_capability, resolve_properties, resolve_reported,
-                           resolve_typed, shown_properties)
+from .device_names import (NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
+                           resolve_reported, resolve_typed, shown_properties)
 from .errors import ProfileError, UnknownDeviceError
 from .model import Device
 
@@ -200,7 +200,8 @@ def _by_capability(capability: str, results, infos: dict[str, ProfileInfo]) -> D
         raise UnknownDeviceError(
             f"{_paths(results)}: the file gives only the compute capability ({capability}), not the GPU's "
             f"name, and no profile has that capability: pass --device ({known_devices(infos)})")
-    return DeviceChoice(_load(infos[match.stem]), match.stem, match.note)
+    warning = capability_warning(capability, match.stem)
+    return DeviceChoice(_load(infos[match.stem]), match.stem, match.note, (warning,) if warning else ())
 
 
 def _compute_signature(info: ProfileInfo):

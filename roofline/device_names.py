@@ -149,6 +149,27 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
     return None
 
 
+# GPUs with no profile that share a compute capability with one that has
+# (NVIDIA's CUDA GPUs table, developer.nvidia.com/cuda-gpus): a file that
+# gives only that capability may come from any of them.
+SHARED_CAPABILITY = {
+    "5.2": "GeForce GTX 980 Ti, 980, 960, 950, GTX TITAN X, Tesla M40, M60",
+    "8.0": "A30, A800",
+    "12.0": "GeForce RTX 5080, 5070 Ti, 5070, 5060 Ti, 5060, RTX PRO 6000 and other RTX PRO Blackwell cards",
+}
+
+
+def capability_warning(capability: str, stem: str) -> str | None:
+    """A warning for a profile chosen from a compute capability alone that
+    other GPUs share (their roofs would be lower: an RTX 5080 has 84 SMs to
+    the RTX 5090's 170)."""
+    others = SHARED_CAPABILITY.get(capability)
+    if not others:
+        return None
+    return (f"compute capability {capability} is also that of the {others}; the {stem} roofs are used: "
+            f"pass --device if the file comes from another GPU")
+
+
 def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, object]]) -> Match | None:
     """The profile for a file that gives only a compute capability
     (``"8.0"``). ``profiles`` maps stem -> (its compute capability, a value

@@ -65,9 +65,9 @@ def test_several_gpus_named_use_the_first_and_say_so():
 
 def test_a_gpu_without_a_profile_is_an_error_listing_the_device_values():
     with pytest.raises(UnknownDeviceError) as info:
-        device_for([result("x.ncu-rep", device_name="NVIDIA GeForce RTX 5090")])
+        device_for([result("x.ncu-rep", device_name="NVIDIA GeForce RTX 5080")])
     text = str(info.value)
-    assert "x.ncu-rep names the GPU 'NVIDIA GeForce RTX 5090', which has no built-in or saved profile" in text
+    assert "x.ncu-rep names the GPU 'NVIDIA GeForce RTX 5080', which has no built-in or saved profile" in text
     assert all(stem in text for stem in NAMES)
 
 
@@ -113,10 +113,30 @@ def test_compute_capability_8_0_is_an_a100_with_the_alternative_named():
 
 
 def test_an_unknown_compute_capability_is_an_error():
-    if "12.0" in _capabilities():
-        pytest.skip("a profile of compute capability 12.0 exists")
-    with pytest.raises(UnknownDeviceError, match=r"only the compute capability \(12\.0\).*no profile has"):
-        device_for([result(compute_capability="12.0")])
+    assert "11.0" not in _capabilities()
+    with pytest.raises(UnknownDeviceError, match=r"only the compute capability \(11\.0\).*no profile has"):
+        device_for([result(compute_capability="11.0")])
+
+
+def test_a_capability_other_gpus_share_warns_and_names_them():
+    """CC 12.0 is the RTX 5090's and the RTX 5080's (84 SMs to 170): the
+    only profile of it is used, with a warning, not silently."""
+    choice = device_for([result(compute_capability="12.0")])
+    assert choice.profile == "rtx-5090" and "only profile" in choice.reason
+    assert len(choice.warnings) == 1
+    assert "RTX 5080" in choice.warnings[0] and "pass --device" in choice.warnings[0]
+    assert device_for([result(compute_capability="12.0")], requested="rtx-5090").warnings == ()
+
+
+def test_the_a100_chosen_from_its_capability_names_the_a30_as_well():
+    choice = device_for([result(compute_capability="8.0")])
+    assert choice.profile == "a100-40gb-sxm" and len(choice.warnings) == 1 and "A30" in choice.warnings[0]
+
+
+def test_a_capability_shared_with_no_other_gpu_gives_no_warning():
+    from roofline.device_names import capability_warning
+    assert capability_warning("7.0", "v100-sxm2") is None
+    assert "RTX 5080" in capability_warning("12.0", "rtx-5090")
 
 
 def test_device_given_against_a_compute_capability_warns():
