@@ -30,11 +30,12 @@ What is compared (one core unless said otherwise), ratio = roofline / reference:
   read_bw.c with one stream) are shown beside them.
 * DRAM triad vs STREAM triad (benchmarks/stream.c, gcc -O3 -march=native
   -fopenmp), same total working set, one thread and all threads.
-* One-core DRAM rows are judged on roofline's kernel and its reference run
-  alternately, five rounds, best of each ("interleaved x5"): DRAM
-  bandwidth on these VMs drifts by up to 30 % within a minute, so the
-  profile's figure (measured a minute earlier, shown on the row above) can
-  differ from a later reference by the drift alone.
+* Every bandwidth row but likwid-bench's is also judged on roofline's
+  kernel and its reference run alternately, five rounds, best of each
+  ("interleaved x5", timed by measure's own routine): bandwidth on these
+  VMs drifts by up to 30 % within a minute, so the profile's figure
+  (measured a minute earlier, shown on the row above) can differ from a
+  later reference by the drift alone.
 * Every roofline figure against its theoretical bound at the measured clock
   (never above it beyond 2 % noise).
 
@@ -148,31 +149,37 @@ def roofline_load_4k(nbytes: float, repeat: int = 5) -> float:
     return best
 
 
-def roofline_kernel_rate(kernel: str, nbytes: float) -> float:
-    """roofline's one-core ``load`` or ``triad`` kernel on a buffer made as
-    ``measure`` makes its own (2 MiB aligned, huge pages), best of 9 timed
-    passes after one untimed pass (as the C references time theirs)."""
+def roofline_kernel_rate(kernel: str, nbytes: float, threads: int = 1) -> float:
+    """roofline's ``load``, ``triad`` or ``triad_par`` kernel on a buffer made
+    as ``measure`` makes its own (2 MiB aligned, huge pages), timed by
+    ``measure``'s own routine (calls of at least 5 ms, 9 of them, the best
+    kept). ``nbytes`` is the whole working set (all threads together)."""
     from roofline.microbench.cpu import kernels as K
     from roofline.microbench.cpu.measure import _aligned_buffer
-    n = int(nbytes // 8) // K.LOAD_MULTIPLE * K.LOAD_MULTIPLE
-    buf = _aligned_buffer(8 * n)
-    run, work = ((lambda r: K.load(buf, n, r), 8.0 * n) if kernel == "load"
-                 else (lambda r: K.triad(buf, n, r, 0.5), K.triad_bytes(n)))
-    run(1)
-    best = 0.0
-    for _ in range(9):
-        t = time.perf_counter()
-        run(1)
-        best = max(best, work / (time.perf_counter() - t))
-    return best
+    from roofline.microbench.timing import measure
+    n = int(nbytes // 8 // threads) // K.LOAD_MULTIPLE * K.LOAD_MULTIPLE
+    buf = _aligned_buffer(8 * n * threads)
+    if kernel == "load":
+        run, work = (lambda r: K.load(buf, n, r)), 8.0 * n
+    elif threads == 1:
+        run, work = (lambda r: K.triad(buf, n, r, 0.5)), K.triad_bytes(n)
+    else:
+        n = n // 3 * 3
+        run, work = (lambda r: K.triad_par(buf, n, r, 0.5, threads)), K.triad_bytes(n) * threads
+    run(1)      # loads the compiled kernel: a first call slow for that must not set the reps
+    # calibration starts at a quarter of the 5 ms at 1 TB/s (above any one
+    # core's L1), as measure starts it: never a call of nanoseconds
+    start = max(1, int(0.25 * 0.005 * 1e12 / work))
+    return measure(run, work, min_time_s=0.005, repeats=9, start=start).best
 
 
 def interleaved(ours, reference, rounds: int = 5) -> tuple[float | None, float | None]:
-    """Best of ``rounds`` alternate runs of two rate functions. DRAM bandwidth
-    on these VMs drifts by up to 30 % within a minute (other guests share the
-    memory bus), so a figure measured in ``measure`` a minute before its
-    reference can differ by the drift alone; alternating takes both from
-    the same minutes."""
+    """Best of ``rounds`` alternate runs of two rate functions. Bandwidth on
+    these VMs drifts by up to 30 % within a minute (other guests share the
+    host's caches and memory bus; the clock moved from 3.20 to 3.07 GHz
+    between two runs), so a figure measured in ``measure`` a minute before
+    its reference can differ by the drift alone; alternating takes both
+    from the same seconds."""
     a, b = [], []
     for _ in range(rounds):
         a.append(ours())
@@ -280,8 +287,9 @@ def main(argv=None) -> int:
             ref, which = (likwid_best(likwid_variants("load", flags), likwid_size(size), args.repeat)
                           if have_likwid else (None, ""))
             add(f"{name} load, 1 core @ {likwid_size(size)}", ours, ref, f"{which} (1 stream)", target, "B/s")
-            add("  (read_bw.c, 2 streams, huge pages)", ours,
-                c_run(reads, [int(size), 20, "huge", 2], "read_bytes_s"), "read_bw.c huge 2", target, "B/s")
+            a, b = interleaved(lambda size=size: roofline_kernel_rate("load", size),
+                               lambda size=size: c_run(reads, [int(size), 20, "huge", 2], "read_bytes_s"))
+            add("  same kernel, interleaved x5", a, b, "read_bw.c huge 2 streams", target, "B/s")
 
         ours = single["memory"].get("DRAM", {}).get("bytes_s")
         add(f"DRAM load, 1 core, huge pages @ {likwid_size(dram_bytes)}", ours,
@@ -313,7 +321,10 @@ def main(argv=None) -> int:
             "stream.c", None, "B/s")
         oursn = tri["all_cores"]["DRAM"]
         add(f"DRAM triad, {info.threads} threads, huge pages", oursn,
-            c_run(stream, [elements, 10, "huge"], "triad_bytes_s", info.threads), "stream.c huge", 0.90, "B/s")
+            c_run(stream, [elements, 10, "huge"], "triad_bytes_s", info.threads), "stream.c huge", None, "B/s")
+        a, b = interleaved(lambda: roofline_kernel_rate("triad", dram_bytes, info.threads),
+                           lambda: c_run(stream, [elements, 10, "huge"], "triad_bytes_s", info.threads))
+        add("  same kernel, interleaved x5", a, b, "stream.c huge", 0.90, "B/s")
         add("  (stream.c, 4 KiB pages)", oursn,
             c_run(stream, [elements, 10], "triad_bytes_s", info.threads), "stream.c", None, "B/s")
 

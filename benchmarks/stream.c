@@ -9,6 +9,12 @@
  * to use transparent huge pages (madvise), as numpy and PyTorch do for
  * large arrays; without it they use 4 KiB pages, as STREAM itself does.
  *
+ * The three arrays lie one after the other in one allocation, as STREAM's
+ * static arrays do (and roofline's triad, over thirds of one buffer). Three
+ * separate 2 MiB-aligned arrays, whose elements i all share their address
+ * bits below 2 MiB, read 20.5-21.7 GB/s on average over six runs on one
+ * Zen 3 core where the same arrays offset by 1 MiB + 296 B read 23.1.
+ *
  * Prints one line: "triad_bytes_s <best> median_bytes_s <median> elements <n> threads <t>".
  */
 #include <omp.h>
@@ -32,17 +38,14 @@ int main(int argc, char **argv) {
     int huge = argc > 3 && strcmp(argv[3], "huge") == 0;
     size_t align = huge ? (size_t)2 << 20 : 64;
     double *a, *b, *c;
-    if (posix_memalign((void **)&a, align, n * sizeof(double)) ||
-        posix_memalign((void **)&b, align, n * sizeof(double)) ||
-        posix_memalign((void **)&c, align, n * sizeof(double))) {
+    if (posix_memalign((void **)&a, align, 3 * n * sizeof(double))) {
         fprintf(stderr, "stream: cannot allocate 3 x %ld doubles\n", n);
         return 1;
     }
-    if (huge) {
-        madvise(a, n * sizeof(double), MADV_HUGEPAGE);
-        madvise(b, n * sizeof(double), MADV_HUGEPAGE);
-        madvise(c, n * sizeof(double), MADV_HUGEPAGE);
-    }
+    if (huge)
+        madvise(a, 3 * n * sizeof(double), MADV_HUGEPAGE);
+    b = a + n;
+    c = b + n;
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; i++) {
         a[i] = 1.0;
@@ -68,7 +71,5 @@ int main(int argc, char **argv) {
            rates[ntimes - 1], rates[1 + (ntimes - 1) / 2], n, omp_get_max_threads(), check);
     free(rates);
     free(a);
-    free(b);
-    free(c);
     return 0;
 }
