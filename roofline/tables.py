@@ -176,6 +176,9 @@ def device_table(device) -> str:
         lines.append(f"  launch overhead       {format_si(device.launch_overhead_s, 's'):>14}")
     for key, hz in device.clocks_hz.items():
         lines.append(f"  clock    {key:<12} {format_si(hz, 'Hz'):>14}")
+    again = (device.provenance or {}).get("measured_again") or {}
+    if again:
+        lines.append("  noisy, measured again: " + ", ".join(f"{k} ({n} attempts)" for k, n in again.items()))
     for w in device.warnings:
         lines.append(f"  warning: {w}")
     return "\n".join(map(visible, lines)) + "\n"

@@ -546,3 +546,13 @@ def test_waking_the_cores_spins_for_the_given_time_untimed():
     assert time.perf_counter() - t >= 0.02 and 2 <= len(calls) <= 20
     _wake_cores(lambda: calls.append(1), 0.0)    # no wake asked: no call
     assert calls[-1] is None
+
+
+def test_show_lists_the_ceilings_measured_again():
+    import dataclasses
+    from roofline.profile import load_device
+    from roofline.tables import device_table
+    dev = load_device(Path(__file__).parent / "data" / "toy_gpu.yaml")
+    assert "measured again" not in device_table(dev)
+    again = dataclasses.replace(dev, provenance={**dev.provenance, "measured_again": {"L1 2 cores": 3}})
+    assert "  noisy, measured again: L1 2 cores (3 attempts)" in device_table(again)
