@@ -93,9 +93,10 @@ def _slice_text(columns, a: int, b: int) -> bytes:
     import pyarrow.compute as pac
     pieces = []
     for i, (key, kind, values) in enumerate(columns):
-        pieces.append(("{" if i == 0 else ",") + f'"{key}":')
-        if kind == "json":
-            text = values.slice(a, b - a)
+        pieces.append(("{" if i == 0 else ",") + _key(key))
+        if kind == "json":            # (JSON literals of the distinct values, each row's index)
+            literal, indices = values
+            text = pac.take(literal, indices[a:b]).cast(pa.string())
         elif kind == "levels":
             text = _level_object({lv: v[a:b] for lv, v in values.items()})
         elif kind == "float":
@@ -111,16 +112,36 @@ def _slice_text(columns, a: int, b: int) -> bytes:
     return rows.buffers()[2].to_pybytes()[int(offsets[0]):int(offsets[-1])]
 
 
+def _key(name: str) -> str:
+    """``"name":`` with the name escaped (level names come from profiles)."""
+    import msgspec
+    return msgspec.json.encode(str(name)).decode() + ":"
+
+
 def _strings(values: np.ndarray, empty_is_null: bool):
-    """JSON string literals; each distinct value is escaped once (a trace
-    has thousands of kernel names, not millions)."""
+    """The JSON literal of each distinct value (escaped once: a trace has
+    thousands of kernel names, not millions) and each row's index into
+    them; a row's text is taken per slice, so names adding up to more than
+    Arrow's 2 GiB string limit still go out. Values that are not strings
+    are written as ``records()`` writes them (``str(v)``; None and "" as
+    null where ``empty_is_null``)."""
     import msgspec
     import pyarrow as pa
     import pyarrow.compute as pac
-    encoded = pa.array(np.asarray(values, dtype=object), type=pa.string(), from_pandas=True).dictionary_encode()
-    words = encoded.dictionary.to_pylist()
-    literal = [None if (w == "" and empty_is_null) else msgspec.json.encode(w).decode() for w in words]
-    return pac.take(pa.array(literal, type=pa.string()), encoded.indices)
+    obj = np.asarray(values, dtype=object)
+    try:
+        arr = pa.array(obj, type=pa.large_string())
+        if arr.null_count and not empty_is_null:
+            raise TypeError("None in a column records() writes as text")
+    except (TypeError, pa.ArrowTypeError, pa.ArrowInvalid):
+        texts = [str(v) if (v or not empty_is_null) else None for v in obj.tolist()]
+        arr = pa.array(texts, type=pa.large_string())
+    encoded = arr.dictionary_encode()
+    literal = [None if w is None or (w == "" and empty_is_null) else msgspec.json.encode(w).decode()
+               for w in encoded.dictionary.to_pylist()]
+    literal.append(None)                # where the column itself is null
+    indices = pac.fill_null(encoded.indices, len(literal) - 1).to_numpy(zero_copy_only=False)
+    return pa.array(literal, type=pa.large_string()), indices
 
 
 def _floats(values: np.ndarray):
@@ -148,7 +169,7 @@ def _level_object(levels: dict):
     # each member ends in a comma, or is empty where the level has no figure;
     # (binary_join_element_wise's null_handling="skip" dropped all-null rows
     # from its result in pyarrow 26)
-    members = [pac.fill_null(pac.binary_join_element_wise(f'"{lv}":', _floats(v), ",", ""), "")
+    members = [pac.fill_null(pac.binary_join_element_wise(_key(lv), _floats(v), ",", ""), "")
                for lv, v in levels.items()]
     joined = pac.utf8_rtrim(pac.binary_join_element_wise(*members, ""), characters=",")
     return pac.binary_join_element_wise("{", joined, "}", "")

@@ -19,6 +19,20 @@ CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "o
               "predicted_bound")
 
 
+def measured_again_text(provenance: dict) -> str:
+    """The ceilings ``measure`` took again because their samples spread
+    more than 10 %, with each attempt's spread ("" when none)."""
+    again = provenance.get("measured_again") or {}
+    parts = []
+    for what, rec in again.items():
+        if isinstance(rec, dict):
+            spreads = "/".join(f"{100 * x:.0f}" for x in rec.get("spreads", []))
+            parts.append(f"{what} ({rec.get('attempts')} attempts, spread {spreads} %)")
+        else:                       # a bare count
+            parts.append(f"{what} ({rec} attempts)")
+    return "noisy, measured again: " + ", ".join(parts) if parts else ""
+
+
 def placements_json(p: Placements) -> str:
     """Every kernel as JSON text, one object per line (:mod:`roofline.json_rows`)."""
     from .json_rows import placements_json_bytes
@@ -176,9 +190,9 @@ def device_table(device) -> str:
         lines.append(f"  launch overhead       {format_si(device.launch_overhead_s, 's'):>14}")
     for key, hz in device.clocks_hz.items():
         lines.append(f"  clock    {key:<12} {format_si(hz, 'Hz'):>14}")
-    again = (device.provenance or {}).get("measured_again") or {}
+    again = measured_again_text(device.provenance or {})
     if again:
-        lines.append("  noisy, measured again: " + ", ".join(f"{k} ({n} attempts)" for k, n in again.items()))
+        lines.append("  " + again)
     for w in device.warnings:
         lines.append(f"  warning: {w}")
     return "\n".join(map(visible, lines)) + "\n"

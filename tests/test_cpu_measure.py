@@ -511,7 +511,7 @@ def test_a_noisy_ceiling_is_measured_again_and_the_quieter_attempt_kept():
     repeated = {}
     s = _steady(lambda: next(attempts), 2, "L1 2 cores", repeated)
     assert s.rates == (400, 402, 401, 399, 403)
-    assert repeated == {"L1 2 cores": 2}
+    assert repeated == {"L1 2 cores": {"attempts": 2, "spreads": [0.405, 0.01]}}
 
 
 def test_a_ceiling_that_stays_noisy_keeps_its_least_noisy_attempt_and_stops():
@@ -526,7 +526,21 @@ def test_a_ceiling_that_stays_noisy_keeps_its_least_noisy_attempt_and_stops():
     s = _steady(take, 2, "fp64 2 cores", repeated)
     assert len(calls) == 3                      # the first attempt and two retries, no more
     assert s.rates == (100, 80)                 # the smallest spread of the three
-    assert repeated == {"fp64 2 cores": 3}
+    assert repeated["fp64 2 cores"]["attempts"] == 3
+
+
+def test_an_attempt_slowed_throughout_is_never_the_roof():
+    """Another process holding a core for a whole attempt gives tight
+    samples at half the rate: the noisy but unslowed attempt is kept, and
+    its spread still says busy (review case A)."""
+    from roofline.microbench.cpu.busy import SPREAD_LIMIT as BUSY
+    from roofline.microbench.cpu.measure import _steady
+    attempts = iter([_samples(400, 395, 390, 392, 250), _samples(200, 201, 199, 202, 200),
+                     _samples(201, 200, 199, 202, 200)])
+    repeated = {}
+    s = _steady(lambda: next(attempts), 2, "L1 2 cores", repeated)
+    assert s.best == 400 and s.spread > BUSY
+    assert repeated["L1 2 cores"]["attempts"] == 3
 
 
 def test_a_quiet_ceiling_is_measured_once_and_not_recorded():
@@ -554,5 +568,6 @@ def test_show_lists_the_ceilings_measured_again():
     from roofline.tables import device_table
     dev = load_device(Path(__file__).parent / "data" / "toy_gpu.yaml")
     assert "measured again" not in device_table(dev)
-    again = dataclasses.replace(dev, provenance={**dev.provenance, "measured_again": {"L1 2 cores": 3}})
-    assert "  noisy, measured again: L1 2 cores (3 attempts)" in device_table(again)
+    again = dataclasses.replace(dev, provenance={**dev.provenance, "measured_again": {
+        "L1 2 cores": {"attempts": 3, "spreads": [0.4, 0.3, 0.05]}}})
+    assert "  noisy, measured again: L1 2 cores (3 attempts, spread 40/30/5 %)" in device_table(again)

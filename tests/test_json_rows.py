@@ -113,3 +113,27 @@ def test_cli_writes_the_json(capsys):
     assert main(["classify", str(example), "--device", "v100-sxm2", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 16 and {"name", "bytes", "intensity", "efficiency"} <= set(rows[0])
+
+
+def test_level_names_and_values_that_are_not_strings_are_written_as_records_writes_them(toy_gpu):
+    """Found in review: a level named with a quote broke the JSON, and a
+    None or number among the names came out as null or raised."""
+    ks = KernelSet(names=[None, 7, math.nan, "k"], time_s=[1e-3] * 4, flops={"fp32": [1e9] * 4},
+                   bytes={'L"2\\x': [1.0, math.nan, 2.0, 3.0]},
+                   families=[None, "", math.nan, "gemm"])
+    p = placed(ks, toy_gpu)
+    got = json.loads(json_rows.placements_json_bytes(p))
+    assert got == loads_records(p)
+    assert [r["name"] for r in got] == ["None", "7", "nan", "k"]
+    assert got[0]["bytes"] == {'L"2\\x': 1.0} and got[1]["bytes"] == {}
+
+
+def test_the_names_are_taken_per_slice(toy_gpu, monkeypatch):
+    """Each slice takes its rows' texts from the distinct literals, so the
+    whole column never has to fit one Arrow string array (2 GiB)."""
+    monkeypatch.setattr(json_rows, "SLICE_ROWS", 3)
+    names = [f"kernel_{i % 4}" for i in range(10)]
+    p = placed(KernelSet(names=names, time_s=[1e-3] * 10, flops={"fp32": [1e9] * 10}), toy_gpu)
+    literal, indices = json_rows._strings(p.kernels.names, empty_is_null=False)
+    assert len(literal) == 5 and len(indices) == 10        # 4 names and the null slot
+    assert [r["name"] for r in json.loads(json_rows.placements_json_bytes(p))] == names

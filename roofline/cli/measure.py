@@ -194,9 +194,10 @@ def _report(device, path: Path) -> None:
         extra.append(f"load average before {load['load_average_before']:.2f} on {load.get('cores', '?')} cores"
                      + (f", steal {100 * steal:.1f} %" if steal is not None else "")
                      + (" (BUSY)" if load.get("busy") else ""))
-    again = prov.get("measured_again") or {}
+    from ..tables import measured_again_text
+    again = measured_again_text(prov)
     if again:
-        extra.append("noisy, measured again: " + ", ".join(f"{k} ({n} attempts)" for k, n in again.items()))
+        extra.append(again)
     if extra:
         print("  " + ", ".join(extra))
     rows = []
