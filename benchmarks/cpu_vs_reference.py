@@ -127,9 +127,9 @@ def c_run(exe: Path | None, args: list, key: str, threads: int = 1) -> float | N
     return float(m.group(1)) if m else None
 
 
-def roofline_load_4k(nbytes: float, repeat: int = 5) -> float:
+def roofline_load_4k(nbytes: float) -> float:
     """roofline's one-core load kernel on a buffer numpy does not advise to
-    use huge pages (4 KiB pages, as likwid-bench's), best of ``repeat``."""
+    use huge pages (4 KiB pages, as likwid-bench's), timed as :func:`best_rate`."""
     import numpy as np
     from roofline.microbench.cpu import kernels as K
     multiarray = getattr(np, "_core", None) or np.core
@@ -140,23 +140,26 @@ def roofline_load_4k(nbytes: float, repeat: int = 5) -> float:
     finally:
         multiarray.multiarray._set_madvise_hugepage(True)
     x = raw[(-raw.ctypes.data % 64) // 8:][:n]      # 64-byte aligned, as measure's buffer
-    K.load(x, n, 1)
-    best = 0.0
-    for _ in range(repeat):
-        t = time.perf_counter()
-        K.load(x, n, 2)
-        best = max(best, 2 * 8.0 * n / (time.perf_counter() - t))
-    return best
+    return best_rate(lambda r: K.load(x, n, r), 8.0 * n)
+
+
+def best_rate(run, work: float) -> float:
+    """The best rate of ``run(reps)`` timed by ``measure``'s own routine
+    (calls of at least 5 ms, 9 of them, the best kept)."""
+    from roofline.microbench.timing import measure
+    run(1)      # loads the compiled kernel: a first call slow for that must not set the reps
+    # calibration starts at a quarter of the 5 ms at 1 TB/s (above any one
+    # core's L1), as measure starts it: never a call of nanoseconds
+    start = max(1, int(0.25 * 0.005 * 1e12 / work))
+    return measure(run, work, min_time_s=0.005, repeats=9, start=start).best
 
 
 def roofline_kernel_rate(kernel: str, nbytes: float, threads: int = 1) -> float:
     """roofline's ``load``, ``triad`` or ``triad_par`` kernel on a buffer made
-    as ``measure`` makes its own (2 MiB aligned, huge pages), timed by
-    ``measure``'s own routine (calls of at least 5 ms, 9 of them, the best
-    kept). ``nbytes`` is the whole working set (all threads together)."""
+    as ``measure`` makes its own (2 MiB aligned, huge pages), timed as
+    :func:`best_rate`. ``nbytes`` is the whole working set (all threads)."""
     from roofline.microbench.cpu import kernels as K
     from roofline.microbench.cpu.measure import _aligned_buffer
-    from roofline.microbench.timing import measure
     n = int(nbytes // 8 // threads) // K.LOAD_MULTIPLE * K.LOAD_MULTIPLE
     buf = _aligned_buffer(8 * n * threads)
     if kernel == "load":
@@ -166,11 +169,7 @@ def roofline_kernel_rate(kernel: str, nbytes: float, threads: int = 1) -> float:
     else:
         n = n // 3 * 3
         run, work = (lambda r: K.triad_par(buf, n, r, 0.5, threads)), K.triad_bytes(n) * threads
-    run(1)      # loads the compiled kernel: a first call slow for that must not set the reps
-    # calibration starts at a quarter of the 5 ms at 1 TB/s (above any one
-    # core's L1), as measure starts it: never a call of nanoseconds
-    start = max(1, int(0.25 * 0.005 * 1e12 / work))
-    return measure(run, work, min_time_s=0.005, repeats=9, start=start).best
+    return best_rate(run, work)
 
 
 def interleaved(ours, reference, rounds: int = 5) -> tuple[float | None, float | None]:

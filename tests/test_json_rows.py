@@ -22,10 +22,6 @@ def loads_records(p):
     return json.loads(json.dumps(p.records()))
 
 
-def placed(ks, toy_gpu):
-    return place(ks, toy_gpu)
-
-
 def awkward(n=7):
     names = ['say "hi"', "back\\slash", "new\nline", "tab\there", "\x01ctl", "€ 名前 🚀", ""][:n]
     return KernelSet(
@@ -40,7 +36,7 @@ def awkward(n=7):
 
 
 def test_awkward_names_and_numbers_read_back_as_records(toy_gpu):
-    p = placed(awkward(), toy_gpu)
+    p = place(awkward(), toy_gpu)
     text = json_rows.placements_json_bytes(p)
     got = json.loads(text)
     assert got == loads_records(p)
@@ -61,7 +57,7 @@ def test_one_kernel_per_line(toy_gpu):
 
 
 def test_slices_join_to_the_same_text(toy_gpu, monkeypatch):
-    p = placed(awkward(), toy_gpu)
+    p = place(awkward(), toy_gpu)
     whole = json_rows.placements_json_bytes(p)
     monkeypatch.setattr(json_rows, "SLICE_ROWS", 2)
     assert json_rows.placements_json_bytes(p) == whole
@@ -69,7 +65,7 @@ def test_slices_join_to_the_same_text(toy_gpu, monkeypatch):
 
 
 def test_no_kernels_is_an_empty_array(toy_gpu):
-    p = placed(KernelSet(names=[], time_s=[]), toy_gpu)
+    p = place(KernelSet(names=[], time_s=[]), toy_gpu)
     assert json.loads(json_rows.placements_json_bytes(p)) == []
 
 
@@ -81,7 +77,7 @@ def test_without_pyarrow_the_same_values_come_from_records(toy_gpu, monkeypatch)
         if name == "pyarrow" or name.startswith("pyarrow."):
             raise ImportError(name)
         return real(name, *a, **kw)
-    p = placed(awkward(), toy_gpu)
+    p = place(awkward(), toy_gpu)
     monkeypatch.setattr(builtins, "__import__", no_arrow)
     text = json_rows.placements_json_bytes(p)
     monkeypatch.setattr(builtins, "__import__", real)
@@ -121,7 +117,7 @@ def test_level_names_and_values_that_are_not_strings_are_written_as_records_writ
     ks = KernelSet(names=[None, 7, math.nan, "k"], time_s=[1e-3] * 4, flops={"fp32": [1e9] * 4},
                    bytes={'L"2\\x': [1.0, math.nan, 2.0, 3.0]},
                    families=[None, "", math.nan, "gemm"])
-    p = placed(ks, toy_gpu)
+    p = place(ks, toy_gpu)
     got = json.loads(json_rows.placements_json_bytes(p))
     assert got == loads_records(p)
     assert [r["name"] for r in got] == ["None", "7", "nan", "k"]
@@ -133,7 +129,7 @@ def test_the_names_are_taken_per_slice(toy_gpu, monkeypatch):
     whole column never has to fit one Arrow string array (2 GiB)."""
     monkeypatch.setattr(json_rows, "SLICE_ROWS", 3)
     names = [f"kernel_{i % 4}" for i in range(10)]
-    p = placed(KernelSet(names=names, time_s=[1e-3] * 10, flops={"fp32": [1e9] * 10}), toy_gpu)
+    p = place(KernelSet(names=names, time_s=[1e-3] * 10, flops={"fp32": [1e9] * 10}), toy_gpu)
     literal, indices = json_rows._strings(p.kernels.names, empty_is_null=False)
     assert len(literal) == 5 and len(indices) == 10        # 4 names and the null slot
     assert [r["name"] for r in json.loads(json_rows.placements_json_bytes(p))] == names

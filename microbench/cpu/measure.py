@@ -260,7 +260,8 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                                              start=flop_start(p, 1)), plan.retries, f"{p} one core", repeated)
             bar.step(f"{p} one core")
         wake_reps = flop_start("fp64", threads)
-        _wake_cores(lambda: K.fma_f64_par(wake_reps, a64, b64, threads), plan.wake_s)
+        spin_all = lambda: K.fma_f64_par(wake_reps, a64, b64, threads)  # noqa: E731 - used twice
+        _wake_cores(spin_all, plan.wake_s)
         for p, a, b in (("fp64", a64, b64), ("fp32", a32, b32)):
             kernel = K.fma_f64_par if p == "fp64" else K.fma_f32_par
             allc[p] = _steady(lambda: measure(lambda r: kernel(r, a, b, threads),
@@ -300,7 +301,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         fit = _levels.detect_levels(load_sizes, best_rates, os_caches=info.os_caches)
 
         # all-core roof inside each plateau
-        _wake_cores(lambda: K.fma_f64_par(wake_reps, a64, b64, threads), plan.wake_s)
+        _wake_cores(spin_all, plan.wake_s)
         level_all: dict[str, tuple[Samples, int]] = {}
         shared = {c.name for c in info.os_caches if c.shared_cpus > 1}
         for p in fit.plateaus:
