@@ -359,12 +359,12 @@ def _ada_laptop_l2(mb: int) -> str:
     return _l2_src(f"16, {SRC['ncu_laptops']} ({mb} MB / 16 slices)", f"64 B/clk, {SRC['ncu_ad107']}")
 
 
-# GeForce Blackwell SM (GB202 and its compute capability 12.0 siblings): FP32
-# and FP64 per SM are in the real RTX 5090 report; the tensor rates per SM
-# come from NVIDIA's sparse totals (FP16, FP4) and third-party databases.
-_BLACKWELL_GEFORCE_SM = {"fp64": 2, "fp32": 128, "fp16": 128, "bf16": 128}
-_BLACKWELL_GEFORCE_TENSOR = {"tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512,
-                             "tensor_fp8": 2048, "tensor_int8": 2048}
+# GeForce Blackwell SM (GB202 and its compute capability 12.0 siblings): the
+# Ada GeForce rates per SM. FP32 and FP64 per SM are in the real RTX 5090
+# report; FP16 and FP8 tensor rates follow from NVIDIA's sparse totals; the
+# rest are assumed as on Ada (the notes below say which).
+_BLACKWELL_GEFORCE_SM = _ADA_SM
+_BLACKWELL_GEFORCE_TENSOR = _ADA_GEFORCE_TENSOR
 _BLACKWELL_GEFORCE_ACC = ("FP16 accumulate; assumption: FP16 and FP8 MMA with FP32 accumulate at half this rate, "
                           "as on Ada GeForce (no NVIDIA statement for GeForce Blackwell was found; "
                           f"{SRC['hmc_blackwell']} lists half)")
