@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from roofline.model import Ceiling, Device, KernelSet, MemoryLevel
-from roofline.placement import place
+from roofline.core.model import Ceiling, Device, KernelSet, MemoryLevel
+from roofline.core.placement import place
 
 N = 1_000_000
 TARGET_S = 1.0

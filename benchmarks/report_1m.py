@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from roofline.model import KernelSet
-from roofline.profile import find_device
+from roofline.core.model import KernelSet
+from roofline.devices.profile import find_device
 
 TARGET_S = 5.0
 FAMILIES = {  # family: (name stem, FLOP per call, DRAM bytes per call, us per call)
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("-o", "--output", default="/tmp/report_1m.html")
     args = ap.parse_args(argv)
-    from roofline.atomic import write_text_atomic
+    from roofline.core.atomic import write_text_atomic
     from roofline.report import build_report
     device = find_device("a100-40gb-sxm")
     t0 = time.perf_counter()
@@ -84,9 +84,9 @@ def main(argv=None) -> int:
     total = t_build + t_html
 
     # reference: one ordinary chart of 1000 kernels, rendered to PNG in memory
-    from roofline.placement import place
-    from roofline.plot import roofline_figure
-    from roofline.plot_density import aggregate_set
+    from roofline.core.placement import place
+    from roofline.render.plot import roofline_figure
+    from roofline.core.aggregate import aggregate_set
     import io
     small = place(aggregate_set(ks, "name"), device)
     t0 = time.perf_counter()

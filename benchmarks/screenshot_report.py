@@ -47,7 +47,7 @@ def _compress(raw: Path, out: Path) -> None:
     text on white), written atomically."""
     from PIL import Image
 
-    from roofline.atomic import atomic_path
+    from roofline.core.atomic import atomic_path
     with Image.open(raw) as im:
         small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import Advice
+from ..core.errors import Advice
 
 SYSFS_CACHE = Path("/sys/devices/system/cpu/cpu0/cache")
 

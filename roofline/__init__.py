@@ -7,11 +7,12 @@ Library entry points::
     placements = place(read_kernels("kernels.csv"), device)
     placements.records()       # one dict per kernel: bound, level, efficiency ...
 
-Everything is in SI units (seconds, bytes, FLOP).
+Everything is in SI units (seconds, bytes, FLOP). The package map, and
+which part may import which, is in docs/architecture.md.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 
 def _source_checkout_path() -> None:
@@ -28,10 +29,10 @@ def _source_checkout_path() -> None:
 
 _source_checkout_path()
 
-from .errors import Advice, InputError, MissingMetricError, RooflineError  # noqa: E402
-from .model import Ceiling, Device, Kernel, KernelSet, MemoryLevel  # noqa: E402
-from .placement import Placements, Rules, place  # noqa: E402
-from .profile import find_device, load_device, save_device  # noqa: E402
+from .core.errors import Advice, InputError, MissingMetricError, RooflineError  # noqa: E402
+from .core.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel  # noqa: E402
+from .core.placement import Placements, Rules, place  # noqa: E402
+from .devices.profile import find_device, load_device, save_device  # noqa: E402
 
 
 def read_kernels(*paths) -> KernelSet:

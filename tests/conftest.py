@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def toy_gpu():
-    from roofline.profile import load_device
+    from roofline.devices.profile import load_device
     return load_device(DATA / "toy_gpu.yaml")
 
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import strategies as st
 
 from conftest import REALDATA
-from roofline.errors import RooflineError
+from roofline.core.errors import RooflineError
 from roofline.importers import ImportResult, read_profile
 
 NOT_PRESENT = "../shared/realdata is not present"

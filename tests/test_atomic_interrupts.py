@@ -17,7 +17,7 @@ import textwrap
 ROUNDS = textwrap.dedent("""
     import json, os, random, signal, sys, threading, time
     from pathlib import Path
-    from roofline.atomic import atomic_path
+    from roofline.core.atomic import atomic_path
 
     target, rounds = sys.argv[1], int(sys.argv[2])
     interrupted = 0

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from roofline.atomic import write_text_atomic
-from roofline.errors import RooflineError
+from roofline.core.atomic import write_text_atomic
+from roofline.core.errors import RooflineError
 
 
 def test_dev_null_stays_a_device():
@@ -47,7 +47,7 @@ def test_dev_full_is_an_error_and_stays_a_device():
 
 
 def test_profiles_refuse_alias_bombs_control_characters_and_devices():
-    from roofline.profile import load_device, parse_device
+    from roofline.devices.profile import load_device, parse_device
     bomb = 'a: &a ["lol", "lol"]\nb: &b [*a, *a, *a]\nname: x\n'
     with pytest.raises(RooflineError, match=r":2: .*aliases"):
         parse_device(bomb)

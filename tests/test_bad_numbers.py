@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import nvprof, read_profile
 from roofline.importers.base import MAX_TIME_S, ImportResult, ProgramTime, checked
-from roofline.model import Kernel
+from roofline.core.model import Kernel
 
 DATA = Path(__file__).parent / "data"
 BIG = "9" * 5000                      # int("9" * 5000) raises ValueError in Python >= 3.11
@@ -129,7 +129,7 @@ def test_ert_rates_of_any_size_are_read_or_refused_in_one_line(tmp_path, gflops,
 
 
 def test_ert_rates_stay_decimal_exact():
-    from roofline.importers.ert import _rate
+    from roofline.devices.ert import _rate
     assert _rate(4258.4, "f", 1, "x") == 4.2584e12     # not 4258399999999.9995
     assert _rate(3, "f", 1, "x") == 3e9
     assert _rate(1e-5, "f", 1, "x") == 1e4
@@ -163,7 +163,7 @@ def test_ncu_units_that_do_not_fit_the_metric_are_refused(tmp_path, metric, unit
 
 
 def test_units_real_files_use_are_accepted():
-    from roofline.importers.counters import _unit_class, expected_units
+    from roofline.importers.metrics import _unit_class, expected_units
     accepted = [  # (metric, unit) pairs seen in ../shared/realdata reports and exports
         ("gpu__time_duration.sum", "ns"), ("gpu__time_duration.sum", "usecond"),
         ("sm__cycles_elapsed.avg.per_second", "hz"), ("sm__cycles_elapsed.avg.per_second", "cycle/nsecond"),

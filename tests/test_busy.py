@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from roofline.microbench.cpu import busy
-from roofline.model import Ceiling, Device, MemoryLevel
+from roofline.core.model import Ceiling, Device, MemoryLevel
 
 STAT_0 = "cpu  1000 0 500 8000 10 0 5 100 0 0\ncpu0 500 0 250 4000 5 0 2 50 0 0\n"
 STAT_1 = "cpu  1600 0 700 8300 10 0 5 400 0 0\n"
@@ -38,7 +38,7 @@ def cpu_profile(spread: float, busy_run: bool) -> Device:
 
 def test_busy_run_does_not_replace_a_quieter_profile(tmp_path, capsys):
     from roofline.cli.measure import _refuse_busy_over_quiet
-    from roofline.profile import save_device
+    from roofline.devices.profile import save_device
     target = tmp_path / "my-cpu.yaml"
     save_device(cpu_profile(0.05, False), target)
     noisy = cpu_profile(0.40, True)

@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
-from roofline.compulsory import place_compulsory
-from roofline.cores import one_core_device
+from roofline.core.compulsory import place_compulsory
+from roofline.core.cores import one_core_device
 from roofline.importers.kernels_csv import format_kernels, parse
-from roofline.errors import InputError
-from roofline.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
-from roofline.placement import place
+from roofline.core.errors import InputError
+from roofline.core.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
+from roofline.core.placement import place
 
 
 def cpu(single=True) -> Device:

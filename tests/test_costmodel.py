@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline.ops.layers import (WINOGRAD, Conv2d, Cost, Gemm, apply_model, conv_cost, direct,
-                                explicit_gemm, fft, fft_size, gemm, im2col_workspace_bytes,
-                                implicit_gemm, multiply_reduction, predicted_time, winograd,
-                                winograd_tile_flops)
-from roofline.errors import RooflineError
-from roofline.model import Kernel
+                                 explicit_gemm, fft, fft_size, gemm, im2col_workspace_bytes,
+                                 implicit_gemm, multiply_reduction, predicted_time, winograd,
+                                 winograd_tile_flops)
+from roofline.core.errors import RooflineError
+from roofline.core.model import Kernel
 
 # ECE408 conv1: N=10000 images, C=1 -> K=6 channels, 48x48 input, 5x5 filter, no padding
 CONV1 = Conv2d(n=10000, c=1, h=48, w=48, k=6, r=5, s=5)
@@ -131,7 +131,7 @@ def test_gemm():
 
 
 def test_predicted_time_on_v100():
-    from roofline.profile import find_device
+    from roofline.devices.profile import find_device
     v100 = find_device("v100-sxm2")
     # compute 5.808e9 / 15.6672e12 = 0.371 ms; DRAM 556.8e6 / 897.024e9 = 0.621 ms
     assert predicted_time(implicit_gemm(CONV1), v100) == pytest.approx(556_800_600 / 897.024e9)

@@ -13,7 +13,7 @@ import pytest
 
 from roofline.microbench import levels as L
 from roofline.microbench import timing as T
-from roofline.model import Ceiling, Device, MemoryLevel
+from roofline.core.model import Ceiling, Device, MemoryLevel
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not installed")
@@ -400,7 +400,7 @@ def test_measure_parser_contract():
 def test_measure_cpu_without_gpu_writes_profile(fake_measure, tmp_path, capsys, monkeypatch):
     from roofline.cli import measure as M
     from roofline.cli.main import main
-    from roofline.profile import find_device, load_device
+    from roofline.devices.profile import find_device, load_device
     monkeypatch.setattr(M, "_probe_gpu", lambda index: "no NVIDIA driver")
     out = tmp_path / "p" / "cpu.yaml"
     assert main(["measure", "--quick", "-o", str(out)]) == 0
@@ -465,7 +465,7 @@ def test_a_second_measure_of_one_profile_stops_before_measuring(fake_measure, tm
     target = tmp_path / "cpu.yaml"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import sys
-        from roofline.profile import profile_lock
+        from roofline.devices.profile import profile_lock
         with profile_lock(sys.argv[1]):
             print("held", flush=True)
             sys.stdin.read()
@@ -564,8 +564,8 @@ def test_waking_the_cores_spins_for_the_given_time_untimed():
 
 def test_show_lists_the_ceilings_measured_again():
     import dataclasses
-    from roofline.profile import load_device
-    from roofline.tables import device_table
+    from roofline.devices.profile import load_device
+    from roofline.render.tables import device_table
     dev = load_device(Path(__file__).parent / "data" / "toy_gpu.yaml")
     assert "measured again" not in device_table(dev)
     again = dataclasses.replace(dev, provenance={**dev.provenance, "measured_again": {

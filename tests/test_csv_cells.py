@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline import tables
-from roofline.csv_cells import defused, restored
+from roofline.render import tables
+from roofline.core.csv_cells import defused, restored
 from roofline.importers import kernels_csv
 from roofline.importers.kernels_csv import format_kernels, parse
-from roofline.model import Kernel
-from roofline.placement import place
-from roofline.profile import find_device
+from roofline.core.model import Kernel
+from roofline.core.placement import place
+from roofline.devices.profile import find_device
 
 RISKY = ["=cmd|' /C calc'!A0", "+1+2", "-2+3", "@SUM(A1)", "\tTAB", "\rCR", "'=already quoted", "''@x"]
 

@@ -7,9 +7,9 @@ import math
 import pytest
 import yaml
 
-from roofline import datasheet as ds
-from roofline.model import LEVELS, PRECISIONS
-from roofline.profile import builtin_profiles, find_device, load_device
+from roofline.devices import datasheet as ds, gpus, regenerate
+from roofline.core.model import LEVELS, PRECISIONS
+from roofline.devices.profile import builtin_profiles, find_device, load_device
 
 T, G = 1e12, 1e9
 DEVICES = ds.devices()
@@ -105,7 +105,7 @@ def test_gtx_970_has_no_native_fp16():
 
 
 def test_tensor_rates_are_per_chip_not_a_constant():
-    per_sm = {stem: ds.SPECS_BY_STEM[stem].tensor_flop_per_sm.get("tensor_fp16")
+    per_sm = {stem: gpus.SPECS_BY_STEM[stem].tensor_flop_per_sm.get("tensor_fp16")
               for stem in DEVICES}
     values = {v for v in per_sm.values() if v is not None}
     assert values == {1024, 2048, 4096}
@@ -179,7 +179,7 @@ def test_ridge_points_are_sane(stem):
 def test_every_generated_profile_is_shipped_and_identical():
     shipped = builtin_profiles()
     assert set(DEVICES) <= set(shipped)
-    assert {k: v for k, v in ds.compare_with_files().items() if v} == {}
+    assert {k: v for k, v in regenerate.compare_with_files().items() if v} == {}
 
 
 @pytest.mark.parametrize("stem", sorted(builtin_profiles()))
@@ -196,20 +196,20 @@ def test_find_device_by_stem_and_name():
 
 
 def test_check_detects_drift_and_write_repairs_it(tmp_path):
-    written = ds.write_profiles(tmp_path)
+    written = regenerate.write_profiles(tmp_path)
     assert len(written) == len(ds.SPECS)
-    assert not any(ds.compare_with_files(tmp_path).values())
+    assert not any(regenerate.compare_with_files(tmp_path).values())
     path = tmp_path / "a100-40gb-sxm.yaml"
     data = yaml.safe_load(path.read_text())
     data["memory"]["DRAM"]["bytes_s"] = 1.6e12
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     (tmp_path / "t4.yaml").unlink()
-    report = ds.compare_with_files(tmp_path)
+    report = regenerate.compare_with_files(tmp_path)
     assert any("memory.DRAM.bytes_s" in p for p in report["a100-40gb-sxm"])
     assert "missing" in report["t4"][0]
-    assert ds.main(["--check", "--out", str(tmp_path)]) == 1
-    assert ds.main(["--out", str(tmp_path)]) == 0
-    assert ds.main(["--check", "--out", str(tmp_path)]) == 0
+    assert regenerate.main(["--check", "--out", str(tmp_path)]) == 1
+    assert regenerate.main(["--out", str(tmp_path)]) == 0
+    assert regenerate.main(["--check", "--out", str(tmp_path)]) == 0
 
 
 def test_docs_table_is_current():
@@ -217,5 +217,5 @@ def test_docs_table_is_current():
     doc = Path(__file__).resolve().parents[1] / "docs" / "devices.md"
     if not doc.exists():
         pytest.skip("docs/ not present")
-    assert ds.markdown_table() in doc.read_text(encoding="utf-8"), (
-        "docs/devices.md is stale: paste roofline.datasheet.markdown_table() into it")
+    assert regenerate.markdown_table() in doc.read_text(encoding="utf-8"), (
+        "docs/devices.md is stale: paste roofline.devices.regenerate.markdown_table() into it")

@@ -13,7 +13,7 @@ import sqlite3
 
 import pytest
 
-from roofline import datasheet as ds
+from roofline.devices import datasheet as ds
 from roofline.importers import read_profile
 
 T, G = 1e12, 1e9
@@ -82,7 +82,7 @@ def test_gtx_1060_max_q_is_a_pascal_gp106():
 
 
 def test_laptop_profiles_are_laptop_parts_by_name():
-    from roofline.device_names import _profile_features
+    from roofline.devices.names import _profile_features
     names = {s: DEV[s].name for s in NEW}
     for stem in ("rtx-4050-laptop", "rtx-4060-laptop", "gtx-1060-maxq"):
         assert _profile_features(stem, names)[0] == "laptop", stem

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 import yaml
 
-from roofline import datasheet as ds
-from roofline.chart import views
+from roofline.devices import datasheet as ds, gpus
+from roofline.render.chart import views
 from roofline.importers import read_profile
-from roofline.model import KernelSet
-from roofline.placement import place
-from roofline.profile import builtin_profiles, find_device
+from roofline.core.model import KernelSet
+from roofline.core.placement import place
+from roofline.devices.profile import builtin_profiles, find_device
 
-GENERATED = {stem: path for stem, path in builtin_profiles().items() if stem in ds.SPECS_BY_STEM}
+GENERATED = {stem: path for stem, path in builtin_profiles().items() if stem in gpus.SPECS_BY_STEM}
 NO_L2 = {"k20c", "k40c"}   # nothing published supports a GK110 L2 figure (see the profile's notes)
 
 
@@ -35,7 +35,7 @@ def rel_equal(a: float, b: float) -> bool:
 
 
 def test_every_datasheet_spec_has_a_shipped_file():
-    assert set(GENERATED) == set(ds.SPECS_BY_STEM)
+    assert set(GENERATED) == set(gpus.SPECS_BY_STEM)
     assert {"a10", "a10g", "h800", "gh200"} <= set(GENERATED)
 
 

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
-from roofline.device_choice import device_for
-from roofline.device_names import NameError_, resolve_properties
-from roofline.errors import UnknownDeviceError
+from roofline.devices.choice import device_for
+from roofline.devices.names import NameError_, resolve_properties
+from roofline.core.errors import UnknownDeviceError
 from roofline.importers import ImportResult, read_profile
-from roofline.profile import builtin_profiles, profile_names
+from roofline.devices.profile import builtin_profiles, profile_names
 
 NAMES = profile_names(builtin_profiles())
 GIB = 2 ** 30

@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from conftest import REALDATA, REPO
-from roofline.device_choice import device_for, profile_infos
-from roofline.device_names import model_of, resolve_reported
-from roofline.errors import UnknownDeviceError
+from roofline.devices.choice import device_for, profile_infos
+from roofline.devices.names import model_of, resolve_reported
+from roofline.core.errors import UnknownDeviceError
 from roofline.importers import ImportResult, read_profile
-from roofline.profile import builtin_profiles, profile_names, user_profile_dir
+from roofline.devices.profile import builtin_profiles, profile_names, user_profile_dir
 
 NAMES = profile_names(builtin_profiles())
 
@@ -134,7 +134,7 @@ def test_the_a100_chosen_from_its_capability_names_the_a30_as_well():
 
 
 def test_a_capability_shared_with_no_other_gpu_gives_no_warning():
-    from roofline.device_names import capability_warning
+    from roofline.devices.names import capability_warning
     assert capability_warning("7.0", "v100-sxm2") is None
     assert "RTX 5080" in capability_warning("12.0", "rtx-5090")
 

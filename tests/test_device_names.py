@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.device_names import (STAND_INS, NameError_, model_of, resolve_capability, resolve_reported,
-                                   resolve_typed, stand_ins_in_effect)
-from roofline.errors import UnknownDeviceError
-from roofline.profile import builtin_profiles, find_device, profile_names
+from roofline.devices.names import (STAND_INS, NameError_, model_of, resolve_capability, resolve_reported,
+                                    resolve_typed, stand_ins_in_effect)
+from roofline.core.errors import UnknownDeviceError
+from roofline.devices.profile import builtin_profiles, find_device, profile_names
 
 # the built-in profiles of the first session: no H800, GH200, A10 or laptop profile
 BASE = {

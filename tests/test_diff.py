@@ -5,10 +5,11 @@ import json
 import pytest
 
 from conftest import DATA
-from roofline.diff import diff_devices, diff_json, diff_placements, diff_table
-from roofline.errors import RooflineError
-from roofline.model import Kernel, KernelSet
-from roofline.placement import place
+from roofline.analysis.diff import diff_devices, diff_placements
+from roofline.render.diff import diff_json, diff_table
+from roofline.core.errors import RooflineError
+from roofline.core.model import Kernel, KernelSet
+from roofline.core.placement import place
 
 TOY = str(DATA / "toy_gpu.yaml")
 
@@ -69,7 +70,7 @@ def test_formatters(toy_gpu):
 
 
 def test_diff_devices():
-    from roofline.profile import find_device
+    from roofline.devices.profile import find_device
     d = diff_devices(find_device("v100-sxm2"), find_device("a100-40gb-sxm"))
     rows = {(r.kind, r.key): r for r in d.rows}
     dram = rows[("memory", "DRAM")]

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from roofline.families import (FAMILIES, aggregate, demangle_identifiers, families_of, family_of,
-                               strip_parameters)
-from roofline.model import Kernel
+from roofline.core.families import (FAMILIES, aggregate, demangle_identifiers, families_of, family_of,
+                                    strip_parameters)
+from roofline.core.model import Kernel
 
 # seed 000: TensorFlow Conv2D on a GTX 970 trying every cuDNN algorithm
 SEED_000 = [

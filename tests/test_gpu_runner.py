@@ -14,10 +14,10 @@ import types
 import numpy as np
 import pytest
 
-from roofline.errors import MeasurementError
+from roofline.core.errors import MeasurementError
 from roofline.microbench.gpu import build, runner, sass, theory, timing, verify
 from roofline.microbench.gpu.kernels import BY_NAME
-from roofline.profile import dump_device, parse_device
+from roofline.devices.profile import dump_device, parse_device
 
 
 # ---------------------------------------------------------------- calibration
@@ -417,9 +417,9 @@ def test_measure_gpu_on_a_simulated_device(monkeypatch):
 
 
 def test_theory_table_agrees_with_the_datasheet_profiles():
-    """The runner's per-SM table and roofline.datasheet's per-product
+    """The runner's per-SM table and roofline.devices.datasheet's per-product
     parameters come from the same whitepapers: they must agree."""
-    from roofline import datasheet
+    from roofline.devices import datasheet
 
     checked = 0
     for spec in datasheet.SPECS:

@@ -7,14 +7,14 @@ import io
 import math
 from contextlib import redirect_stderr
 
-from roofline import tables
+from roofline.render import tables
 from roofline.cli.common import warn
-from roofline.diff import KernelChange
-from roofline.errors import Advice
+from roofline.analysis.diff import KernelChange
+from roofline.core.errors import Advice
 from roofline.importers import kineto
-from roofline.model import KernelSet
-from roofline.placement import place
-from roofline.profile import find_device
+from roofline.core.model import KernelSet
+from roofline.core.placement import place
+from roofline.devices.profile import find_device
 
 
 def test_kernels_without_time_are_unknown_with_a_predicted_bound():
@@ -56,8 +56,8 @@ def test_warnings_shorten_long_kernel_names():
 
 
 def test_dollar_signs_in_kernel_names_are_text_not_mathtext(tmp_path):
-    from roofline.chart import roofline_chart
-    from roofline.plot import save_figure
+    from roofline.render.chart import roofline_chart
+    from roofline.render.plot import save_figure
     ks = KernelSet(names=["$\\frac{1$", "a$x^2$b"], time_s=[1e-3, 2e-3], flops={"fp32": [1e9, 2e9]},
                    bytes={"DRAM": [1e6, 1e6]})
     p = place(ks, find_device("t4"))
@@ -91,7 +91,7 @@ def test_launches_with_every_metric_nan_get_their_own_warning(tmp_path):
 
 def test_markdown_names_cannot_break_out_of_code(tmp_path):
     from roofline.report import build_report
-    from roofline.report_markdown import _md_block, _md_code
+    from roofline.render.markdown import _md_block, _md_code
     evil = "k``x\n```\n# injected heading"
     cell = _md_code(evil)
     assert cell.startswith("```` ") and cell.endswith(" ````") and "\n" not in cell   # longer than any run inside

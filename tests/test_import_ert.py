@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from conftest import DATA, REALDATA
 from corrupt import corrupt, fuzz_dir, needs_folder
-from roofline.errors import InputError, RooflineError
+from roofline.core.errors import InputError, RooflineError
 from roofline.importers import ert, read_profile
 from roofline.importers.base import detect
-from roofline.profile import dump_device, parse_device
+from roofline.devices.profile import dump_device, parse_device
 
 ERT = REALDATA / "ert"
 RUN = "WeakKnight__roofline__kingspeak-p100-gpu_Run.002_"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import DATA, REALDATA
 from corrupt import corrupt, fuzz_dir, needs_folder
-from roofline.errors import InputError, RooflineError
+from roofline.core.errors import InputError, RooflineError
 from roofline.importers import kineto, read_profile
 
 KINETO = REALDATA / "kineto_trace"

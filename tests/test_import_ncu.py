@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import DATA, REALDATA
 from corrupt import check_random_corruption, needs_realdata, real_file
-from roofline.errors import InputError, RooflineError
+from roofline.core.errors import InputError, RooflineError
 from roofline.importers import ImportResult, read_profile
 from roofline.importers import ncu_csv
 from roofline.importers.tensor_flops import tensor_flop_per_instruction

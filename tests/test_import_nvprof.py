@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import DATA, REALDATA
 from corrupt import check_random_corruption, needs_realdata, real_file
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import nvprof, read_profile
 from roofline.importers.ncu_csv import merge_results
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import read_profile
-from roofline.importers.base import read_text
+from roofline.core.text_files import read_text
 from roofline.importers.ert import read_ert_device
 
 BOM = b"\xef\xbb\xbf"

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from roofline.errors import RooflineError
-from roofline.instruction import (GLOBAL_WALLS, SHARED_WALLS, describe_access, instruction_ceilings,
-                                  instruction_json, instruction_roofline, instruction_roofline_figure,
-                                  instruction_table)
-from roofline.model import Ceiling, Device, Kernel, MemoryLevel
+from roofline.core.errors import RooflineError
+from roofline.analysis.instruction import (GLOBAL_WALLS, SHARED_WALLS, describe_access, instruction_ceilings,
+                                           instruction_roofline)
+from roofline.render.instruction import instruction_json, instruction_roofline_figure, instruction_table
+from roofline.core.model import Ceiling, Device, Kernel, MemoryLevel
 
 
 def paper_v100() -> Device:
@@ -34,7 +34,7 @@ def test_v100_ceilings_of_the_paper():
 
 
 def test_builtin_v100_profile():
-    from roofline.profile import find_device
+    from roofline.devices.profile import find_device
     c = instruction_ceilings(find_device("v100-sxm2"))
     assert c.warp_inst_s == pytest.approx(489.6e9)
     assert c.transactions_s["L1"] == pytest.approx(15.6672e12 / 32)  # datasheet, above measured

@@ -1,4 +1,4 @@
-"""`classify --format json` built column by column (roofline.json_rows):
+"""`classify --format json` built column by column (roofline.render.json_rows):
 the same values as ``Placements.records()`` (checked through json.loads,
 independently of how the text is made), one kernel per line."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from roofline import json_rows
+from roofline.render import json_rows
 from roofline.cli.main import main
-from roofline.model import KernelSet
-from roofline.placement import place
+from roofline.core.model import KernelSet
+from roofline.core.placement import place
 
 from conftest import REALDATA, REPO
 
@@ -90,7 +90,7 @@ REAL = ["ncu_csv", "kineto_trace", "nvprof", "nsys"]
 @pytest.mark.parametrize("folder", REAL)
 def test_real_files_read_back_as_records(folder, realdata):
     from roofline.cli.common import load_inputs
-    from roofline.profile import builtin_profiles, load_device
+    from roofline.devices.profile import builtin_profiles, load_device
     device = load_device(builtin_profiles()["h100-sxm"])
     done = 0
     for path in sorted((realdata / folder).iterdir())[:6]:

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import read_profile
 from roofline.importers.kernels_csv import format_kernels, parse
-from roofline.model import Kernel
+from roofline.core.model import Kernel
 
 
 def test_issue_header_is_accepted():
@@ -79,7 +79,7 @@ def test_format_then_parse_round_trips(rows):
 
 
 def test_names_with_hash_newline_and_commas_round_trip():
-    from roofline.model import Kernel
+    from roofline.core.model import Kernel
     ks = [Kernel("#pragma unroll kernel", time_s=1e-3, flops={"fp32": 1e6}),
           Kernel("two\nlines, and a \"quote\"", time_s=2e-3),
           Kernel("void f<float, 3>(int)", time_s=3e-3, bytes={"DRAM": 5.0})]
@@ -155,9 +155,9 @@ def test_classify_csv_writers_agree_and_defuse_formulas(monkeypatch):
     import csv as csvmod
     import io
 
-    from roofline import tables
-    from roofline.placement import place
-    from roofline.profile import find_device
+    from roofline.render import tables
+    from roofline.core.placement import place
+    from roofline.devices.profile import find_device
     ks = parse('name,time_us,count,flops_fp32,bytes_dram,operator,modelled\n'
                '"a,b",3,2,1e9,5e6,,1\n=cmd,1e-3,1,,7,aten::mm,0\nk,0.5,1,123.456,,,0\n').columns
     p = place(ks, find_device("v100-sxm2"))

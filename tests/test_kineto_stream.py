@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REALDATA
-from roofline.importers import kineto, kineto_stream
-from roofline.importers.kineto_stream import NotStreamable, StreamedTrace, file_bytes
+from roofline.importers import kineto
+from roofline.importers.kineto import stream as kineto_stream
+from roofline.importers.kineto.stream import NotStreamable, StreamedTrace, file_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = [ROOT / "examples" / "pytorch_cpu_trace.json.gz",
@@ -33,7 +34,7 @@ def summary(result):
 def test_streamed_equals_whole(path, tiny_chunks):
     if not path.exists():
         pytest.skip(f"{path} is not present")
-    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    whole = kineto._checked(kineto.decode.load(path), path)
     streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
     assert summary(streamed) == summary(whole)
 
@@ -52,7 +53,7 @@ def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path, tiny_chunks
     half = len(text) // 2
     path.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]))   # two gzip members
     streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
-    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    whole = kineto._checked(kineto.decode.load(path), path)
     assert summary(streamed) == summary(whole) and streamed.rank == 3
     assert sum(k.count for k in streamed.kernels) == 400
 
@@ -69,14 +70,14 @@ def test_bare_lists_stream_and_unstreamable_files_fall_back(tmp_path, monkeypatc
     assert kineto.read(path).kernels
     bad = tmp_path / "bad.json"
     bad.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1},\n{"ph": }]}')
-    from roofline.errors import InputError
+    from roofline.core.errors import InputError
     with pytest.raises(InputError, match=r"bad.json:2"):
         kineto.read(bad)
 
 
 def test_gzip_bomb_is_refused_without_inflating_it_whole(tmp_path, monkeypatch):
-    from roofline.errors import InputError
-    from roofline.importers import kineto_decode
+    from roofline.core.errors import InputError
+    from roofline.importers.kineto import decode as kineto_decode
     monkeypatch.setattr(kineto_decode, "MAX_INFLATED_BYTES", 1 << 20)
     bomb = tmp_path / "bomb.json.gz"
     bomb.write_bytes(gzip.compress(b"{" + b" " * (8 << 20)))      # 8 MiB of blanks in 8 kB
@@ -97,7 +98,7 @@ def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, t
     path.write_text(json.dumps({"deviceProperties": props, "traceEvents": events}))
     assert len(json.dumps(props)) > kineto_stream.CHUNK_BYTES
     streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
-    whole = kineto._checked(kineto.kineto_decode.load(path), path)
+    whole = kineto._checked(kineto.decode.load(path), path)
     assert summary(streamed) == summary(whole)
     (k,) = streamed.kernels
     assert k.count == 300 and k.flops == {"fp32": 2000.0 * 300}

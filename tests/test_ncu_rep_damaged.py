@@ -6,7 +6,7 @@ import importlib.util
 import pytest
 
 from conftest import REALDATA
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import read_profile
 
 ORIGIN = REALDATA / "ncu_rep" / "Alaric617R__COALDA__origin.ncu-rep"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import warnings
 
 from roofline.importers.kernels_csv import parse
-from roofline.placement import place
-from roofline.profile import find_device
-from roofline.tables import placements_table
+from roofline.core.placement import place
+from roofline.devices.profile import find_device
+from roofline.render.tables import placements_table
 
 NEAR_ZERO = ("name,time_s,count,flops_fp32,bytes_dram\n"
              "ok,1e-3,1,1e9,1e6\n"
@@ -39,7 +39,8 @@ def test_ordinary_ratios_keep_two_decimals():
 
 
 def test_diff_table_ratios_stay_short():
-    from roofline.diff import diff_placements, diff_table
+    from roofline.analysis.diff import diff_placements
+    from roofline.render.diff import diff_table
     device = find_device("v100-sxm2")
     a = place(parse("name,time_s,flops_fp32\nk,1e-3,1e9\n").columns, device)
     b = place(parse("name,time_s,flops_fp32\nk,1e-300,1e9\n").columns, device)
@@ -55,7 +56,7 @@ HUGE = "name,time_s,count,flops_fp32,bytes_dram\nbig,1e-3,1,1e300,1e6\nsmall,1e-
 def test_a_kernel_far_off_the_roofs_is_listed_beside_the_charts_not_drawn(tmp_path):
     """1e300 FLOP in a millisecond stretched the log axes until matplotlib's
     tick code raised OverflowError (plot and report both died)."""
-    from roofline.plot import roofline_figure
+    from roofline.render.plot import roofline_figure
     from roofline.report import build_report
     p = place(parse(HUGE).columns, find_device("v100-sxm2"))
     fig = roofline_figure(p)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from conftest import DATA
-from roofline.errors import InputError
+from roofline.core.errors import InputError
 from roofline.importers import nsys_sqlite
 from roofline.importers.nsys import read_sqlite
 

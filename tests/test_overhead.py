@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from roofline.importers.base import ImportResult, ProgramTime
-from roofline.model import Kernel, KernelSet
-from roofline.overhead import (analyze_overhead, launch_overhead, overhead_text, program_overhead,
-                               time_view)
-from roofline.placement import Rules, place
+from roofline.core.model import Kernel, KernelSet
+from roofline.analysis.overhead import analyze_overhead, launch_overhead, program_overhead, time_view
+from roofline.render.overhead import overhead_text
+from roofline.core.placement import Rules, place
 
 
 def kernels():
@@ -101,7 +101,7 @@ def test_time_view_floors(toy_gpu):
 
 
 def test_time_view_figure_draws_the_floor(toy_gpu):
-    from roofline.overhead import time_view_figure
+    from roofline.render.overhead import time_view_figure
     fig = time_view_figure(time_view(place(kernels(), toy_gpu)))
     ax = fig.axes[0]
     horizontal = {round(float(line.get_ydata()[0]), 9) for line in ax.lines
@@ -120,7 +120,7 @@ def test_real_nvprof_summary_api_time(realdata):
 
 def test_top_short_kernels_lists_only_kernels_that_are_short():
     import numpy as np
-    from roofline.overhead import _top_by_name
+    from roofline.analysis.overhead import _top_by_name
     names = np.array(["a", "b", "c"], dtype=object)
     listed = np.array([True, False, False])
     groups = (np.array([0, 1, 2]), ["a", "b", "c"])

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
-from roofline.placement import Rules, place
+from roofline.core.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
+from roofline.core.placement import Rules, place
 
 
 def one(device, kernel):

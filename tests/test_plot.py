@@ -30,16 +30,16 @@ def test_png_is_drawn(tmp_path, view):
 @pytest.mark.parametrize("suffix,magic", [(".svg", b"<?xml"), (".pdf", b"%PDF")])
 def test_vector_formats(tmp_path, suffix, magic, toy_gpu):
     from roofline import place, read_kernels
-    from roofline.plot import roofline_figure, save_figure
+    from roofline.render.plot import roofline_figure, save_figure
     out = tmp_path / f"roof{suffix}"
     save_figure(roofline_figure(place(read_kernels(EXAMPLE), toy_gpu)), out)
     assert out.read_bytes().startswith(magic)
 
 
 def test_crowded_plot_of_many_kernels(tmp_path, toy_gpu):
-    from roofline.model import KernelSet
-    from roofline.placement import place
-    from roofline.plot import roofline_figure, save_figure
+    from roofline.core.model import KernelSet
+    from roofline.core.placement import place
+    from roofline.render.plot import roofline_figure, save_figure
     rng = np.random.default_rng(0)
     n = 5000
     ks = KernelSet([f"k{i}" for i in range(n)], rng.uniform(1e-5, 1e-2, n),
@@ -49,7 +49,7 @@ def test_crowded_plot_of_many_kernels(tmp_path, toy_gpu):
 
 
 def test_short_names():
-    from roofline.plot import short_name
+    from roofline.render.plot import short_name
     assert short_name("void cudnn::detail::implicit_convolve_sgemm<float, float, 1024>(int, int)") == \
         "cudnn::detail::implicit_convolve_…"
     assert short_name("volta_sgemm_128x128_tn") == "volta_sgemm_128x128_tn"

@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline.errors import ProfileError, UnknownDeviceError
-from roofline.model import Ceiling, Device, MemoryLevel
-from roofline.profile import dump_device, find_device, load_device, parse_device, save_device
+from roofline.core.errors import ProfileError, UnknownDeviceError
+from roofline.core.model import Ceiling, Device, MemoryLevel
+from roofline.devices.profile import dump_device, find_device, load_device, parse_device, save_device
 
 
 def test_round_trip_keeps_samples_and_provenance(tmp_path):
@@ -69,7 +69,7 @@ def test_exponent_without_dot_is_read_as_number():
 
 def test_find_by_path_and_saved_name(tmp_path):
     d = parse_device(GOOD)
-    from roofline.profile import user_profile_dir
+    from roofline.devices.profile import user_profile_dir
     save_device(d, user_profile_dir() / "my-cpu.yaml")
     assert find_device("my-cpu") == d
     assert find_device("MY_CPU") == d
@@ -98,7 +98,7 @@ def test_hbm_and_gddr_are_dram():
 
 
 def test_a_broken_saved_profile_does_not_hide_others(tmp_path):
-    from roofline.profile import user_profile_dir
+    from roofline.devices.profile import user_profile_dir
     folder = user_profile_dir()
     folder.mkdir(parents=True)
     (folder / "broken.yaml").write_text("schema_version: 1\nname: [\n")
@@ -109,7 +109,7 @@ def test_a_broken_saved_profile_does_not_hide_others(tmp_path):
 
 
 def test_oversized_profile_is_refused_before_parsing(tmp_path):
-    from roofline.profile import MAX_PROFILE_BYTES
+    from roofline.devices.profile import MAX_PROFILE_BYTES
     p = tmp_path / "huge.yaml"
     p.write_text(GOOD + "#" * (MAX_PROFILE_BYTES + 1) + "\n")
     with pytest.raises(ProfileError, match=r"too big for a device profile \(at most 1,048,576\)"):
@@ -123,7 +123,7 @@ def test_deeply_nested_yaml_is_a_profile_error():
 
 def test_a_fifo_among_saved_profiles_is_skipped_not_opened(tmp_path):
     import os
-    from roofline.profile import user_profile_dir
+    from roofline.devices.profile import user_profile_dir
     folder = user_profile_dir()
     folder.mkdir(parents=True)
     os.mkfifo(folder / "pipe.yaml")   # opening it for reading would block until a writer came

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
-from roofline.errors import ProfileError
-from roofline.profile import load_device, profile_lock, save_device
+from roofline.core.errors import ProfileError
+from roofline.devices.profile import load_device, profile_lock, save_device
 
 HOLDER = textwrap.dedent("""
     import sys
-    from roofline.profile import profile_lock
+    from roofline.devices.profile import profile_lock
     with profile_lock(sys.argv[1]):
         print("held", flush=True)
         sys.stdin.read()                # until the test closes our stdin
@@ -51,7 +51,7 @@ def test_the_lock_is_reentrant_within_a_process(tmp_path, toy):
         save_device(toy, target)                # ... and saves under it
         with profile_lock(target):
             pass
-    other = subprocess.run([sys.executable, "-c", "import sys; from roofline.profile import profile_lock\n"
+    other = subprocess.run([sys.executable, "-c", "import sys; from roofline.devices.profile import profile_lock\n"
                             "with profile_lock(sys.argv[1]): print('free')", str(target)],
                            capture_output=True, text=True, timeout=60)
     assert other.stdout.strip() == "free", other.stderr     # released after the outermost

@@ -15,11 +15,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from rank_traces import KERNELS, write_ranks  # noqa: E402
 
-from roofline.errors import InputError  # noqa: E402
-from roofline.placement import place  # noqa: E402
-from roofline.profile import find_device  # noqa: E402
-from roofline.rank_reading import rank_from_name, read_ranks  # noqa: E402
-from roofline.ranks import RankSet, family_rank_table, rank_spread  # noqa: E402
+from roofline.core.errors import InputError  # noqa: E402
+from roofline.core.placement import place  # noqa: E402
+from roofline.devices.profile import find_device  # noqa: E402
+from roofline.importers.rank_files import rank_from_name, read_ranks  # noqa: E402
+from roofline.analysis.ranks import RankSet, family_rank_table, rank_spread  # noqa: E402
 
 HAS_DASK = importlib.util.find_spec("dask") is not None
 PER_RANK = 30   # kernels per rank: 10 of each kind

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REALDATA
 from corrupt import needs_realdata
-from roofline.families import FAMILIES, family_of
+from roofline.core.families import FAMILIES, family_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "realdata_families"
 PINS = json.loads((FIXTURE / "families.json").read_text())
@@ -40,7 +40,7 @@ def test_every_pinned_real_name_keeps_its_family():
 @pytest.mark.parametrize("folder", ["ncu_csv", "ncu_rep", "nvprof", "nsys", "kineto_trace"])
 def test_readers_give_every_real_kernel_its_pinned_family(folder):
     from roofline.importers import read_profile
-    from roofline.errors import RooflineError
+    from roofline.core.errors import RooflineError
     paths = sorted(p for p in (REALDATA / folder).glob("*") if f"{folder}/{p.name}" in PINNED_FILES)
     if not paths:
         pytest.skip(f"{REALDATA / folder} is empty")

@@ -56,7 +56,7 @@ def test_summary_numbers(report, html):
 
 def test_family_rows_agree_with_families_aggregate(report):
     from roofline import read_kernels
-    from roofline.families import aggregate
+    from roofline.core.families import aggregate
     totals = {k.name: k for k in aggregate(read_kernels(EXAMPLE).kernels(), by="family")}
     for row in report.family_rows():
         assert row.time_s == pytest.approx(totals[row.family].time_s)
@@ -64,7 +64,7 @@ def test_family_rows_agree_with_families_aggregate(report):
 
 
 def test_names_are_escaped(toy_gpu):
-    from roofline.model import Kernel
+    from roofline.core.model import Kernel
     from roofline.report import build_report
     r = build_report([Kernel(EVIL, time_s=1e-3, flops={"fp32": 1e9}, bytes={"DRAM": 1e8}),
                       Kernel("pipe|name", time_s=2e-3, flops={"fp32": 1e9}, bytes={"DRAM": 1e8})], toy_gpu)
@@ -90,7 +90,7 @@ def test_variant_arrows_on_the_roofline(report):
 
 def test_variants_option_orders_and_filters():
     from roofline import read_kernels
-    from roofline.plot_variants import variant_chains
+    from roofline.render.variants import variant_chains
     ks = read_kernels(EXAMPLE)
     chains = variant_chains(ks)
     assert [c.variants for c in chains] == [("baseline", "constmem", "tiled", "double-buffer")] * 2
@@ -133,7 +133,7 @@ def test_repr_html_is_a_scoped_fragment(report):
 
 def test_instruction_roofline_when_counters_allow(toy_gpu):
     from roofline import find_device
-    from roofline.model import Kernel
+    from roofline.core.model import Kernel
     from roofline.report import build_report
     k = Kernel("stencil", time_s=20e-3, flops={"fp32": 1e10}, bytes={"DRAM": 1e9}, instructions=1e9,
                transactions={"L1": 2e9, "L2": 1e9, "DRAM": 2e8})
@@ -147,7 +147,7 @@ def test_instruction_roofline_when_counters_allow(toy_gpu):
 
 
 def test_huge_trace_is_aggregated_and_drawn_as_density(toy_gpu):
-    from roofline.model import KernelSet
+    from roofline.core.model import KernelSet
     from roofline.report import build_report
     rng = np.random.default_rng(0)
     n, names = 6000, 600
@@ -167,8 +167,8 @@ def test_huge_trace_is_aggregated_and_drawn_as_density(toy_gpu):
 
 def test_aggregate_set_matches_families_aggregate():
     from roofline import read_kernels
-    from roofline.families import aggregate
-    from roofline.plot_density import aggregate_set
+    from roofline.core.families import aggregate
+    from roofline.core.aggregate import aggregate_set
     ks = read_kernels(EXAMPLE)
     for by in ("name", "family"):
         mine = aggregate_set(ks, by).kernels()
@@ -217,8 +217,8 @@ def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
 
 def test_cli_failure_while_rendering_keeps_the_old_file(tmp_path, monkeypatch, capsys):
     main = _main()
-    import roofline.report as rep
-    from roofline.errors import RooflineError
+    import roofline.render.report as rep
+    from roofline.core.errors import RooflineError
     out = tmp_path / "report.html"
     out.write_text("old")
 

@@ -1,7 +1,7 @@
 """The report's operator table and its split of time by kind of work."""
 import pytest
 
-from roofline.model import Kernel
+from roofline.core.model import Kernel
 from roofline.report import build_report
 
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from roofline.units import format_si, parse_quantity, unit_factor
+from roofline.core.units import format_si, parse_quantity, unit_factor
 
 
 @pytest.mark.parametrize("text,unit,expected", [
@@ -57,7 +57,7 @@ def test_dividing_prefixes_on_quantities_are_rejected(typo):
     ("sector/nsecond", ("sector", 1e9)), ("inst/second", ("inst", 1.0)), ("Gbyte/s", ("Gbyte", 1.0)),
     ("byte", None), ("cycle", None)])
 def test_split_rate(unit, expected):
-    from roofline.units import split_rate
+    from roofline.core.units import split_rate
     assert split_rate(unit) == expected
 
 

@@ -14,13 +14,20 @@ that CPU profile: the same file for both runs, since every measurement
 differs.
 Each output keeps the exit status and standard error, so a changed message
 or a new failure shows as a difference too. Meant for refactors that must
-not change what a user sees; it runs the ``roofline`` found on PATH.
+not change what a user sees.
+
+It runs the code of the checkout it lives in (``python -m
+roofline.cli.main`` with that checkout first on ``PYTHONPATH``), so an old
+commit checked out with ``git worktree add`` snapshots itself with the same
+Python environment. Saved profiles are kept out (``ROOFLINE_HOME`` is an
+empty folder) and wall-clock times in messages are masked.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,15 +35,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 FIXED_DEVICE = "v100-sxm2"
+CHECKOUT = Path(__file__).resolve().parents[1]
+HOME = tempfile.mkdtemp(prefix="roofline-snapshot-home-")   # no saved profiles
+ELAPSED = re.compile(r"(wrote .*), [0-9.]+ (m?s)\)$", re.M)
 
 
 def _run(argv: list[str], cwd: Path) -> str:
-    env = dict(os.environ, MPLBACKEND="Agg", COLUMNS="120", NO_COLOR="1")
-    done = subprocess.run(["roofline", *argv], cwd=cwd, env=env, capture_output=True,
-                          text=True, errors="backslashreplace", timeout=900)
-    # Paths differ between checkouts and temporary folders: name them once.
+    env = dict(os.environ, MPLBACKEND="Agg", COLUMNS="120", NO_COLOR="1", ROOFLINE_HOME=HOME,
+               PYTHONPATH=os.pathsep.join([str(CHECKOUT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "roofline.cli.main", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, errors="backslashreplace", timeout=900)
     out = f"$ roofline {' '.join(argv)}\nexit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
-    return out.replace(str(cwd), "<tmp>")
+    # Paths differ between checkouts and temporary folders: name them once.
+    out = out.replace(str(cwd), "<tmp>").replace(HOME, "<home>").replace(str(CHECKOUT), "<checkout>")
+    return ELAPSED.sub(r"\1, <elapsed>)", out)
 
 
 def _files_of(report: Path) -> str:
@@ -89,9 +101,8 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     jobs = [job for d in argv[1:] for job in _jobs(Path(d).resolve(), cpu)]
     jobs.append(("devices.json", ["devices", "--format", "json"]))
-    listed = subprocess.run(["roofline", "devices", "--format", "json"], capture_output=True,
-                            text=True, check=True).stdout
-    for d in json.loads(listed):
+    listed = _run(["devices", "--format", "json"], Path(HOME)).split("--- stdout\n", 1)[1]
+    for d in json.loads(listed.split("--- stderr", 1)[0]):
         if d["origin"] == "built-in":
             jobs.append((f"show.{d['name']}.json", ["show", d["name"], "--format", "json"]))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:

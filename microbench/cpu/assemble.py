@@ -1,4 +1,4 @@
-"""The samples of one CPU calibration as a :class:`~roofline.model.Device`:
+"""The samples of one CPU calibration as a :class:`~roofline.core.model.Device`:
 roofs from the all-core samples, one-core figures and the sweeps kept in
 ``architecture`` and ``provenance``, and warnings about suspicious figures."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ import os
 
 import numpy as np
 
-from ...errors import Advice
-from ...model import Ceiling, Device, MemoryLevel
-from ...units import format_iec
+from ...core.errors import Advice
+from ...core.model import Ceiling, Device, MemoryLevel
+from ...core.units import format_iec
 from .cpuinfo import CpuInfo
 
 MiB = 1024 ** 2
@@ -34,7 +34,7 @@ fmt_bytes = format_iec   # cache and buffer sizes in binary units
 
 def _tool_version() -> str:
     try:
-        from ... import __version__
+        from ..._version import __version__
     except ImportError:  # pragma: no cover
         __version__ = "unknown"
     return f"roofline {__version__}"

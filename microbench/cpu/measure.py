@@ -33,8 +33,8 @@ from typing import Callable
 
 import numpy as np
 
-from ...errors import Advice, MeasurementError
-from ...model import Device
+from ...core.errors import Advice, MeasurementError
+from ...core.model import Device
 from .. import levels as _levels
 from ..timing import Samples, geometric_sizes, measure, per_call_seconds
 from .assemble import SPREAD_LIMIT, MiB, build_device, fmt_bytes

@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ...errors import MeasurementError, RooflineError
-from ...model import Device
+from ...core.errors import MeasurementError, RooflineError
+from ...core.model import Device
 from .measure import CpuPlan, measure_cpu
 
 __all__ = ["CpuPlan", "main", "measure_cpu", "measure_cpu_isolated"]
@@ -33,7 +33,7 @@ def measure_cpu_isolated(quick: bool = False, progress=None, name: str | None = 
     if importlib.util.find_spec("numba") is None:
         raise MeasurementError("numba is not installed; `roofline measure` on the CPU needs it: "
                                "pip install numba")
-    from ...profile import load_device
+    from ...devices.profile import load_device
     with tempfile.TemporaryDirectory(prefix="roofline-measure-") as tmp:
         out, err = Path(tmp) / "cpu.yaml", Path(tmp) / "error.txt"
         cmd = [sys.executable, "-m", "roofline.microbench.cpu.run", "--out", str(out),
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             import ast
             plan = CpuPlan(**ast.literal_eval(args.plan))
         device = measure_cpu(quick=args.quick, progress=args.progress, name=args.name, plan=plan)
-        from ...profile import save_device
+        from ...devices.profile import save_device
         save_device(device, args.out)
     except RooflineError as exc:
         if args.error_file:

@@ -1,4 +1,4 @@
-"""The measured results of one GPU as a :class:`~roofline.model.Device`:
+"""The measured results of one GPU as a :class:`~roofline.core.model.Device`:
 ceilings with their samples, theoretical peaks at the clocks observed,
 provenance, and warnings about suspicious figures."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as _dt
 from statistics import median
 
-from roofline.errors import Advice
-from roofline.model import Ceiling, Device, MemoryLevel
+from ...core.errors import Advice
+from ...core.model import Ceiling, Device, MemoryLevel
 
 from . import theory
 from .kernels import KERNELS
@@ -19,7 +19,7 @@ VERIFIED_ARCHS = (75, 80, 86, 89, 90, 100, 120)  # tests/test_gpu_static.py
 
 def to_device(s: Session, info, nvml, results, launch, host, dram_bytes, l2_window,
               skipped=None) -> Device:
-    from roofline import __version__
+    from ..._version import __version__
 
     static = nvml.static()
     name, cc, sms = info["name"], info["compute_capability"], info["sm_count"]

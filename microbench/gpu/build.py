@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Iterable
 
-from roofline.errors import MeasurementError
+from ...core.errors import MeasurementError
 
 BASE_OPTIONS = ("-ftz=true", "--std=c++17", "--device-as-default-execution-space")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from statistics import median
 
-from roofline.errors import MeasurementError
+from ...core.errors import MeasurementError
 
 NO_CUPY = "CuPy is not installed (pip install 'roofline[gpu]')"
 NO_DRIVER = "no NVIDIA driver found"

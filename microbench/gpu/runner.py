@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from roofline.errors import MeasurementError
-from roofline.model import Device
+from ...core.errors import MeasurementError
+from ...core.model import Device
 
 from . import timing
 from .assemble import VERIFIED_ARCHS, to_device
@@ -63,7 +63,7 @@ def _compute_launcher(session, spec):
 
 def measure_gpu(index: int = 0, quick: bool = False, progress=None, *,
                 min_time_s: float = timing.MIN_TIMED_S) -> Device:
-    """Measure GPU ``index`` and return its :class:`~roofline.model.Device`.
+    """Measure GPU ``index`` and return its :class:`~roofline.core.model.Device`.
 
     ``progress`` is a callable ``(step_name, fraction)``, or True for a
     progress bar on stderr. ``quick`` trims the occupancy sweep, the host

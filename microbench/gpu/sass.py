@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline.errors import MeasurementError
+from ...core.errors import MeasurementError
 
 _FUNC_NVDISASM = re.compile(r"^\s*//-+\s*\.text\.(\S+)\s+-+")
 _FUNC_CUOBJDUMP = re.compile(r"^\s*Function\s*:\s*(\S+)")

@@ -38,11 +38,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..placement import place
-    from ..device_choice import device_for
-    from ..json_rows import placements_json_chunks
-    from ..tables import placements_csv_bytes, placements_table
-    from ..terminal import visible_lines
+    from ..core.placement import place
+    from ..devices.choice import device_for
+    from ..render.json_rows import placements_json_chunks
+    from ..render.tables import placements_csv_bytes, placements_table
+    from ..render.terminal import visible_lines
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):

@@ -40,12 +40,11 @@ def load_inputs(paths, merge: bool = False):
     """(KernelSet, [ImportResult]) from profile files of any supported format."""
     from ..importers import read_profile
     from ..importers.results import merge_results
-    from ..model import KernelSet
     results = [read_profile(p) for p in paths]
     if merge:
         results = [merge_results(results)]
     if not any(len(r.kernels) for r in results):
-        from ..errors import InputError
+        from ..core.errors import InputError
         raise InputError(", ".join(str(p) for p in paths), None, "no kernels in the file(s)")
     return kernel_columns(results), results
 
@@ -53,8 +52,8 @@ def load_inputs(paths, merge: bool = False):
 def kernel_columns(results):
     """One KernelSet of the kernels of several import results, taking the
     columns of readers that produce them instead of building objects."""
-    from ..model import KernelRows, KernelSet
-    from ..plot_density import concat
+    from ..core.model import KernelRows, KernelSet
+    from ..core.aggregate import concat
     sets = [r.kernels.columns if isinstance(r.kernels, KernelRows) else KernelSet.from_kernels(r.kernels)
             for r in results if len(r.kernels)]
     return sets[0] if len(sets) == 1 else concat(sets)
@@ -64,12 +63,12 @@ def warn(command: str, advice) -> None:
     """Advice goes to stderr, one line each, so stdout stays machine-readable.
     A long kernel name as the subject is shortened (JSON/CSV keep it whole);
     characters that would act on the terminal are shown as escapes."""
-    from ..terminal import visible
+    from ..render.terminal import visible
     subject = getattr(advice, "subject", "")
     if len(subject) > SUBJECT_WIDTH:
         from dataclasses import replace
 
-        from ..families import strip_parameters
+        from ..core.families import strip_parameters
         short = strip_parameters(subject.removeprefix("void ").strip())
         if len(short) > SUBJECT_WIDTH:
             short = short[: SUBJECT_WIDTH - 1] + "…"
@@ -101,8 +100,8 @@ def choose_device(requested, results, command: str):
     file names another GPU), else the GPU the file names, its compute
     capability, or my-cpu for a PyTorch CPU trace. What was chosen and why
     goes to stderr, so stdout stays machine-readable."""
-    from ..device_choice import device_for
-    from ..terminal import visible
+    from ..devices.choice import device_for
+    from ..render.terminal import visible
     choice = device_for(results, requested=requested)
     if choice.reason:
         print(visible(f"roofline {command}: using device profile {choice.profile} ({choice.reason})"),

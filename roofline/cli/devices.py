@@ -20,10 +20,10 @@ def add_parser(sub) -> None:
 
 def run_devices(args) -> int:
     import json
-    from ..profile import builtin_profiles, load_device, saved_profiles
-    from ..units import format_si
-    from ..errors import ProfileError
-    from ..terminal import visible, visible_lines
+    from ..devices.profile import builtin_profiles, load_device, saved_profiles
+    from ..core.units import format_si
+    from ..core.errors import ProfileError
+    from ..render.terminal import visible, visible_lines
     from .common import warn
     rows = []
     for origin, profiles in (("built-in", builtin_profiles()), ("saved", saved_profiles())):
@@ -52,7 +52,7 @@ def run_devices(args) -> int:
 
 def _naming_note(names: dict[str, str]) -> str:
     """How --device names are matched, and the GPUs another profile stands in for."""
-    from ..device_names import stand_ins_in_effect
+    from ..devices.names import stand_ins_in_effect
     lines = ["", "--device takes any name above: case and punctuation are ignored, a unique prefix or the",
              "GPU model is enough (4090, h100 sxm). Without --device, the GPU the file names is used."]
     for gpu, stems, _ in stand_ins_in_effect(names):
@@ -62,7 +62,7 @@ def _naming_note(names: dict[str, str]) -> str:
 
 def run_show(args) -> int:
     from .common import find_any_device as find_device
-    from ..tables import device_json, device_table
+    from ..render.tables import device_json, device_table
     device = find_device(args.device)
     print(device_json(device) if args.format == "json" else device_table(device), end="")
     return 0

@@ -48,8 +48,9 @@ def looks_like_device(arg: str) -> bool:
 
 
 def run(args) -> int:
-    from ..diff import diff_devices, diff_json, diff_placements, diff_table
-    from ..errors import RooflineError
+    from ..analysis.diff import diff_devices, diff_placements
+    from ..render.diff import diff_json, diff_table
+    from ..core.errors import RooflineError
     from .common import find_any_device as find_device
     kinds = (looks_like_device(args.a), looks_like_device(args.b))
     if all(kinds):
@@ -63,13 +64,13 @@ def run(args) -> int:
     if args.format == "json":
         print(diff_json(result), end="")
     else:                   # names from the files, shown and not sent to the terminal
-        from ..terminal import visible_lines
+        from ..render.terminal import visible_lines
         print(visible_lines(diff_table(result, limit=args.top)), end="")
     return 0
 
 
 def _place(path: str, requested: str | None):
-    from ..placement import place
+    from ..core.placement import place
     from .common import choose_device, load_inputs
     kernels, results = load_inputs([path])
     device = choose_device(requested, results, "diff")

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     import json
-    from ..atomic import write_text_atomic
+    from ..core.atomic import write_text_atomic
     from ..importers import read_profile
     from ..importers.kernels_csv import format_kernels
     fmt = output_format(args.output, args.format)
@@ -49,7 +49,7 @@ def output_format(output: str | None, requested: str | None) -> str:
     writer knows (x.xml) is an error rather than CSV under that name."""
     from pathlib import Path
 
-    from ..errors import RooflineError
+    from ..core.errors import RooflineError
     suffix = Path(output or "").suffix.lower()
     if requested or not suffix:
         return requested or "csv"

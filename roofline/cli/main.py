@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import RooflineError
+from ..core.errors import RooflineError
 
 DESCRIPTION = """\
 Roofline performance modeling: calibrate a device, read profiler outputs,
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="roofline", description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    from .. import __version__
+    from .._version import __version__
     parser.add_argument("--version", action="version", version=f"roofline {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except RooflineError as exc:   # messages quote names and cells of the input: shown, not sent
-        from ..terminal import visible_lines
+        from ..render.terminal import visible_lines
         print(visible_lines(f"roofline {args.command}: error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import MeasurementError
+from ..core.errors import MeasurementError
 
 
 
@@ -91,13 +91,13 @@ def _measure_gpu(index: int, quick: bool, name: str):
     device = runner.measure_gpu(index=index, quick=quick, progress=sys.stderr.isatty())
     if name and device.name != name:
         from dataclasses import replace
-        # the GPU's own name stays in the profile: a file naming that GPU finds it (device_choice)
+        # the GPU's own name stays in the profile: a file naming that GPU finds it (devices.choice)
         device = replace(device, name=name, architecture={**device.architecture, "gpu_name": device.name})
     return device
 
 
 def _default_path(stem: str) -> Path:
-    from ..profile import user_profile_dir
+    from ..devices.profile import user_profile_dir
     return user_profile_dir() / f"{stem}.yaml"
 
 
@@ -111,7 +111,7 @@ def _output_path(args, stem: str, several: bool) -> Path:
 
 
 def run(args) -> int:
-    from ..profile import profile_lock, save_device
+    from ..devices.profile import profile_lock, save_device
 
     kind, index = _parse_device(args.device)
     jobs: list[tuple[str, int | None]] = []
@@ -161,7 +161,7 @@ def _refuse_busy_over_quiet(device, target: Path, force: bool) -> Path:
     if force or not load.get("busy") or not target.exists():
         return target
     from ..microbench.cpu.busy import worst_spread
-    from ..profile import load_device
+    from ..devices.profile import load_device
     try:
         old = load_device(target)
     except Exception:   # an unreadable old profile is no reason to keep it
@@ -178,8 +178,8 @@ def _refuse_busy_over_quiet(device, target: Path, force: bool) -> Path:
 
 
 def _report(device, path: Path) -> None:
-    from ..terminal import visible
-    from ..units import format_si
+    from ..render.terminal import visible
+    from ..core.units import format_si
     prov = device.provenance
     print(f"profile written to {visible(str(path))}")
     extra = []
@@ -194,7 +194,7 @@ def _report(device, path: Path) -> None:
         extra.append(f"load average before {load['load_average_before']:.2f} on {load.get('cores', '?')} cores"
                      + (f", steal {100 * steal:.1f} %" if steal is not None else "")
                      + (" (BUSY)" if load.get("busy") else ""))
-    from ..tables import measured_again_text
+    from ..render.tables import measured_again_text
     again = measured_again_text(prov)
     if again:
         extra.append(again)
@@ -229,7 +229,7 @@ def _report(device, path: Path) -> None:
 def _level_sizes(level, one_core: dict) -> str:
     """`` (32 KiB, knee 34 KiB)``: the size the OS reports and, beside it,
     where the measured curve leaves the plateau (when the step is clear)."""
-    from ..units import format_iec
+    from ..core.units import format_iec
     os_bytes, knee = one_core.get("os_bytes"), one_core.get("measured_bytes")
     size = os_bytes or level.capacity_bytes
     if not size:

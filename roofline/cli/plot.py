@@ -43,9 +43,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..terminal import visible
+    from ..render.terminal import visible
 
-    from ..errors import InputError
+    from ..core.errors import InputError
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
@@ -54,14 +54,14 @@ def run(args) -> int:
     device = choose_device(args.device, results, "plot")
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
-    from ..chart import plotted, roofline_chart, views
-    from ..placement import place
-    from ..plot import save_figure
+    from ..render.chart import plotted, roofline_chart, views
+    from ..core.placement import place
+    from ..render.plot import save_figure
     placements = place(kernels, device)
     shown = plotted(placements, device)
     order = None
     if args.variants:
-        from ..plot_variants import variant_order
+        from ..render.variants import variant_order
         order = variant_order(kernels, args.variants)
     warn_all("plot", [w for r in results for w in r.warnings] + placements.warnings)
     view = args.view
@@ -76,10 +76,11 @@ def run(args) -> int:
 
 
 def _instruction(args, device, kernels, results) -> int:
-    from ..errors import MissingMetricError
-    from ..terminal import visible
-    from ..instruction import NCU_METRICS, instruction_roofline, instruction_roofline_figure
-    from ..plot import save_figure
+    from ..core.errors import MissingMetricError
+    from ..render.terminal import visible
+    from ..analysis.instruction import NCU_METRICS, instruction_roofline
+    from ..render.instruction import instruction_roofline_figure
+    from ..render.plot import save_figure
     if device.instruction_rate is None:
         raise MissingMetricError(f"device profile {device.name!r} has no instruction ceiling "
                                  "(instruction_rate); use a GPU profile such as v100-sxm2")

@@ -33,8 +33,8 @@ def load_ranks(args):
     import numpy as np
 
     from ..importers import ImportResult
-    from ..model import KernelRows
-    from ..rank_reading import rank_files, read_ranks
+    from ..core.model import KernelRows
+    from ..importers.rank_files import rank_files, read_ranks
     files = rank_files(args.files)
     bar = _bar(len(files))
     try:
@@ -60,10 +60,10 @@ def _bar(total: int):
 
 def classify_ranks(args, requested: str | None) -> str:
     """The per-family, per-rank table (or its CSV/JSON) of a rank directory."""
-    from ..model import KernelSet
-    from ..placement import place
-    from ..plot_density import concat
-    from ..ranks import family_rank_table, rank_spread
+    from ..core.model import KernelSet
+    from ..core.placement import place
+    from ..core.aggregate import concat
+    from ..analysis.ranks import family_rank_table, rank_spread
     from .common import warn_all
     results, ranks, warnings = load_ranks(args)
     from .common import choose_device
@@ -100,7 +100,7 @@ def _num(x):
 
 
 def _rank_text(rows, spread, top: int) -> str:
-    from ..units import format_si
+    from ..core.units import format_si
     lines = [f"{len(spread.ranks)} ranks; slowest: rank {spread.slowest} "
              f"({format_si(float(spread.time_s.max()), 's')} of kernel time, "
              f"+{100 * spread.spread:.1f}% over the median {format_si(spread.median_s, 's')}); "

@@ -53,7 +53,7 @@ def run(args) -> int:
     import time
     from pathlib import Path
 
-    from ..errors import InputError, RooflineError
+    from ..core.errors import InputError, RooflineError
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".html", ".htm", ".md", ".markdown"):
         raise InputError(args.output, None, "expected an output file ending in .html or .md")
@@ -66,7 +66,7 @@ def run(args) -> int:
     ranks = None
     if is_rank_job(args.files):
         if args.device:             # a wrong name fails before the ranks are read
-            from ..device_choice import device_for
+            from ..devices.choice import device_for
             device_for([], requested=args.device)
         results, ranks, notes = load_ranks(args)
         for note in notes:
@@ -80,7 +80,7 @@ def run(args) -> int:
         warn("report", advice)
     written = report.save(args.output)
     extra = f" and {len(written) - 1} image(s)" if len(written) > 1 else ""
-    from ..terminal import visible
+    from ..render.terminal import visible
     print(visible(f"wrote {args.output}{extra} ({len(report.placements):,} kernel rows on {device.name}, "
                   f"{time.perf_counter() - t0:.1f} s)"))
     return 0

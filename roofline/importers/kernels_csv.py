@@ -5,7 +5,7 @@ the column names.
 
 Time is one of ``time_s``/``time_ms``/``time_us``/``time_ns`` and is the
 total over ``count`` calls. ``flops_<precision>`` for any precision key of
-:data:`roofline.model.PRECISIONS`; ``bytes_<level>`` for l1, l2, l3, dram,
+:data:`roofline.core.model.PRECISIONS`; ``bytes_<level>`` for l1, l2, l3, dram,
 pcie. Optional text columns: ``family``, ``variant``, ``source``,
 ``operator`` (the framework operator behind the kernel); ``threads`` (CPU
 threads the kernel ran on: 1 puts it on the one-core roofs of a measured
@@ -16,7 +16,7 @@ shared, l2, dram (32-byte sectors or shared wavefronts; the instruction
 roofline). Empty cells mean "not measured".
 Lines starting with ``#`` are comments. A file with a header and no rows is
 an InputError ("no kernels"). Text cells are written defused for spreadsheets
-and read back restored (:mod:`roofline.csv_cells`): an apostrophe before a
+and read back restored (:mod:`roofline.core.csv_cells`): an apostrophe before a
 leading ``=``, ``+``, ``-``, ``@``, tab or CR is the spreadsheet's and is dropped.
 """
 from __future__ import annotations
@@ -29,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..csv_cells import defused, restored
-from ..errors import InputError
-from ..model import LEVELS, PRECISIONS, KernelRows, KernelSet
-from ..gcpause import paused
-from .base import ImportResult, Reader, read_text, register
+from ..core.csv_cells import defused, restored
+from ..core.errors import InputError
+from ..core.model import LEVELS, PRECISIONS, KernelRows, KernelSet
+from ..core.gcpause import paused
+from ..core.text_files import read_text
+from .base import ImportResult, Reader, register
 
 TIME_COLUMNS = {"time_s": 1.0, "time_ms": 1e-3, "time_us": 1e-6, "time_ns": 1e-9}
 LEVEL_COLUMNS = {f"bytes_{lv.lower()}": lv for lv in LEVELS}

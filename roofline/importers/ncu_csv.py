@@ -32,9 +32,11 @@ import io
 import math
 from pathlib import Path
 
-from ..errors import Advice, InputError
-from .base import ImportResult, Reader, checked, read_text, register
-from .counters import Counts, Metric, MetricSet, ncu_counts
+from ..core.errors import Advice, InputError
+from ..core.text_files import read_text
+from .base import ImportResult, Reader, checked, register
+from .counters import Counts, ncu_counts
+from .metrics import Metric, MetricSet
 from .results import all_nan_advice, advice_for, family_for, kernel_from_counts, merge_files, merge_results
 
 # merge_results/merge_files live in results (nvprof uses them too) and are

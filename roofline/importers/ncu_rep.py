@@ -21,9 +21,10 @@ import math
 import struct
 from pathlib import Path
 
-from ..errors import InputError, RooflineError
+from ..core.errors import InputError, RooflineError
 from .base import ImportResult, Reader, checked, register
-from .counters import Metric, MetricSet, ncu_counts
+from .counters import ncu_counts
+from .metrics import Metric, MetricSet
 from .results import advice_for, all_nan_advice, family_for, kernel_from_counts
 
 MAGIC = b"NVR\x00"

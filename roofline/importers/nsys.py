@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .base import ImportResult, Reader, register
 from .cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .nsys_csv import parse_csv, read_csv, sniff_csv

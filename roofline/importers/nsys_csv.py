@@ -23,10 +23,11 @@ import math
 import re
 from pathlib import Path
 
-from ..errors import InputError
-from ..families import family_of
-from ..model import Kernel
-from .base import ImportResult, ProgramTime, checked, read_text
+from ..core.errors import InputError
+from ..core.families import family_of
+from ..core.model import Kernel
+from ..core.text_files import read_text
+from .base import ImportResult, ProgramTime, checked
 from .cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .timeline import busy_time
 

@@ -48,9 +48,9 @@ from urllib.parse import quote
 
 import numpy as np
 
-from ..errors import Advice, InputError
-from ..families import family_of
-from ..model import Kernel
+from ..core.errors import Advice, InputError
+from ..core.families import family_of
+from ..core.model import Kernel
 from .base import ImportResult, ProgramTime, checked
 from .cupti import api_totals, copy_bytes, copy_name
 from .timeline import busy_time

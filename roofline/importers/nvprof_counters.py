@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from .counters import SECTOR_BYTES, Counts, MetricSet
+from .counters import SECTOR_BYTES, Counts
+from .metrics import MetricSet
 
 _KEPLER_NAME = re.compile(
     r"\btesla k\d|\bgrid k\d|\bgeforce gtx (6\d\d|7[6-9]\d)\b|\bgtx titan( black| z)?$"

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Advice, InputError
+from ..core.errors import Advice, InputError
 
 
 @dataclass

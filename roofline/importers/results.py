@@ -12,8 +12,8 @@ import math
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import Advice, InputError
-from ..model import Kernel
+from ..core.errors import Advice, InputError
+from ..core.model import Kernel
 from .base import ImportResult
 from .counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
                        NVPROF_FLOP_METRICS, Counts)
@@ -35,9 +35,9 @@ def kernel_from_counts(name: str, counts: Counts, *, count: int = 1, launch=None
 
 
 def family_for(name: str) -> str:
-    """Family of a kernel name (roofline.families when available)."""
+    """Family of a kernel name (roofline.core.families when available)."""
     try:
-        from ..families import family_of
+        from ..core.families import family_of
     except ImportError:  # pragma: no cover - the classifier ships with the package
         return ""
     try:
@@ -179,8 +179,7 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
 def merge_files(paths) -> ImportResult:
     """Read each file (format recognised from its content) and merge them:
     ``merge_files(["time-dram.csv", "time-flops.csv"])``."""
-    from . import read_profile   # the package imports this module
-
+    from .read import read_profile   # read imports the readers, which import this module
     return merge_results([read_profile(p) for p in paths])
 
 

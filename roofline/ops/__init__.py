@@ -10,6 +10,10 @@ family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
 :mod:`.softmax`, :mod:`.elementwise`, :mod:`.reduction`, :mod:`.pooling`,
 :mod:`.embedding`, :mod:`.optimizer`, :mod:`.views`; layer-level models of
 convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`.
+
+May import: ``roofline.core`` only (and the standard library): a model
+takes a call's shapes and returns work; it reads no file and knows no
+device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 """
 from __future__ import annotations
 

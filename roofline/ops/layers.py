@@ -41,8 +41,8 @@ from typing import Iterable, Mapping, Union
 
 import numpy as np
 
-from ..errors import RooflineError
-from ..model import Device, Kernel
+from ..core.errors import RooflineError
+from ..core.model import Device, Kernel
 
 PRECISION_OF_DTYPE = {8: "fp64", 4: "fp32", 2: "fp16", 1: "int8"}
 
@@ -398,7 +398,7 @@ def predicted_time(cost: Cost, device: Device) -> float:
     return roofline_time_s(cost, device)
 
 
-# Kernel family (roofline.families) -> algorithm for a bare layer.
+# Kernel family (roofline.core.families) -> algorithm for a bare layer.
 # Winograd, FFT and explicit GEMM run as several kernels: map each kernel to
 # a stage instead, e.g. fft(layer).stage("pointwise").
 FAMILY_ALGORITHM = {"": "direct", "other": "direct", "conv_custom": "direct",
@@ -444,7 +444,7 @@ def _cost_for(k: Kernel, model: Model) -> Cost:
     if isinstance(model, Conv2d):
         family = k.family
         if not family:
-            from ..families import family_of
+            from ..core.families import family_of
             family = family_of(k.name)
         algorithm = FAMILY_ALGORITHM.get(family)
         if algorithm is None:

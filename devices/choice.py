@@ -1,0 +1,300 @@
+"""Which device profile a profile file's kernels are placed on.
+
+Readers report what the file says about its device on the import result:
+``device_name`` (the GPU's name as the tool writes it), ``compute_capability``
+(``"8.0"``, when the file gives it), ``device_kind`` (``"cpu"`` for a
+PyTorch trace whose operators ran on the host) and ``device_properties``
+(multiprocessors, warp size, version, memory: a Kineto trace's
+deviceProperties, which tell an MI250 GCD from an APU when both are called
+"AMD Radeon Graphics"). :func:`device_for` turns
+that, or the name a user typed, into a profile and says why; the CLI prints
+the reason and warnings. Nothing here prints.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .names import (NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
+                    resolve_reported, resolve_typed, shown_properties)
+from ..core.errors import ProfileError, UnknownDeviceError
+from ..core.model import Device
+
+CPU_PROFILE = "my-cpu"          # what `roofline measure` saves for this machine's CPU
+_HEAD_BYTES = 256 * 1024        # the keys read below sit before a measured profile's raw samples
+
+
+@dataclass(frozen=True)
+class DeviceChoice:
+    device: Device
+    profile: str                    # the profile's stem, or the path given
+    reason: str = ""                # why this profile (empty: the user named it exactly)
+    warnings: tuple[str, ...] = ()  # --device against the file's GPU, several GPUs named
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    """What choosing needs from a profile file, read without parsing it."""
+
+    stem: str
+    path: Path
+    origin: str                     # "saved" or "built-in"
+    name: str
+    kind: str | None
+    capability: str | None
+    gpu_name: str | None            # the GPU a measured profile was measured on
+    identity: dict | None = None    # what a file's device properties must match (AMD profiles)
+
+    @property
+    def shown(self) -> str:
+        return self.gpu_name or self.name
+
+
+def profile_infos() -> dict[str, ProfileInfo]:
+    """Saved profiles (measured here) first, then built-in ones; a saved
+    profile hides a built-in one of the same stem."""
+    from .profile import builtin_profiles, saved_profiles
+    out: dict[str, ProfileInfo] = {}
+    for origin, paths in (("saved", saved_profiles()), ("built-in", builtin_profiles())):
+        for stem, path in paths.items():
+            if stem not in out:
+                out[stem] = _info(stem, path, origin)
+    return out
+
+
+_LINE = {field: re.compile(rf"^{indent}{field}:[ \t]*['\"]?(.*?)['\"]?[ \t]*$", re.MULTILINE)
+         for field, indent in (("name", ""), ("kind", ""), ("compute_capability", r"[ \t]+"),
+                               ("gpu_name", r"[ \t]+"), ("sms", r"[ \t]+"), ("wavefront_size", r"[ \t]+"),
+                               ("gfxip_version", r"[ \t]+"), ("dram_bytes", r"[ \t]+"))}
+
+
+def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        head = ""
+    found = {f: (m.group(1) if (m := rx.search(head)) else None) for f, rx in _LINE.items()}
+    return ProfileInfo(stem, Path(path), origin, found["name"] or stem, found["kind"],
+                       found["compute_capability"], found["gpu_name"], _identity(found, found["name"] or stem))
+
+
+def _identity(found: dict, shown: str) -> dict | None:
+    """An AMD profile's figures in the terms of ImportResult.device_properties
+    (NVIDIA profiles state no GFX IP version, so have none)."""
+    if not found["gfxip_version"]:
+        return None
+    try:
+        return {"sms": int(found["sms"]), "warp_size": int(found["wavefront_size"]),
+                "capability": found["gfxip_version"], "memory_bytes": float(found["dram_bytes"]),
+                "shown": shown}
+    except (TypeError, ValueError):
+        return None
+
+
+def known_devices(infos: dict[str, ProfileInfo] | None = None) -> str:
+    """The --device values that exist, for error messages."""
+    infos = profile_infos() if infos is None else infos
+    parts = []
+    for origin in ("built-in", "saved"):
+        stems = sorted(s for s, i in infos.items() if i.origin == origin)
+        if stems:
+            parts.append(f"{origin}: {', '.join(stems)}")
+    return "; ".join(parts) or "none"
+
+
+def device_for(results, requested: str | None = None) -> DeviceChoice:
+    """The profile for the kernels of ``results`` (import results): the one
+    ``requested`` names (a name as typed, or a path), else the GPU the files
+    name, else their compute capability, else my-cpu for a PyTorch CPU
+    trace. Raises UnknownDeviceError saying which --device values exist."""
+    infos = profile_infos()
+    if requested:
+        choice = _typed(str(requested), infos)
+        return _with_warnings(choice, _mismatch(choice, results, infos))
+    named = list(dict.fromkeys(r.device_name for r in results if getattr(r, "device_name", None)))
+    if named:
+        choice = _reported(named[0], results, infos)
+        extra = ()
+        if len(named) > 1:
+            extra = (f"the files name {len(named)} GPUs ({', '.join(named)}); {choice.profile} is used "
+                     "for all (pass --device to choose)",)
+        return _with_warnings(choice, extra)
+    capabilities = list(dict.fromkeys(c for r in results if (c := getattr(r, "compute_capability", None))))
+    if capabilities:
+        return _by_capability(capabilities[0], results, infos)
+    if results and all(_ran_on_cpu(r) for r in results):
+        return _cpu(infos)
+    raise UnknownDeviceError(f"{_paths(results)}: the file does not name its GPU; pass --device "
+                             f"({known_devices(infos)})")
+
+
+def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    path = Path(text)
+    if path.suffix.lower() in (".yaml", ".yml", ".json") or (path.exists() and not path.is_dir()):
+        return DeviceChoice(_load_path(path), text)
+    try:
+        match = resolve_typed(text, {s: i.name for s, i in infos.items()})
+    except NameError_ as exc:
+        if "ambiguous" in str(exc):
+            raise UnknownDeviceError(f"{exc}: pass one of them") from None
+        raise UnknownDeviceError(f"{exc} ({known_devices(infos)}; or a path to a .yaml profile)") from None
+    return DeviceChoice(_load(infos[match.stem]), match.stem, match.note)
+
+
+def _reported(name: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    properties = _properties(results, name)
+    try:
+        match, info = _match_reported(name, infos)
+        if match is None:
+            match, info = _match_properties(name, properties, infos)
+    except NameError_ as exc:
+        raise UnknownDeviceError(f"{_path_naming(results, name)}: {exc}; pass --device with one of them"
+                                 ) from None
+    if match is None:
+        said = f" ({shown_properties(properties)})" if properties else ""
+        raise UnknownDeviceError(
+            f"{_path_naming(results, name)} names the GPU {name!r}{said}, which has no built-in or saved "
+            f"profile: pass --device with the closest one or a measured profile ({known_devices(infos)})")
+    reason = match.note + (" (measured by `roofline measure`)" if info.origin == "saved" else "")
+    return DeviceChoice(_load(info), info.stem, reason)
+
+
+def _match_reported(name: str, infos: dict[str, ProfileInfo]):
+    """(Match, ProfileInfo) or (None, None): a measured profile of that GPU
+    when one agrees with it in every respect, else the closest of all."""
+    gpus = {s: i for s, i in infos.items() if i.kind != "cpu"}
+    saved = {s: i.shown for s, i in gpus.items() if i.origin == "saved"}
+    try:
+        match = resolve_reported(name, saved) if saved else None
+    except NameError_:
+        match = None
+    if match is None or match.conflicts:
+        match = resolve_reported(name, {s: i.shown for s, i in gpus.items()})
+    return (match, gpus[match.stem]) if match else (None, None)
+
+
+def _match_properties(name: str, properties, infos: dict[str, ProfileInfo]):
+    """(Match, ProfileInfo) or (None, None): the profile whose identity is
+    what the file's device properties say, for a name no profile matched."""
+    identities = {s: i.identity for s, i in infos.items() if i.identity and i.kind != "cpu"}
+    match = resolve_properties(name, properties, identities)
+    return (match, infos[match.stem]) if match else (None, None)
+
+
+def _properties(results, name: str):
+    return next((r.device_properties for r in results
+                 if getattr(r, "device_name", None) == name and getattr(r, "device_properties", None)), None)
+
+
+def _by_capability(capability: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    gpus = {s: i for s, i in infos.items() if i.kind != "cpu" and i.capability}
+    same = [i for i in gpus.values() if i.capability == capability]
+    signature = {i.stem: _compute_signature(i) for i in same}
+    try:
+        match = resolve_capability(capability, {s: (i.capability, signature.get(s)) for s, i in gpus.items()})
+    except NameError_ as exc:
+        raise UnknownDeviceError(f"{_paths(results)}: {exc}; pass --device with one of them") from None
+    if match is None:
+        raise UnknownDeviceError(
+            f"{_paths(results)}: the file gives only the compute capability ({capability}), not the GPU's "
+            f"name, and no profile has that capability: pass --device ({known_devices(infos)})")
+    warning = capability_warning(capability, match.stem)
+    return DeviceChoice(_load(infos[match.stem]), match.stem, match.note, (warning,) if warning else ())
+
+
+def _compute_signature(info: ProfileInfo):
+    """Equal for profiles whose compute ceilings are equal (the A100 40 GB
+    and 80 GB SXM4 differ only in memory)."""
+    try:
+        device = _load(info)
+    except UnknownDeviceError:
+        return info.stem                    # unreadable: never equal to another
+    return tuple(sorted((p, round(c.value, -6)) for p, c in device.compute.items()))
+
+
+def _ran_on_cpu(result) -> bool:
+    kind = getattr(result, "device_kind", None)
+    if kind is not None:
+        return kind == "cpu"
+    # readers that do not set device_kind yet: a Kineto trace that names no GPU is a CPU trace
+    return (result.format == "kineto" and not getattr(result, "device_name", None)
+            and not getattr(result, "compute_capability", None))
+
+
+def _cpu(infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    info = infos.get(CPU_PROFILE)
+    if info is None:
+        raise UnknownDeviceError("a PyTorch CPU trace: run `roofline measure` first to calibrate this CPU "
+                                 f"(it saves {CPU_PROFILE}), or pass --device ({known_devices(infos)})")
+    return DeviceChoice(_load(info), CPU_PROFILE, "a PyTorch trace without a GPU: its operators ran on "
+                        "this CPU's cores, as measured by `roofline measure`")
+
+
+def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> tuple[str, ...]:
+    """One warning when --device is not the GPU the files name."""
+    named = next((r.device_name for r in results if getattr(r, "device_name", None)), None)
+    given = f"{choice.device.name!r}" + (f" ({choice.profile})" if key(choice.profile) != key(choice.device.name)
+                                         else "")
+    if named:
+        if _same_gpu(named, choice, infos, _properties(results, named)):
+            return ()
+        return (f"{_path_naming(results, named)} names the GPU {named!r} but --device gives {given}: "
+                f"the roofs are {choice.device.name}'s",)
+    capability = next((c for r in results if (c := getattr(r, "compute_capability", None))), None)
+    theirs = choice.device.architecture.get("compute_capability")
+    if capability and theirs and str(theirs) != capability:
+        return (f"{_paths(results)} ran on a GPU of compute capability {capability} but --device gives "
+                f"{given}, of compute capability {theirs}: the roofs are {choice.device.name}'s",)
+    if results and all(_ran_on_cpu(r) for r in results) and choice.device.kind == "gpu":
+        return (f"{_paths(results)} is a PyTorch CPU trace but --device gives the GPU {given}",)
+    return ()
+
+
+def _same_gpu(named: str, choice: DeviceChoice, infos: dict[str, ProfileInfo], properties=None) -> bool:
+    """The profile given is the one the file's GPU picks (by name, or by its
+    device properties), or of its model when none does (a measured
+    profile, an ERT file)."""
+    device = choice.device
+    if key(named) == key(device.name) or named == device.architecture.get("gpu_name"):
+        return True
+    try:
+        match, info = _match_reported(named, infos)
+        if match is None:
+            match, info = _match_properties(named, properties, infos)
+    except NameError_ as exc:           # several fit equally: any of them is the GPU
+        return choice.profile in exc.candidates
+    if match is not None:
+        return match.stem == choice.profile or key(info.name) == key(device.name)
+    return device.kind == "gpu" and model_of(named) is not None and model_of(named) == model_of(device.name)
+
+
+def _with_warnings(choice: DeviceChoice, warnings) -> DeviceChoice:
+    from dataclasses import replace
+    return replace(choice, warnings=choice.warnings + tuple(warnings)) if warnings else choice
+
+
+def _load(info: ProfileInfo) -> Device:
+    from .profile import load_device
+    try:
+        return load_device(info.path)
+    except ProfileError as exc:
+        raise UnknownDeviceError(f"device profile {info.stem} cannot be used: {exc}") from None
+
+
+def _load_path(path: Path) -> Device:
+    if path.suffix.lower() == ".json":
+        from .ert import read_ert_device
+        return read_ert_device(path)
+    from .profile import find_device
+    return find_device(path)
+
+
+def _paths(results) -> str:
+    paths = list(dict.fromkeys(str(r.path) for r in results)) or ["the input"]
+    return paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
+
+
+def _path_naming(results, name: str) -> str:
+    return next((str(r.path) for r in results if getattr(r, "device_name", None) == name), "the file")

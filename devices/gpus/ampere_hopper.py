@@ -1,0 +1,120 @@
+"""NVIDIA Ampere and Hopper GPUs: A100, A10/A10G, H100, H800, H200, GH200.
+"""
+from __future__ import annotations
+
+from .sources import (A100_SRC, A100_TENSOR, AMPERE_SM, GA10X_SM, GA10X_TENSOR, H100_SRC, H100_TENSOR,
+                      H200_L2, HOPPER_BASIS, HOPPER_SM, L2_RATE_AMPERE, PUBLISHED, SRC, hopper_l2,
+                      l2_src)
+from .spec import GpuSpec, gib, mib
+
+SPECS: tuple[GpuSpec, ...] = (
+    GpuSpec(
+        stem="a100-40gb-sxm", name="NVIDIA A100 40GB SXM4", chip="GA100", family="Ampere",
+        compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
+        fma_per_sm=AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=A100_TENSOR,
+        memory_type="HBM2", bus_bits=5120, data_rate_bps=2.43e9, dram_bytes=gib(40),
+        l2_bytes=mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED),
+    GpuSpec(
+        stem="a100-80gb-sxm", name="NVIDIA A100 80GB SXM4", chip="GA100", family="Ampere",
+        compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
+        fma_per_sm=AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=A100_TENSOR,
+        memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.186e9, dram_bytes=gib(80),
+        l2_bytes=mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED),
+    GpuSpec(
+        stem="a10", name="NVIDIA A10", chip="GA102", family="Ampere",
+        compute_capability="8.6", sms=72, boost_clock_hz=1695e6,
+        fma_per_sm=GA10X_SM, schedulers_per_sm=4, tensor_flop_per_sm=GA10X_TENSOR,
+        memory_type="GDDR6", bus_bits=384, data_rate_bps=12.5e9, dram_bytes=gib(24),
+        l2_bytes=mib(6), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=24, l2_slice_bytes_per_clk=64,
+        src={"units": SRC["ga102"] + " (FP16/BF16 non-tensor at the FP32 rate, FP64 1/64)",
+             "clock": SRC["a10ds"] + " (1695 MHz boost: 31.2 TFLOP/s / (9216 cores x 2 FLOP))",
+             "tensor": SRC["a10ds"] + " (data-center GA102: FP32 accumulate at the full rate)",
+             "dram": SRC["a10ds"],
+             "l1": f"assumption: 128 B/clk/SM as on Ada, whose SM extends GA10x's ({SRC['ncu_ad107']})",
+             "l2": l2_src(f"24 = 12 32-bit memory controllers x 2, assumed as on Turing "
+                           f"({SRC['ncu_slices']}): 6 MB / 24 = 256 KB per slice, {SRC['ga102']}",
+                           L2_RATE_AMPERE)},
+        basis={"l1": "assumption", "l2": "assumption"}),
+    GpuSpec(
+        stem="a10g", name="NVIDIA A10G", chip="GA102", family="Ampere",
+        compute_capability="8.6", sms=80, boost_clock_hz=1710e6,
+        fma_per_sm=GA10X_SM, schedulers_per_sm=4, tensor_flop_per_sm=GA10X_TENSOR,
+        memory_type="GDDR6", bus_bits=384, data_rate_bps=12.5e9, dram_bytes=gib(24),
+        l2_bytes=mib(6), l1_bytes_per_sm=128 * 1024, pcie_gen=4, pcie_lanes=16,
+        l2_slices=24, l2_slice_bytes_per_clk=64,
+        src={"units": SRC["a10g"] + "; per-SM units: " + SRC["ga102"],
+             "clock": ("assumption: 1710 MHz, the boost clock third-party GPU databases and CUDA device "
+                       "queries give for the A10G; NVIDIA publishes no A10G datasheet, " + SRC["a10g"]),
+             "tensor": ("assumption: per-SM tensor rates of the A10, " + SRC["a10ds"]),
+             "dram": ("assumption: the A10's memory (384-bit GDDR6 at 12.5 Gbit/s), " + SRC["a10ds"]
+                      + "; 24 GB: " + SRC["a10g"]),
+             "l1": f"assumption: 128 B/clk/SM as on Ada, whose SM extends GA10x's ({SRC['ncu_ad107']})",
+             "l2": l2_src(f"24 = 12 32-bit memory controllers x 2, assumed as on Turing "
+                           f"({SRC['ncu_slices']}): 6 MB / 24 = 256 KB per slice, {SRC['ga102']}",
+                           L2_RATE_AMPERE)},
+        basis={"l1": "assumption", "l2": "assumption"}),
+    GpuSpec(
+        stem="h100-sxm", name="NVIDIA H100 SXM5", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm=HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=H100_TENSOR,
+        memory_type="HBM3", bus_bits=5120, data_rate_bps=5.234375e9, dram_bytes=gib(80),
+        l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16, src=H100_SRC, basis=HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure"}),
+    GpuSpec(
+        stem="h800", name="NVIDIA H800 SXM5", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm={**HOPPER_SM, "fp64": 2}, schedulers_per_sm=4,
+        tensor_flop_per_sm={**H100_TENSOR, "tensor_fp64": 4},
+        memory_type="HBM3", bus_bits=5120, data_rate_bps=5.234375e9, dram_bytes=gib(80),
+        l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16,
+        src={**H100_SRC, "units": f"{SRC['hopper']}; FP64 capped: {SRC['h800ds']}",
+             "clock": f"{SRC['hopper']} (H100 SXM5 clocks)",
+             "tensor": f"{SRC['hopper']} (tensor peaks except FP64 at the lower tensor clock); {SRC['h800ds']}",
+             "dram": SRC["h800ds"]},
+        basis=HOPPER_BASIS,
+        notes={"fp64": ("FP64 FMA per SM per clock back-derived from the datasheet's 1 TFLOP/s "
+                        "(1e12 / (132 x 2 x 1980 MHz) = 1.9, rounded to 2)"),
+               "tensor_fp64": "back-derived from the datasheet's 1 TFLOP/s FP64 Tensor Core (3.8, rounded to 4)",
+               "dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure",
+               "nvlink": "NVLink 400 GB/s (H100 SXM5: 900 GB/s); not a roofline level"}),
+    GpuSpec(
+        stem="h100-pcie", name="NVIDIA H100 PCIe", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=114, boost_clock_hz=1755e6, tensor_clock_hz=1620e6,
+        fma_per_sm=HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=H100_TENSOR,
+        memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.125e9, dram_bytes=gib(80),
+        l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16,
+        src={**H100_SRC, "l2": hopper_l2(f"10 512-bit HBM2e memory controllers ({SRC['cc_h100']})")},
+        basis=HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure"}),
+    GpuSpec(
+        stem="h200", name="NVIDIA H200 SXM", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm=HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=H100_TENSOR,
+        memory_type="HBM3e", bus_bits=6144, data_rate_bps=6.25e9, dram_bytes=141e9,
+        l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16,
+        src={**H100_SRC, "clock": SRC["hopper"] + " (H100 SXM5 clocks; H200 datasheet peaks match)",
+             "dram": SRC["h200ds"] + " (six 1024-bit HBM3e stacks)", "l2": H200_L2},
+        basis=HOPPER_BASIS,
+        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure"}),
+    GpuSpec(
+        stem="gh200", name="NVIDIA GH200 Grace Hopper", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
+        fma_per_sm=HOPPER_SM, schedulers_per_sm=4, tensor_flop_per_sm=H100_TENSOR,
+        memory_type="HBM3", bus_bits=6144, data_rate_bps=4e12 / 768, dram_bytes=gib(96),
+        l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16, host_link="NVLink-C2C", host_link_bidirectional_bytes_s=900e9,
+        src={**H100_SRC, "clock": f"{SRC['hopper']} (H100 SXM5 clocks); {SRC['gh200ds']}",
+             "dram": SRC["gh200ds"] + " (assumption: six 1024-bit HBM3 stacks of 16 GB)",
+             "l2": H200_L2, "host": SRC["gh200ds"]},
+        basis=HOPPER_BASIS,
+        notes={"dram": ("the 96 GB HBM3 model ('GH200 480GB'); per-pin rate back-derived from "
+                        "4 TB/s. The 144 GB HBM3e model has 4.9 TB/s"),
+               "l2": "assumption: 50 MB of L2 as on H100 SXM5 (not in the GH200 datasheet)"}),
+)

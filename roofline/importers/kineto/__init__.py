@@ -1,0 +1,156 @@
+"""PyTorch profiler (Kineto) Chrome traces, ``.json`` or ``.json.gz``.
+
+Both schemas are read: the 2021 one (categories ``Kernel``, ``Memcpy``,
+``Memset``, ``Runtime``; GPU events on tids like ``"stream 7"``; args key
+``external id``) and the 2023+ one (``kernel``, ``gpu_memcpy``,
+``gpu_memset``, ``cuda_runtime``, ``cuda_driver``; integer tids). ROCm
+traces (``hip*`` runtime calls, ``Dispatch Kernel``) have the same shape.
+Timestamps and durations are microseconds (``displayTimeUnit`` only
+changes how viewers draw them). The top level may also be a bare event list.
+
+What becomes of the events (complete events, ``ph == "X"``, only):
+
+* kernels are grouped by name: count, total duration; the launch
+  configuration (grid, block, registers per thread, shared memory) is kept
+  when all launches agree.
+* ``gpu_memcpy``/``gpu_memset`` are kept under their Kineto names
+  (``Memcpy HtoD (Pageable -> Device)``, ``Memset (Device)``), family
+  ``memcpy``/``memset``. Bytes come from ``args.bytes``; where a copy has
+  none (2021 traces, ROCm) from the ``size``/``bytes`` arg of the runtime
+  call with the same correlation id. HtoD/DtoH/peer bytes go on ``PCIe``,
+  DtoD bytes twice on ``DRAM`` (read and write), memset bytes on ``DRAM``.
+  A group keeps bytes only if every copy in it has them.
+* ``cuda_profiler_range`` events (Kineto's CUPTI range profiler) carry
+  per-kernel counters ``sm__``/``smsp__sass_thread_inst_executed_op_
+  {d,f,h}{add,mul,fma}_pred_on.sum``. FLOP = add + mul + 2 x fma per
+  precision (d: fp64, f: fp32, h: fp16), as Nsight Compute's roofline
+  counts them. They are attached to the kernels of the same name (FLOP per
+  call = mean over that name's ranges, times the kernel's count). The
+  ranges' own timestamps are not kernel times (Kineto spreads them evenly
+  over the profiling window), so a trace with ranges but no kernel events
+  gives kernels with FLOPs and unknown time, with a warning.
+* ``cuda_runtime``/``cuda_driver`` durations summed by name are the
+  program's API time; GPU busy time is the union of kernel, copy and set
+  intervals; the span runs from the first API call or GPU activity to the
+  last one.
+
+* ``cpu_op`` events (with ``record_shapes=True``) are PyTorch operators:
+  their work comes from the operator models (:mod:`roofline.ops`; nesting
+  in :mod:`.operators`, attribution in :mod:`.attribution`). On a GPU
+  trace an operator's work goes to the kernels it launched (``External id`` on the kernel, or the
+  runtime launch with the kernel's ``correlation``), split by kernel time
+  when it launched several; kernel rows are then one per (kernel name,
+  operator). Counters, where a kernel has them, win over the model. A trace
+  with operators and no GPU activity is a CPU trace: each operator is a
+  kernel, its self time its time.
+
+The reader is a pipeline, one module per stage, each importing only the
+stages before it: :mod:`.decode` (bytes -> typed events; :mod:`.stream`
+for files larger than memory) -> :mod:`.events` (events -> columns: GPU
+activity, and the operator columns :mod:`.operators` defines) ->
+:mod:`.operators` (operator nesting, self time and modelled work) ->
+:mod:`.attribution` (operator work -> the kernels it launched) ->
+:mod:`.result` (the import result). This module runs it.
+"""
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import msgspec
+
+from ...core.errors import InputError
+from ..base import ImportResult, Reader, register
+from . import decode
+from .events import GpuEvents, Span, take_chunk
+from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
+from .operators import OpEvents
+from .result import copy_levels  # noqa: F401  (part of the reader's API)
+from .result import kineto_result
+
+
+def _is_gzip(head: bytes) -> bool:
+    return head[:2] == b"\x1f\x8b"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if _is_gzip(head):
+        try:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            text = d.decompress(head, 65536)
+        except zlib.error:
+            return False
+    else:
+        text = head
+    text = text.lstrip()
+    if not text.startswith((b"{", b"[")):
+        return False
+    if b'"traceEvents"' in text or (b'"schemaVersion"' in text and b'"deviceProperties"' in text):
+        return True
+    return text.startswith(b"[") and b'"ph"' in text and b'"ts"' in text
+
+
+# Files above this size are decoded a chunk at a time (.stream), so a
+# trace larger than memory still reads, and faster (chunks stay in cache);
+# smaller ones are decoded whole.
+STREAM_ABOVE_BYTES = 1 << 20
+
+
+def read(path: str | Path) -> ImportResult:
+    path = Path(path)
+    try:
+        big = path.stat().st_size > STREAM_ABOVE_BYTES
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"    # its size on disk says nothing of its size inflated
+    except OSError:
+        big = gz = False
+    if big or gz:
+        from .stream import NotStreamable, StreamedTrace, file_bytes
+        try:
+            return _checked(StreamedTrace(file_bytes(path)), path)
+        except NotStreamable:
+            pass            # decoded whole below (which names any syntax error's line)
+    return _checked(decode.load(path), path)
+
+
+def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
+    """A decoded Chrome trace (dict or event list) -> kernels (encoded back
+    to JSON first: the reader keeps operator arguments as raw JSON)."""
+    path = Path(str(path))
+    try:
+        raw = msgspec.json.encode(data)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(path, None, f"not JSON data: {exc}") from None
+    return _checked(decode.decode(raw, path), path)
+
+
+def _checked(trace, path: Path) -> ImportResult:
+    try:
+        with decode.no_gc():
+            return _parse(trace, path)
+    except InputError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        raise InputError(path, None, f"malformed Kineto trace ({type(exc).__name__}: {exc})") from None
+
+
+def _parse(trace, path: Path) -> ImportResult:
+    gpu = GpuEvents()
+    ops = OpEvents()
+    span = Span()
+    first = 0
+    for chunk in _event_chunks(trace):
+        take_chunk(chunk, first, gpu, ops, span, path)
+        first += len(chunk)
+    return kineto_result(trace, path, gpu, ops, span.lo, span.hi)
+
+
+def _event_chunks(trace):
+    """The trace's events in lists: one per chunk when streamed."""
+    chunks = getattr(trace, "event_chunks", None)
+    return [trace.traceEvents] if chunks is None else chunks
+
+
+register(Reader("kineto", sniff, read))
+
+__all__ = ["copy_levels", "decoded_launch", "flops_from_counters", "parse", "read", "sniff"]

@@ -1,0 +1,424 @@
+"""Kernels of a Kineto trace with the work of the operators behind them.
+
+GPU trace: every kernel launch is linked to the operator that launched it
+(the innermost operator around the runtime call with the kernel's
+``correlation``, else the operator with the kernel's ``External id``). An
+operator that does work (see :mod:`.operators`) gives it to its launches
+in proportion to their durations; the work of a GEMM, convolution or
+attention operator goes only to its matrix kernels (by kernel name) when
+it launched any, so a bias copy or a layout transform launched beside a
+cuDNN or cuBLAS kernel keeps no FLOPs (it stays without a model). Rows are one per (kernel name, operator); kernel time stays the
+measured time. Range-profiler counters, where a kernel has them, replace the
+model's FLOPs, and the two are compared.
+
+CPU trace: every operator is a kernel; rows are one per (operator, input
+shapes) for operators that do work, one per operator name otherwise. Time
+is self time.
+
+Work of matrix operators on a GPU goes on the tensor-core ceiling of its
+dtype (fp16/bf16/int8); fp32 matrix work stays on the fp32 units, since a
+trace does not record whether TF32 was allowed (PyTorch's default for
+matmul is off). Element-wise work goes on the vector units. Bytes are the
+compulsory bytes of the model, on the DRAM level: a lower bound on traffic.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ...core.errors import Advice
+from ...core.families import family_of
+from ...core.model import Kernel
+from ...ops import has_model, tensor_core_key
+from .events import decoded_launch
+from .operators import OpEvents, OpTree, build, shape_label
+
+# Operator families (roofline.ops) as kernel families where the kernel's
+# own name says nothing (family "other").
+_KERNEL_FAMILY = {"convolution": "conv_custom", "copy": "elementwise"}
+# Kernel families (from kernel names) that do matrix multiply-adds.
+_MATRIX_KERNEL_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft",
+                                     "conv_custom", "attention"})
+# Agreement with torch's own FLOP count (with_flops=True) within this.
+FLOP_CHECK_TOLERANCE = 0.01
+# Counters this far below the model mean another algorithm or a counter problem.
+COUNTER_CHECK_TOLERANCE = 0.10
+
+
+def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None) -> list[Kernel]:
+    _warn_no_shapes(ops, warnings)
+    tree = build(ops)
+    labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
+    groups: dict[tuple, dict] = {}
+    for i in range(len(ops)):
+        name = ops.names[i]
+        w = tree.counted[i] if tree.does_work[i] else tree.work[i]
+        if tree.does_work[i]:
+            key = (name, labels.get(ops.call[i], ""), "work")
+        elif tree.delegated[i] or w is not None:
+            key = (name, "", "none")
+        else:
+            key = (name, "", "unknown")
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else ""}
+        g["t"] += tree.self_time_us[i]
+        g["n"] += 1
+        if key[2] == "work":
+            _add_work(g, w, 1.0, gpu=False)
+    out = [_row(key, g, threads) for key, g in groups.items()]
+    _warn_unknown(out, warnings, what="operator")
+    _check_torch_flops(ops, tree, warnings)
+    return out
+
+
+def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
+    name, shapes, state = key
+    label = f"{name}({shapes})" if shapes else name
+    if state == "unknown":
+        return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
+                      operator=name, threads=threads)
+    flops = g["flops"] or {"fp32": 0.0}
+    return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
+                  family=_op_family(name, g["family"]) if state == "work" else "overhead",
+                  modelled=True, operator=name, threads=threads)
+
+
+def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
+                   share: np.ndarray) -> dict[tuple, dict]:
+    """Rows keyed by (kernel name, operator name, whether it got work): time
+    and calls summed, and the operators' work times each kernel's share
+    summed per precision (bincounts over row codes, no loop per kernel)."""
+    codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working)
+    m = len(keys)
+    t = np.bincount(codes, weights=np.asarray(gpu.kernel_dur, dtype=float), minlength=m)
+    calls = np.bincount(codes, minlength=m)
+    flops: dict[str, np.ndarray] = {}
+    nbytes = np.zeros(m)
+    fp32_matrix = np.zeros(m, dtype=bool)
+    families = [""] * m
+    if working.any():
+        w_idx = np.flatnonzero(working)
+        w_codes = codes[w_idx]
+        w_share = share[w_idx]
+        # each distinct operator's work once, then gathered per kernel
+        op_list, gather = np.unique(op_of[w_idx], return_inverse=True)
+        works = [tree.counted[o] for o in op_list.tolist()]
+        nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
+                             minlength=m)
+        by_key: dict[str, np.ndarray] = {}
+        for j, w in enumerate(works):
+            for p, v in w.flops.items():
+                key = tensor_core_key(p, w.matrix)
+                if key not in by_key:
+                    by_key[key] = np.zeros(len(works))
+                by_key[key][j] += v
+        for key, per in by_key.items():
+            flops[key] = np.bincount(w_codes, weights=per[gather] * w_share, minlength=m)
+        fp32_of_op = np.array([w.matrix and "fp32" in w.flops for w in works], dtype=bool)
+        fp32_matrix = np.bincount(w_codes, weights=fp32_of_op[gather].astype(float), minlength=m) > 0
+        # a row's family: that of the first working launch whose operator has one
+        op_family = np.array([w.family for w in works], dtype=object)
+        named = np.flatnonzero(op_family[gather] != "")
+        rows, first = np.unique(w_codes[named], return_index=True)
+        for r, f in zip(rows.tolist(), op_family[gather[named[first]]].tolist()):
+            families[r] = f
+    groups = {}
+    for c, key in enumerate(keys):
+        groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
+                       "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
+                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c])}
+    return groups
+
+
+def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
+               working: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
+    """A row code per launch for (kernel name, operator name, working), rows
+    numbered by first launch, and the keys of the rows."""
+    kernel_code = _codes(kernel_names)
+    op_code = np.append(_codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
+    combined = (kernel_code * (len(op_names) + 2) + (op_code + 1)) * 2 + working
+    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")       # rows in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    keys = []
+    for j in first[order].tolist():
+        o = int(op_of[j])
+        keys.append((kernel_names[j], op_names[o] if o >= 0 else "", bool(working[j])))
+    return rank[inverse.ravel()], keys
+
+
+def _op_family(name: str, op_family: str) -> str:
+    if op_family and op_family != "view":
+        return op_family
+    fam = family_of(name)
+    return "overhead" if op_family == "view" else fam
+
+
+def _add_work(g: dict, w, share: float, gpu: bool) -> None:
+    for precision, flop in w.flops.items():
+        key = tensor_core_key(precision, w.matrix) if gpu else precision
+        g["matrix_fp32"] = g.get("matrix_fp32", False) or (w.matrix and key == "fp32")
+        g["flops"][key] = g["flops"].get(key, 0.0) + float(flop) * float(share)
+    g["bytes"] += float(w.bytes) * float(share)
+
+
+def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
+    """One row per (kernel name, operator that launched it)."""
+    n = len(gpu.kernel_names)
+    if n == 0:
+        return []
+    tree = build(ops) if len(ops) and ops.has_shapes else None
+    op_of = _launch_operators(gpu, ops, tree)
+    if len(ops):
+        _warn_no_shapes(ops, warnings)
+    share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
+    working = (np.zeros(n, dtype=bool) if tree is None else
+               (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
+    groups = _kernel_groups(gpu, ops, tree, op_of, working, share)
+    out = []
+    counted = _counter_rows(gpu, groups)
+    for key, g in groups.items():
+        name, operator, working = key
+        fam = family_of(name)
+        if fam == "other" and g["family"]:
+            fam = _KERNEL_FAMILY.get(g["family"], g["family"])
+        flops = counted.get(key)
+        if flops is not None:
+            _check_counters(name, flops, g["flops"], warnings)
+        elif working:
+            flops = g["flops"] or {"fp32": 0.0}
+        out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops or {},
+                          bytes={"DRAM": g["bytes"]} if working else {}, launch=decoded_launch(gpu.launch.get(name, {})),
+                          family=fam, modelled=working and flops is not None and key not in counted,
+                          operator=operator))
+    if any(g.get("matrix_fp32") for g in groups.values()):
+        warnings.append(Advice("fp32 matrix work is placed on the fp32 units: the trace does not say "
+                               "whether TF32 was allowed (PyTorch's default for matmul is off)",
+                               "with torch.backends.cuda.matmul.allow_tf32 = True on an NVIDIA GPU "
+                               "from Ampere on, the roof is the tensor_tf32 one (GPUs without TF32 "
+                               "stay on fp32)", subject="precision"))
+    if tree is not None:
+        _warn_unknown(out, warnings, what="kernel")
+        _check_torch_flops(ops, tree, warnings)
+    return out
+
+
+def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None) -> np.ndarray:
+    """Index of the operator behind each kernel launch (-1: none): the
+    innermost operator on the launching thread whose interval holds the
+    runtime call with the kernel's correlation id; else the operator with
+    the kernel's ``External id`` (traces differ on what that id names:
+    the operator in most, the correlation itself in some 2023 ones)."""
+    n = len(gpu.kernel_names)
+    op_of = np.full(n, -1, dtype=np.int64)
+    if not len(ops):
+        return op_of
+    enclosing = _Enclosing(ops, tree.parent if tree is not None else None)
+    call = _runtime_calls(gpu)
+    linked = np.flatnonzero(call >= 0)
+    if len(linked):
+        rows = call[linked].tolist()
+        tids, starts = gpu.api_tid, gpu.api_ts
+        op_of[linked] = enclosing.at_many([tids[r] for r in rows],
+                                          np.array([starts[r] for r in rows], dtype=float))
+    unlinked = np.flatnonzero(op_of < 0).tolist()
+    if unlinked:
+        by_ext = _first_operator_by_id(ops.external_id)
+        api_ext = {c: x for c, x in zip(gpu.api_corr, gpu.api_ext_col) if c is not None and x is not None}
+        for j in unlinked:
+            ext = gpu.kernel_ext[j]
+            if ext is None:
+                ext = api_ext.get(gpu.kernel_corr[j])
+            op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
+    return op_of
+
+
+def _runtime_calls(gpu) -> np.ndarray:
+    """Row of the runtime call with each kernel's correlation id (-1: none;
+    the last call of an id when several share it)."""
+    row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
+    row.pop(None, None)
+    return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
+                       count=len(gpu.kernel_corr))
+
+
+def _first_operator_by_id(external_ids: list) -> dict:
+    """External id -> the first operator carrying it (unhashable ids skipped)."""
+    by_ext: dict = {}
+    for i, ext in enumerate(external_ids):
+        if ext is not None:
+            try:
+                by_ext.setdefault(ext, i)
+            except TypeError:
+                continue
+    return by_ext
+
+
+def _codes(values: list) -> np.ndarray:
+    """An integer per value, equal for equal values (not contiguous)."""
+    code: dict = {}
+    return np.fromiter(map(code.setdefault, values, itertools.count()), dtype=np.int64, count=len(values))
+
+
+class _Enclosing:
+    """Innermost operator of a thread that holds a given time."""
+
+    def __init__(self, ops: OpEvents, parent):
+        from .operators import _nesting
+        self.parent = parent if parent is not None else _nesting(ops)[0]
+        self.ts = np.asarray(ops.ts, dtype=float)
+        self.end = self.ts + np.asarray(ops.dur, dtype=float)
+        self.threads: dict = {}
+        codes = _codes(ops.thread)
+        for c in np.unique(codes).tolist():
+            idx = np.flatnonzero(codes == c)
+            order = np.argsort(self.ts[idx], kind="stable")
+            self.threads[ops.thread[int(idx[0])]] = (idx[order], self.ts[idx][order])
+
+    def at_many(self, threads: list, times: np.ndarray) -> np.ndarray:
+        """:meth:`at` for many (thread, time) pairs, one search per thread."""
+        out = np.full(len(times), -1, dtype=np.int64)
+        codes = _codes(threads)
+        for c in np.unique(codes).tolist():
+            members = np.flatnonzero(codes == c)
+            found = self.threads.get(threads[int(members[0])])
+            if found is None:
+                continue
+            idx, starts = found
+            t = times[members]
+            k = np.searchsorted(starts, t, side="right") - 1
+            cand = np.where(k >= 0, idx[np.maximum(k, 0)], -1)
+            ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
+            while ended.any():     # climb to the enclosing operators still running
+                cand[ended] = self.parent[cand[ended]]
+                ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
+            out[members] = cand
+        return out
+
+
+def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> np.ndarray:
+    """Which launches take a share of their operator's work: all of them,
+    except that the matrix work of a GEMM, convolution or attention
+    operator goes only to its matrix kernels (by kernel name) when it
+    launched any: a bias copy or layout transform beside a GEMM kernel
+    does not do the multiply-adds."""
+    takes = op_of >= 0
+    if tree is None or not takes.any():
+        return takes
+    is_matrix = {n: family_of(n) in _MATRIX_KERNEL_FAMILIES for n in set(gpu.kernel_names)}
+    matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
+                                count=len(gpu.kernel_names))
+    matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
+    linked = np.flatnonzero(takes)
+    ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)
+    ops_with_matrix_kernel[op_of[linked[matrix_kernel[linked]]]] = True
+    only_matrix = matrix_op[op_of[linked]] & ops_with_matrix_kernel[op_of[linked]]
+    takes[linked[only_matrix & ~matrix_kernel[linked]]] = False
+    return takes
+
+
+def _time_shares(op_of: np.ndarray, durations, n_ops: int, takes: np.ndarray) -> np.ndarray:
+    """Each launch's share of its operator's work: its duration over the
+    total duration of that operator's launches that take work (equal shares
+    when all those are 0 long)."""
+    dur = np.asarray(durations, dtype=float)
+    idx = op_of[takes]
+    total = np.bincount(idx, weights=dur[takes], minlength=n_ops)
+    calls = np.bincount(idx, minlength=n_ops)
+    share = np.zeros(len(dur))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share[takes] = np.where(total[idx] > 0, dur[takes] / total[idx], 1.0 / calls[idx])
+    return share
+
+
+def _counter_rows(gpu, groups: dict) -> dict:
+    """FLOPs from range-profiler counters per row (mean per call over the
+    kernel name's ranges, times the row's calls); the ranges used are taken
+    out of ``gpu.ranges``."""
+    counted = {}
+    names = {key[0] for key in groups}
+    for name in names & set(gpu.ranges):
+        ranges = gpu.ranges.pop(name)
+        mean: dict[str, float] = {}
+        for f in ranges:
+            for p, v in f.items():
+                mean[p] = mean.get(p, 0.0) + v / len(ranges)
+        for key, g in groups.items():
+            if key[0] == name:
+                counted[key] = {p: v * g["n"] for p, v in mean.items()}
+    return counted
+
+
+def _check_counters(name: str, counted: dict, model: dict, warnings: list[Advice]) -> None:
+    c, m = sum(counted.values()), sum(model.values())
+    if m > 0 and c < (1 - COUNTER_CHECK_TOLERANCE) * m:
+        warnings.append(Advice(
+            f"counted FLOPs are {c / m:.0%} of the operator model's (direct algorithm)",
+            "a fast algorithm (Winograd, FFT) does fewer multiplications; otherwise check the counters",
+            subject=name))
+
+
+def _warn_no_shapes(ops: OpEvents, warnings: list[Advice]) -> None:
+    if len(ops) and not ops.has_shapes:
+        warnings.append(Advice(
+            f"the trace's {len(ops)} PyTorch operators have no input shapes, so their work cannot be modelled",
+            "record with torch.profiler.profile(record_shapes=True)", subject="kineto"))
+
+
+def _warn_unknown(kernels: list[Kernel], warnings: list[Advice], what: str, listed: int = 5) -> None:
+    """Unmodelled work by operator name and share of time: the next model to write."""
+    total = sum(k.time_s for k in kernels if math.isfinite(k.time_s))
+    if total <= 0:
+        return
+    unmodelled: dict[str, float] = {}
+    helpers: dict[str, float] = {}
+    for k in kernels:
+        if not k.flops and not k.bytes and k.family not in ("memcpy", "memset"):
+            # a kernel of a modelled operator without its work is a helper
+            # launched beside the main kernel (bias copy, layout transform)
+            bucket = helpers if k.operator and has_model(k.operator) else unmodelled
+            key = k.operator or "(no operator)"
+            bucket[key] = bucket.get(key, 0.0) + (k.time_s if math.isfinite(k.time_s) else 0.0)
+    if unmodelled:
+        warnings.append(Advice(
+            f"{sum(unmodelled.values()) / total:.1%} of {what} time has no operator model: "
+            f"{_top(unmodelled, total, listed)}",
+            "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
+    if helpers:
+        warnings.append(Advice(
+            f"{sum(helpers.values()) / total:.1%} of {what} time is in kernels launched beside the "
+            f"main kernel of a modelled operator, which takes its work: {_top(helpers, total, listed)}",
+            "these stay unknown (bias copies, layout transforms: their work is not modelled)",
+            subject="models"))
+
+
+def _top(times: dict[str, float], total: float, listed: int) -> str:
+    top = sorted(times.items(), key=lambda kv: -kv[1])
+    shown = ", ".join(f"{name} {t / total:.1%}" for name, t in top[:listed])
+    return shown + (f" and {len(top) - listed} more" if len(top) > listed else "")
+
+
+def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:
+    """Compare torch's own FLOP count (``flops`` arg, with_flops=True) with
+    the models' FLOPs of the same operator and everything below it."""
+    torch_flops = np.asarray(ops.torch_flops, dtype=float)
+    has = np.isfinite(torch_flops) & (torch_flops > 0)
+    if not has.any():
+        return
+    per_name: dict[str, list[float]] = {}
+    for i in np.flatnonzero(has):
+        t = per_name.setdefault(ops.names[i], [0.0, 0.0, 0])
+        t[0] += torch_flops[i]
+        t[1] += tree.subtree_flops[i]
+        t[2] += 1
+    for name, (theirs, ours, calls) in sorted(per_name.items()):
+        if abs(ours - theirs) > FLOP_CHECK_TOLERANCE * theirs:
+            warnings.append(Advice(
+                f"torch counts {theirs:.4g} FLOP in {calls} call(s), the operator models {ours:.4g} "
+                f"({ours / theirs - 1:+.1%})",
+                "the models count 2 FLOP per multiply-add of the direct algorithm; see docs/pytorch.md",
+                subject=f"flops check {name}"))

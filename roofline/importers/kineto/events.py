@@ -1,0 +1,344 @@
+"""Kineto trace events -> columns, one chunk of events at a time.
+
+The second stage of the reader (after :mod:`.decode`/:mod:`.stream`):
+complete events (``ph == "X"``) are batched by kind (kernel, operator,
+runtime/driver API, copy and set, profiler range), checked (a name, a
+finite time, a non-negative duration, or an error naming the event's index
+in ``traceEvents``) and appended as columns to :class:`GpuEvents` (GPU
+activity and API calls) and :class:`~.operators.OpEvents` (PyTorch
+operators). Range-profiler counters become FLOP per precision
+(:func:`flops_from_counters`); launch configurations are kept where every
+launch of a name agrees.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Hashable
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from ...core.errors import InputError
+from . import decode
+from .operators import OpEvents
+
+KERNEL_CATS = frozenset({"kernel"})
+OP_CATS = frozenset({"cpu_op", "operator"})
+MEMCPY_CATS = frozenset({"gpu_memcpy", "memcpy"})
+MEMSET_CATS = frozenset({"gpu_memset", "memset"})
+API_CATS = frozenset({"cuda_runtime", "runtime", "cuda_driver", "driver"})
+RANGE_CATS = frozenset({"cuda_profiler_range"})
+
+_COUNTER = re.compile(r"^(sm|smsp)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
+_PRECISION = {"d": "fp64", "f": "fp32", "h": "fp16"}
+_WEIGHT = {"add": 1.0, "mul": 1.0, "fma": 2.0}
+
+_LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers": "registers_per_thread",
+                "shared": "shared_memory_bytes"}
+_LAUNCH_FIELD = {name: key for key, name in _LAUNCH_ARGS.items()}
+
+
+def flops_from_counters(args: dict) -> dict[str, float]:
+    """FLOP per precision from SASS instruction counters (FMA counts 2).
+    ``smsp__`` and ``sm__`` spellings of one counter are not added twice."""
+    seen: dict[tuple[str, str], tuple[str, float]] = {}
+    for key, value in args.items():
+        m = _COUNTER.match(key)
+        if not m:
+            continue
+        scope, prec, op = m.groups()
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"counter {key} is not a non-negative number: {value!r}")
+        if (prec, op) in seen and seen[(prec, op)][0] == "smsp":
+            continue
+        seen[(prec, op)] = (scope, float(value))
+    flops: dict[str, float] = {}
+    for (prec, op), (_, value) in seen.items():
+        p = _PRECISION[prec]
+        flops[p] = flops.get(p, 0.0) + _WEIGHT[op] * value
+    return flops
+
+class GpuEvents:
+    """GPU activity of a trace: kernel launches as columns, copies and sets
+    grouped by name, API time, and the correlation -> operator links."""
+
+    def __init__(self):
+        self.kernel_names: list[str] = []
+        self.kernel_dur: list[float] = []
+        self.kernel_ext: list = []
+        self.kernel_corr: list = []
+        self.launch: dict[str, dict] = {}
+        self.copies: dict[str, dict] = {}
+        self.ranges: dict[str, list] = {}
+        self.api: dict[str, float] = {}
+        self.api_sizes: dict = {}        # correlation -> bytes the runtime call names
+        # runtime calls as columns: correlation id, thread, start, External id
+        self.api_corr: list = []
+        self.api_tid: list = []
+        self.api_ts: list = []
+        self.api_ext_col: list = []
+        self.pending_bytes: list = []
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+        self.device_time: dict = {}
+        self.launch_first: dict = {}
+
+class Span:
+    """First and last instant of GPU activity and API calls, relative to
+    the first timed event (times relative to it keep sub-ns precision)."""
+
+    def __init__(self):
+        self.t0 = None
+        self.lo, self.hi = math.inf, -math.inf
+
+    def cover(self, ts: np.ndarray, dur: np.ndarray) -> None:
+        if len(ts):
+            self.lo = min(self.lo, float(ts.min()))
+            self.hi = max(self.hi, float((ts + dur).max()))
+
+def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Span, path: Path) -> None:
+    """Add one chunk's complete events, kind by kind, as columns (a Python
+    loop per event was most of the reading time of a big trace)."""
+    batches = _by_kind([e for e in chunk if e.ph == "X"])
+    where = _Where(chunk, first, path)
+    for e in batches.pop("range", ()):
+        gpu.ranges.setdefault(where.name_of(e), []).append(flops_from_counters(_counter_args(e.args)))
+    if span.t0 is None:
+        span.t0 = _first_time(chunk, batches)
+    for kind, events in batches.items():
+        names = where.names(events, kind)
+        ts, dur = where.times(events, names)
+        ts -= span.t0
+        args = [e.args for e in events]
+        if kind == "op":
+            ops.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events], args)
+            continue
+        span.cover(ts, dur)
+        if kind == "api":
+            _apis(gpu, names, ts, dur, [e.tid for e in events], args)
+        elif kind == "kernel":
+            _kernels(gpu, names, ts, dur, events, args, where)
+        else:   # copies and sets together, so their groups keep the file's order
+            for name, t, d, e, a in zip(names, ts.tolist(), dur.tolist(), events, args):
+                _copy(gpu, _kind(e.cat), name, t, d, a, where, e)
+
+def _by_kind(events: list) -> dict[str, list]:
+    """Events by kind (kernel, op, api, copy: memcpy and memset, range), each
+    list in file order; events of other categories are dropped."""
+    cats = [e.cat for e in events]
+    try:
+        distinct = set(cats)
+    except TypeError:                      # a list as category: not one of ours
+        cats = [c if isinstance(c, str) else None for c in cats]
+        distinct = set(cats)
+    kinds = [None, "kernel", "op", "api", "copy", "range"]
+    code_of = {c: kinds.index(_batch_kind(c)) for c in distinct}
+    codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
+    out = {}
+    for code in sorted(set(code_of.values()) - {0}):
+        idx = np.flatnonzero(codes == code).tolist()
+        out[kinds[code]] = [events[i] for i in idx]
+    return out
+
+
+_COPY_OR = {"memcpy": "copy", "memset": "copy"}
+
+
+def _batch_kind(cat) -> str | None:
+    """The batch an event goes to: its kind, copies and sets together."""
+    kind = _kind(cat)
+    return _COPY_OR.get(kind, kind)
+
+def _kind(cat) -> str | None:
+    kind = _KIND.get(cat)
+    if kind is None and isinstance(cat, str):
+        kind = _KIND.get(cat.lower())
+    return kind
+
+def _first_time(chunk: list, batches: dict) -> float | None:
+    """ts of the chunk's first timed event in file order (None without one):
+    the earliest of the batches' first events."""
+    heads = {id(batch[0]) for batch in batches.values() if batch}
+    for e in chunk:
+        if id(e) in heads:
+            return e.ts
+    return None
+
+class _Where:
+    """Checks on a batch of events, naming the first bad one's index."""
+
+    MISSING = "(kernel name missing in the trace)"   # Kineto's "__missing__": CUPTI gave no name
+
+    def __init__(self, chunk: list, first: int, path: Path):
+        self.chunk, self.first, self.path = chunk, first, path
+
+    def index(self, event) -> int:
+        return self.first + next(i for i, e in enumerate(self.chunk) if e is event)
+
+    def fail(self, event, message: str):
+        raise InputError(self.path, None, f"traceEvents[{self.index(event)}] {message}")
+
+    def name_of(self, e) -> str:
+        return self.names([e], "range")[0]
+
+    def names(self, events: list, kind: str) -> list[str]:
+        names = [e.name for e in events]
+        if set(map(type, names)) != {str} or "" in names:
+            bad = next(e for e in events if not isinstance(e.name, str) or not e.name)
+            self.fail(bad, f"({bad.cat}) has no name")
+        if "__missing__" in names:
+            names = [self.MISSING if n == "__missing__" else n for n in names]
+        return names
+
+    def times(self, events: list, names: list) -> tuple[np.ndarray, np.ndarray]:
+        ts = [e.ts for e in events]
+        dur = [e.dur for e in events]
+        for column, label in ((ts, "ts"), (dur, "dur")):
+            if None in column:
+                j = column.index(None)
+                self.fail(events[j], f"({names[j]!r}): no {label}")
+        t = np.array(ts, dtype=float)
+        d = np.array(dur, dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(t) | ~np.isfinite(d) | (d < 0)
+        if bad.any():
+            j = int(np.argmax(bad))
+            self.fail(events[j], f"({names[j]!r}): bad time: ts {ts[j]}, duration {dur[j]}")
+        return t, d
+
+
+_KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},
+         **{c: "memset" for c in MEMSET_CATS}, **{c: "api" for c in API_CATS},
+         **{c: "range" for c in RANGE_CATS}, **{c: "op" for c in OP_CATS}}
+
+
+def _counter_args(args) -> dict:
+    if args is None:
+        return {}
+    return {key: value for key, value in zip(decode.COUNTER_KEYS, decode.counter_values(args))
+            if value is not None}
+
+
+def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, tids: list, args: list) -> None:
+    """API time by name; per correlation id the call's thread and start,
+    its External id and the bytes it names (for copies without their own)."""
+    api = gpu.api
+    for name, d in zip(names, dur.tolist()):
+        api[name] = api.get(name, 0.0) + d * 1e-6
+    corr = [None if a is None else a.correlation for a in args]
+    gpu.api_corr += corr
+    gpu.api_tid += tids
+    gpu.api_ts += ts.tolist()
+    gpu.api_ext_col += [None if a is None else (a.external_id if a.external_id is not None
+                                                else a.external_id_2021) for a in args]
+    for c, a in zip(corr, args):
+        if c is None or (a.bytes is None and a.size is None):
+            continue
+        try:
+            gpu.api_sizes[c] = float(a.bytes if a.bytes is not None else a.size)
+        except (TypeError, ValueError):
+            pass
+
+
+def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
+             where: _Where) -> None:
+    gpu.starts += ts.tolist()
+    gpu.ends += (ts + dur).tolist()
+    durations = dur.tolist()
+    gpu.kernel_names += names
+    gpu.kernel_dur += durations
+    gpu.kernel_ext += [None if a is None else (a.external_id if a.external_id is not None
+                                               else a.external_id_2021) for a in args]
+    gpu.kernel_corr += [None if a is None else a.correlation for a in args]
+    for name, a in zip(names, args):
+        known = gpu.launch.get(name)
+        if known is None:
+            gpu.launch[name] = _launch(a)
+            gpu.launch_first[name] = _launch_raw(a)
+        elif known and a is not None and _launch_raw(a) != gpu.launch_first[name]:
+            # keep what every launch of this name agrees on
+            for key in [k for k, v in known.items() if _launch_value(a, k) != v]:
+                del known[key]
+    devices = [a.device if a is not None and a.device is not None else e.pid for e, a in zip(events, args)]
+    try:
+        distinct = set(devices)
+    except TypeError:  # an unhashable device id
+        j = next(j for j, d in enumerate(devices) if not isinstance(d, Hashable))
+        where.fail(events[j], f"({names[j]!r}): bad device {devices[j]!r}")
+    device_time = gpu.device_time
+    if len(distinct) == 1:
+        device = devices[0]
+        device_time[device] = device_time.get(device, 0.0) + sum(durations)
+        return
+    for device, d in zip(devices, durations):
+        device_time[device] = device_time.get(device, 0.0) + d
+
+
+def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, where: _Where, e) -> None:
+    gpu.starts.append(ts)
+    gpu.ends.append(ts + dur)
+    g = gpu.copies.get(name)
+    if g is None:
+        g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "all_bytes": True, "family": kind,
+                                "kind": str(args.kind) if args is not None and args.kind is not None else ""}
+    g["n"] += 1
+    g["t"] += dur
+    nbytes = args.bytes if args is not None else None
+    if nbytes is None:
+        gpu.pending_bytes.append((g, args.correlation if args is not None else None))
+    elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
+          or not math.isfinite(nbytes) or nbytes < 0):
+        where.fail(e, f"({name!r}): bytes is not a non-negative number: {nbytes!r}")
+    else:
+        g["bytes"] += float(nbytes)
+
+
+def _launch_raw(args) -> tuple | None:
+    """The launch fields as decoded (Raw compares by content): equal to the
+    first launch's, nothing needs checking field by field."""
+    if args is None:
+        return None
+    return (args.grid, args.block, args.registers, args.shared)
+
+
+def _launch_value(args, key: str):
+    value = getattr(args, _LAUNCH_FIELD[key])
+    return bytes(value) if isinstance(value, msgspec.Raw) else value
+
+
+def _launch(args) -> dict:
+    """Launch configuration of one kernel event; grid and block stay raw
+    JSON (compared as bytes, decoded once per kernel name by _decoded)."""
+    out = {}
+    if args is None:
+        return out
+    for key, name in _LAUNCH_ARGS.items():
+        value = getattr(args, key)
+        if isinstance(value, msgspec.Raw):
+            value = bytes(value)
+        if value is not None:
+            try:
+                hash(value)
+            except TypeError:
+                continue
+            out[name] = value
+    return out
+
+
+def decoded_launch(launch: dict) -> dict:
+    """grid/block from raw JSON to tuples; values that are not lists of
+    integers are dropped."""
+    out = {}
+    for key, value in launch.items():
+        if isinstance(value, bytes):
+            try:
+                value = msgspec.json.decode(value)
+            except msgspec.DecodeError:
+                continue
+            if not (isinstance(value, list) and all(isinstance(v, int) for v in value)):
+                continue
+            value = tuple(value)
+        out[key] = value
+    return out

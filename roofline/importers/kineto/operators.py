@@ -1,0 +1,340 @@
+"""PyTorch operators of a Kineto trace: nesting, self time, and the work
+each one does according to the operator models (:mod:`roofline.ops`).
+
+A trace recorded with ``record_shapes=True`` gives every ``cpu_op`` its
+ATen name, input shapes, dtypes, strides and concrete scalar arguments.
+Operators nest (``aten::linear`` calls ``aten::t`` and ``aten::addmm``;
+``aten::conv2d`` goes down to ``aten::mkldnn_convolution``), so the same
+work appears at several depths. It is counted once, at the innermost
+operator that does it:
+
+* an operator of a matrix family (GEMM, convolution, attention) gives its
+  work to its descendants when their modelled matrix FLOPs are at least
+  half its own (``aten::conv2d`` -> ``aten::mkldnn_convolution``; the math
+  path of ``scaled_dot_product_attention`` -> ``bmm``); helpers it calls
+  (``copy_`` of the bias into the output of ``addmm``) keep their own work;
+* any other operator gives its work to its descendants when their
+  modelled bytes are at least half its own (``dropout`` -> ``bernoulli_`` +
+  ``mul``; ``_to_copy`` -> ``copy_``), and keeps it when they are small
+  helpers (``mul`` copying a scalar operand).
+
+An operator whose work went to its descendants, and an unmodelled one that
+spends at least half its time in modelled descendants (autograd wrappers
+such as ``AddmmBackward0``), does no work itself: its self time is dispatch
+overhead. An unmodelled operator
+with no modelled descendant is ``unknown`` and listed by name and time.
+
+Self time is the operator's duration minus its direct children's. On a CPU
+trace the operator is the kernel and its self time is its time; on a GPU
+trace its work goes to the kernels it launched (see :mod:`.attribution`).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import msgspec
+import numpy as np
+
+from ...ops import OpCall, OpWork, is_view, op_work
+
+MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
+GIVE_AWAY_SHARE = 0.5
+# A non-matrix operator keeps what its descendants do not do when that is at
+# least this share of its own work (mse_loss: (x - y)^2 itself, the mean in
+# its child); below it the difference is the models' rounding.
+MIN_RESIDUAL_SHARE = 0.1
+WRAPPER_SELF_SHARE = 0.5
+# Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
+# touch within this are siblings, not parent and child.
+_NEST_SLACK_US = 2e-3
+
+
+@dataclass
+class OpEvents:
+    """The ``cpu_op`` events of a trace as columns, in file order. The
+    arguments of a call (shapes, dtypes, strides, concrete inputs) are kept
+    once per distinct call, as raw JSON (``calls``), and each operator
+    points at its call (``call``: -1 without shapes)."""
+
+    names: list = field(default_factory=list)
+    ts: list = field(default_factory=list)
+    dur: list = field(default_factory=list)
+    thread: list = field(default_factory=list)
+    external_id: list = field(default_factory=list)
+    call: list = field(default_factory=list)
+    torch_flops: list = field(default_factory=list)
+    calls: list = field(default_factory=list)          # (dims, types, strides, concrete) raw JSON bytes
+    _call_ids: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def extend(self, names: list, ts: list, dur: list, threads: list, args: list) -> None:
+        """Add a batch of operators (columns of equal length, file order)."""
+        self.names += names
+        self.ts += ts
+        self.dur += dur
+        self.thread += threads
+        self.external_id += [None if a is None else (a.external_id if a.external_id is not None
+                                                     else a.external_id_2021) for a in args]
+        self.call += [self._call(a) for a in args]
+        flops = [None if a is None else a.flops for a in args]
+        if flops.count(None) == len(flops):
+            self.torch_flops += [math.nan] * len(flops)
+        else:
+            self.torch_flops += [f if _is_count(f) else math.nan for f in flops]
+
+    def _call(self, args) -> int:
+        """Index of the call's distinct arguments (-1: no shapes)."""
+        if args is None:
+            return -1
+        dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
+        if dims is None:
+            return -1
+        key = (bytes(dims), _raw(args.input_type), _raw(args.input_strides), _raw(args.concrete))
+        call = self._call_ids.get(key)
+        if call is None:
+            call = self._call_ids[key] = len(self.calls)
+            self.calls.append(key)
+        return call
+
+    @property
+    def has_shapes(self) -> bool:
+        return bool(self.calls)
+
+    def decoded(self, call: int) -> tuple:
+        """(dims, types, strides, concrete) of a distinct call as Python
+        values (None where the trace has no such field or it is not JSON)."""
+        return tuple(_json(raw) for raw in self.calls[call])
+
+
+def _raw(x) -> bytes | None:
+    return None if x is None else bytes(x)
+
+
+def _json(raw: bytes | None):
+    if raw is None:
+        return None
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None
+
+
+def _is_count(x) -> bool:
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x >= 0
+
+
+@dataclass
+class OpTree:
+    """Nesting and work of every operator (arrays indexed like OpEvents)."""
+
+    parent: np.ndarray        # index of the enclosing operator, -1 at the top
+    self_time_us: np.ndarray
+    work: list                # OpWork or None per operator (the model's answer)
+    counted: list             # OpWork counted at the operator itself (None: none)
+    does_work: np.ndarray     # bool: work is counted here (not all given to descendants)
+    delegated: np.ndarray     # bool: modelled or wrapper, but its descendants do the work
+    subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
+
+
+def build(ops: OpEvents) -> OpTree:
+    parent, self_time = _nesting(ops)
+    distinct, which = _works(ops)
+    work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
+    n = len(ops)
+    own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
+    own_flops = _per_work(distinct, lambda w: sum(w.flops.values()))[which]
+    is_matrix = _per_work(distinct, lambda w: w.family in MATRIX_FAMILIES, bool)[which]
+    levels = _levels(parent)
+    desc_bytes, desc_flops, desc_matrix_flops = _descendant_sums(
+        parent, levels, np.vstack([own_bytes, own_flops, np.where(is_matrix, own_flops, 0.0)]))
+    has_work = (own_bytes > 0) | (own_flops > 0)
+    # A matrix operator whose descendants do at least half its matrix FLOPs
+    # gives them all its work (conv2d -> mkldnn_convolution); smaller
+    # descendants are helpers (the bias copy of addmm) and it keeps all.
+    matrix_gives = desc_matrix_flops >= GIVE_AWAY_SHARE * own_flops
+    # Any other operator keeps the part its descendants do not do
+    # (_to_copy -> copy_: nothing; mse_loss -> mean: the squared differences).
+    left_flops = np.maximum(own_flops - desc_flops, 0.0)
+    left_bytes = np.maximum(own_bytes - desc_bytes, 0.0)
+    keeps = ((left_flops >= MIN_RESIDUAL_SHARE * own_flops) & (left_flops > 0)) | (
+        (left_bytes >= MIN_RESIDUAL_SHARE * own_bytes) & (left_bytes > 0))
+    gives_away = np.where(is_matrix, matrix_gives, ~keeps)
+    does_work = has_work & ~gives_away
+    share_flops = np.where(is_matrix | (desc_flops == 0), 1.0,
+                           np.divide(left_flops, own_flops, out=np.zeros(n), where=own_flops > 0))
+    share_bytes = np.where(is_matrix | (desc_bytes == 0), 1.0,
+                           np.divide(left_bytes, own_bytes, out=np.zeros(n), where=own_bytes > 0))
+    counted = _counted(work, does_work, share_flops, share_bytes)
+    desc_any = (desc_bytes > 0) | (desc_flops > 0)
+    modelled = which >= 0
+    # An unmodelled operator that spends most of its time inside modelled
+    # children is a wrapper (autograd's AddmmBackward0); one that spends it
+    # in itself does unknown work of its own.
+    wrapper = ~modelled & desc_any & (self_time <= WRAPPER_SELF_SHARE * np.asarray(ops.dur, dtype=float))
+    # Autograd's own nodes (MulBackward0, AccumulateGrad, the engine's
+    # evaluate_function) run no kernel of their own: their self time is the
+    # engine's bookkeeping, which is overhead whatever they call.
+    autograd = {name: is_autograd(name) for name in set(ops.names)}
+    wrapper |= ~modelled & np.fromiter(map(autograd.__getitem__, ops.names), dtype=bool, count=n)
+    delegated = (modelled & has_work & gives_away) | wrapper
+    own_counted = np.where(does_work, own_flops * share_flops, 0.0)
+    subtree = own_counted + _descendant_sums(parent, levels, own_counted[None, :])[0]
+    return OpTree(parent, self_time, work, counted, does_work, delegated, subtree)
+
+
+def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
+    """``value(w)`` per distinct work, and 0 for the None at its end."""
+    return np.array([value(w) for w in distinct[:-1]] + [0], dtype=dtype)
+
+
+def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_bytes: np.ndarray) -> list:
+    """The work counted at each operator: all of it, its part, or None."""
+    counted = [None] * len(work)
+    whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
+    for i in np.flatnonzero(whole).tolist():
+        counted[i] = work[i]
+    for i in np.flatnonzero(does_work & ~whole).tolist():
+        counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
+    return counted
+
+
+def _levels(parent: np.ndarray) -> list[np.ndarray]:
+    """Operators by depth below the top (index 0: depth 1), by pointer
+    jumping: one pass per level of nesting, not one per operator."""
+    depth = np.zeros(len(parent), dtype=np.int64)
+    above = parent.copy()
+    active = np.flatnonzero(above >= 0)
+    while len(active):
+        depth[active] += 1
+        above[active] = parent[above[active]]
+        active = active[above[active] >= 0]
+    if not len(depth) or depth.max() == 0:
+        return []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
+    return [order[bounds[d]:bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
+def _descendant_sums(parent: np.ndarray, levels: list[np.ndarray], own: np.ndarray) -> np.ndarray:
+    """Per row of ``own`` (values x operators): the sum over each operator's
+    descendants, deepest level first."""
+    desc = np.zeros_like(own)
+    for idx in reversed(levels):
+        for row in range(own.shape[0]):
+            np.add.at(desc[row], parent[idx], desc[row, idx] + own[row, idx])
+    return desc
+
+
+PART_NOTE = "part of the operator's work is counted at the operators it calls"
+
+
+def _part(w: OpWork, flop_share: float, byte_share: float) -> OpWork:
+    if flop_share >= 1.0 and byte_share >= 1.0:
+        return w
+    return OpWork({k: v * flop_share for k, v in w.flops.items()}, w.bytes * byte_share, w.family,
+                  w.matrix, w.assumptions + (PART_NOTE,))
+
+
+_AUTOGRAD = re.compile(r"^(autograd::|torch::autograd::|[A-Z]\w*Backward\d*$|detach_?$)")
+
+
+def is_autograd(name: str) -> bool:
+    """A node of the autograd engine rather than an operator."""
+    return bool(_AUTOGRAD.match(name))
+
+
+def _start_order(ops: OpEvents) -> np.ndarray:
+    ts = np.asarray(ops.ts, dtype=float)
+    dur = np.asarray(ops.dur, dtype=float)
+    # Longest first among equal starts: a parent and its first child may share ts.
+    return np.lexsort((-dur, ts))
+
+
+def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
+    """Parent of each operator (per thread, by interval containment) and
+    its self time (duration minus its direct children's durations)."""
+    n = len(ops)
+    parent = np.full(n, -1, dtype=np.int64)
+    child_time = np.zeros(n)
+    ts, dur, thread = ops.ts, ops.dur, ops.thread
+    stacks: dict[object, list[int]] = {}
+    for i in _start_order(ops):
+        i = int(i)
+        stack = stacks.setdefault(thread[i], [])
+        start = ts[i]
+        end = start + dur[i]
+        # The top encloses i unless it ended before i began or i outlasts it
+        # (timestamps are rounded, so siblings may touch).
+        while stack and (ts[stack[-1]] + dur[stack[-1]] <= start + _NEST_SLACK_US
+                         or end > ts[stack[-1]] + dur[stack[-1]] + _NEST_SLACK_US):
+            stack.pop()
+        if stack:
+            p = stack[-1]
+            parent[i] = p
+            child_time[p] += dur[i]
+        stack.append(i)
+    self_time = np.maximum(np.asarray(dur, dtype=float) - child_time, 0.0)
+    return parent, self_time
+
+
+def _works(ops: OpEvents) -> tuple[list, np.ndarray]:
+    """The model's answers, computed once per distinct (name, call), with a
+    None at the end, and the index of each operator's answer (-1: None)."""
+    index: dict = {}
+    distinct: list = []
+    which = []
+    for name, call in zip(ops.names, ops.call):
+        key = (name, call)
+        k = index.get(key)
+        if k is None:
+            w = _model(name, *ops.decoded(call)) if call >= 0 else (
+                op_work(OpCall(name)) if is_view(name) else None)
+            if w is None:
+                k = -1
+            else:
+                k = len(distinct)
+                distinct.append(w)
+            index[key] = k
+        which.append(k)
+    return distinct + [None], np.array(which, dtype=np.int64)
+
+
+def _frozen(x):
+    if isinstance(x, list):
+        return tuple(_frozen(v) for v in x)
+    return x
+
+
+def _model(name, dims, types, strides, concrete) -> OpWork | None:
+    if is_view(name):
+        return op_work(OpCall(name))
+    if dims is None:
+        return None
+    call = OpCall(name, dims=_frozen(dims) if isinstance(dims, list) else (),
+                  types=_frozen(types) if isinstance(types, list) else (),
+                  strides=_frozen(strides) if isinstance(strides, list) else (),
+                  concrete=_frozen(concrete) if isinstance(concrete, list) else ())
+    try:
+        return op_work(call)
+    except Exception:  # a model must never break an import; the op stays unknown
+        return None
+
+
+def shape_label(dims, types) -> str:
+    """``16x128, 128x10`` for the tensor inputs of a call (scalars left out)."""
+    if not isinstance(dims, list):
+        return ""
+    parts = []
+    for j, d in enumerate(dims):
+        t = types[j] if isinstance(types, list) and j < len(types) else ""
+        if isinstance(t, str) and (t.startswith("Scalar") or t in ("", "GenericList")):
+            continue
+        if isinstance(d, list) and d and all(isinstance(v, int) and not isinstance(v, bool) for v in d):
+            parts.append("x".join(str(v) for v in d))
+        elif isinstance(d, list) and not d and isinstance(t, str) and t not in ("TensorList",):
+            parts.append("scalar")
+    return ", ".join(parts)

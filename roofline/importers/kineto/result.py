@@ -1,0 +1,156 @@
+"""Columns of a Kineto trace -> the import result: kernel rows (with the
+work of the operators behind them, :mod:`.attribution`), copies and sets
+with their bytes, kernels known only from range-profiler counters, the
+program's API, busy and span times, the device the trace names and the
+rank of a distributed job.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from ...core.errors import Advice, InputError
+from ...core.families import family_of
+from ...core.model import Kernel
+from ..base import ImportResult, ProgramTime
+from ..timeline import busy_time
+from . import attribution
+from .events import GpuEvents
+from .operators import OpEvents
+
+_DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
+
+
+def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
+    warnings: list[Advice] = []
+    cpu_trace = bool(len(ops)) and not gpu.kernel_names and not gpu.copies and not gpu.ranges
+    if cpu_trace:
+        out = attribution.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace))
+    else:
+        out = attribution.gpu_kernels(gpu, ops, warnings)
+        out += _range_only_kernels(gpu, warnings)
+        out += _copy_kernels(gpu, warnings)
+    device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)
+    if len(gpu.device_time) > 1:
+        warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
+                               "device_name is the device with the most kernel time", subject="devices"))
+    program = None
+    if gpu.api or gpu.starts:
+        busy = busy_time(gpu.starts, gpu.ends) * 1e-6 if gpu.starts else None
+        program = ProgramTime(api_s=gpu.api, gpu_busy_s=busy, span_s=(hi - lo) * 1e-6 if hi >= lo else None)
+    if not out and program is None:
+        raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
+                         "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
+    return ImportResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
+                        program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
+                        device_properties=_identity(device))
+
+
+def _rank(info) -> int | None:
+    """``distributedInfo.rank`` of a trace written by torch.distributed."""
+    value = info.get("rank") if isinstance(info, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _intra_op_threads(trace) -> int | None:
+    meta = trace.roofline
+    value = meta.get("intra_op_threads") if isinstance(meta, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _range_only_kernels(gpu: GpuEvents, warnings: list[Advice]) -> list[Kernel]:
+    """Ranges left after gpu_kernels took those with a kernel of their name."""
+    if not gpu.ranges:
+        return []
+    n = sum(len(v) for v in gpu.ranges.values())
+    if gpu.kernel_names:
+        message = (f"{n} cuda_profiler_range event(s) under {len(gpu.ranges)} name(s) match no kernel "
+                   "event; they are kept as kernels with FLOPs and unknown time")
+    else:
+        message = (f"{n} cuda_profiler_range event(s) and no kernel events: kernels have FLOPs but "
+                   "unknown time (Kineto spreads range timestamps evenly over the profiling window)")
+    warnings.append(Advice(message, "profile the same step again without the CUPTI range profiler "
+                           "to get kernel times", subject="kineto"))
+    out = []
+    for name, rs in gpu.ranges.items():
+        total: dict[str, float] = {}
+        for f in rs:
+            for p, v in f.items():
+                total[p] = total.get(p, 0.0) + v
+        out.append(Kernel(name=name, time_s=math.nan, count=len(rs), flops=total, family=family_of(name)))
+    return out
+
+
+def _copy_kernels(gpu: GpuEvents, warnings: list[Advice]) -> list[Kernel]:
+    for g, corr in gpu.pending_bytes:
+        size = gpu.api_sizes.get(corr) if corr is not None else None
+        if size is None or not math.isfinite(size) or size < 0:
+            g["all_bytes"] = False
+        else:
+            g["bytes"] += size
+    out, partial = [], []
+    for name, g in gpu.copies.items():
+        if not g["all_bytes"]:
+            nbytes = {}
+            partial.append(name)
+        elif g["family"] == "memset":
+            nbytes = {"DRAM": g["bytes"]}
+        else:
+            nbytes = copy_levels(name, g["bytes"], g["kind"])
+        out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], bytes=nbytes, family=g["family"]))
+    if partial:
+        warnings.append(Advice(f"{len(partial)} copy/set group(s) lack byte counts for some events "
+                               f"({', '.join(partial[:3])}); their bytes are left unknown",
+                               "record with a newer PyTorch profiler, which writes args.bytes",
+                               subject="kineto"))
+    return out
+
+
+def copy_levels(name: str, nbytes: float, kind: str = "") -> dict[str, float]:
+    """Bytes per level for a Kineto copy named ``name`` (or with arg ``kind``)."""
+    m = _DIRECTION.search(name) or _DIRECTION.search(kind or "")
+    direction = m.group(1).lower() if m else ""
+    if direction in ("htod", "dtoh", "ptop", "dtop", "ptod"):
+        return {"PCIe": nbytes}
+    if direction == "dtod":
+        return {"DRAM": 2.0 * nbytes}
+    return {}
+
+
+def _device_entry(properties, device_time: dict) -> dict | None:
+    """deviceProperties of the device with the most kernel time, else of
+    the one kind of device listed (only its name when their figures differ)."""
+    if not isinstance(properties, list):
+        return None
+    named = [p for p in properties if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    if not named:
+        return None
+    if device_time:
+        busiest = max(device_time, key=device_time.get)
+        for p in named:
+            if p.get("id") == busiest:
+                return p
+    if len({p["name"] for p in named}) != 1:
+        return None
+    same = len({repr(_identity(p)) for p in named}) == 1
+    return named[0] if same else {"name": named[0]["name"]}
+
+
+# deviceProperties keys -> ImportResult.device_properties keys
+_IDENTITY = {"numSms": "sms", "warpSize": "warp_size", "totalGlobalMem": "memory_bytes"}
+
+
+def _identity(entry: dict | None) -> dict | None:
+    """The figures that tell GPUs apart when the name does not (integers only)."""
+    if not entry:
+        return None
+    out = {ours: entry[theirs] for theirs, ours in _IDENTITY.items() if _whole(entry.get(theirs), 1)}
+    major, minor = entry.get("computeMajor"), entry.get("computeMinor")
+    if _whole(major, 1) and _whole(minor, 0):
+        out["capability"] = f"{major}.{minor}"
+    return out or None
+
+
+def _whole(value, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least

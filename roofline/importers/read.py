@@ -1,0 +1,36 @@
+"""A profile file to kernels, whatever its format: the reader is picked by
+content (:func:`roofline.importers.base.detect`, over the readers the
+package registered on import), and kernels the file gave no family get one
+from their names."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..core.families import family_of
+from ..core.model import KernelRows
+from .base import ImportResult, detect
+
+
+def read_profile(path: str | Path) -> ImportResult:
+    """Read any supported profile into kernels (each with a family, from its
+    name when the file gives none); raises InputError on bad input."""
+    path = Path(path)
+    result = detect(path).read(path)
+    if isinstance(result.kernels, KernelRows):
+        fill_families(result.kernels.columns)
+        return result
+    if all(k.family for k in result.kernels):
+        return result
+    kernels = tuple(k if k.family else replace(k, family=family_of(k.name)) for k in result.kernels)
+    return replace(result, kernels=kernels)
+
+
+def fill_families(ks) -> None:
+    """Empty families of a KernelSet from the names, each distinct name once."""
+    empty = ks.families == ""
+    if not empty.any():
+        return
+    names = ks.names[empty]
+    family = {name: family_of(name) for name in dict.fromkeys(names.tolist())}
+    ks.families[empty] = [family[name] for name in names.tolist()]

@@ -1,0 +1,36 @@
+"""Cell text shared by the HTML and Markdown reports: times, shares,
+rates, speed-ups, short kernel names and bound classes ("–" for no value)."""
+from __future__ import annotations
+
+import math
+
+from ..core.units import format_si
+
+
+def _t(v) -> str:
+    return "–" if v is None or (isinstance(v, float) and not math.isfinite(v)) else format_si(v, "s")
+
+
+def _pct(v, digits: int = 1) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.{digits}f}%"
+
+
+def _rate(v, unit="FLOP/s") -> str:
+    return "–" if not v or not math.isfinite(v) else format_si(v, unit)
+
+
+def _x(v) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{v:.2f}x"
+
+
+def _short(name: str, width: int = 60) -> str:
+    from .plot import short_name
+    return short_name(name, width)
+
+
+def _bound_text(record: dict) -> str:
+    if record["bound"] == "bandwidth" and record["level"]:
+        return f"bandwidth ({record['level']})"
+    if record["bound"] == "overhead":
+        return f"overhead ({record['overhead_kind']})"
+    return "no counters" if record["bound"] == "unknown" else record["bound"]

@@ -1,0 +1,219 @@
+"""Formatters that return strings: text table, CSV and JSON of placements."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..core.csv_cells import RISKY_PATTERN, defused
+from ..core.gcpause import paused
+from ..core.placement import Placements
+from .terminal import visible
+from ..core.units import format_percent, format_si
+
+CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
+              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled",
+              "predicted_bound")
+
+
+def measured_again_text(provenance: dict) -> str:
+    """The ceilings ``measure`` took again because their samples spread
+    more than 10 %, with each attempt's spread ("" when none)."""
+    again = provenance.get("measured_again") or {}
+    parts = []
+    for what, rec in again.items():
+        if isinstance(rec, dict):
+            spreads = "/".join(f"{100 * x:.0f}" for x in rec.get("spreads", []))
+            parts.append(f"{what} ({rec.get('attempts')} attempts, spread {spreads} %)")
+        else:                       # a bare count
+            parts.append(f"{what} ({rec} attempts)")
+    return "noisy, measured again: " + ", ".join(parts) if parts else ""
+
+
+def placements_json(p: Placements) -> str:
+    """Every kernel as JSON text, one object per line (:mod:`roofline.render.json_rows`)."""
+    from .json_rows import placements_json_bytes
+    return placements_json_bytes(p).decode("utf-8")
+
+
+def placements_csv(p: Placements) -> str:
+    """Every kernel as CSV text (see :func:`placements_csv_bytes`)."""
+    return placements_csv_bytes(p).decode("utf-8")
+
+
+def placements_csv_bytes(p: Placements) -> bytes:
+    """Every kernel as UTF-8 CSV, written column by column: numbers
+    formatted by C loops, each distinct name quoted once, rows joined once
+    (a csv.writer call per row costs 5x more at a million rows). Bytes, so
+    a million rows go to a file or pipe without two more copies."""
+    with paused():
+        ks = p.kernels
+        columns = {
+            "name": ks.names, "family": ks.families, "count": ks.count.astype(np.int64),
+            "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
+            "overhead_kind": p.overhead_kind, "achieved_flop_s": p.achieved_flop_s,
+            "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
+            "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
+            "predicted_bound": p.predicted_bound}
+        arrow = _arrow_csv(columns)
+        if arrow is not None:
+            return arrow
+        cells = [_csv_cells(np.asarray(columns[k])) for k in CSV_FIELDS]
+        body = "\n".join(map(",".join, zip(*cells)))
+        return (",".join(CSV_FIELDS) + "\n" + body + ("\n" if body else "")).encode("utf-8")
+
+
+def _arrow_csv(columns: dict) -> bytes | None:
+    """The CSV written by Arrow's C++ writer (numbers formatted in C++),
+    None without pyarrow."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pac
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    arrays = []
+    for key in CSV_FIELDS:
+        values = np.asarray(columns[key])
+        if values.dtype == bool:
+            arrays.append(pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int8)),
+                                                         pa.array(["False", "True"])))
+        elif values.dtype.kind in "iuf":
+            finite = np.isfinite(values) if values.dtype.kind == "f" else None
+            arrays.append(pa.array(values, mask=None if finite is None or finite.all() else ~finite))
+        else:
+            text = pa.array(values, type=pa.string(), from_pandas=True)
+            formula = pac.match_substring_regex(text, RISKY_PATTERN)
+            if pac.any(formula).as_py():
+                text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
+            arrays.append(text)
+    table = pa.table(arrays, names=list(CSV_FIELDS))
+    # Formatting numbers is most of the time and Arrow's writer runs on one
+    # thread: write slices on every core and join them.
+    parts = max(1, min(os.cpu_count() or 1, table.num_rows // 100_000))
+    step = -(-table.num_rows // parts)
+
+    def write(i: int) -> bytes:
+        out = pa.BufferOutputStream()
+        pcsv.write_csv(table.slice(i * step, step), out, write_options=pcsv.WriteOptions(
+            quoting_style="needed", include_header=False))
+        return out.getvalue().to_pybytes()
+
+    header = (",".join(CSV_FIELDS) + "\n").encode()     # plain field names: no quotes needed
+    if parts == 1:
+        return header + write(0)
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(parts) as pool:
+        return b"".join([header, *pool.map(write, range(parts))])
+
+
+def _csv_cells(values: np.ndarray) -> list[str]:
+    if values.dtype == bool:
+        return np.where(values, "True", "False").tolist()
+    if values.dtype.kind in "iu":
+        return list(map(str, values.tolist()))
+    if values.dtype.kind == "f":
+        cells = list(map(repr, values.tolist()))
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            cells[i] = ""
+        return cells
+    quoted: dict = {}
+    return [quoted[v] if v in quoted else quoted.setdefault(v, _csv_text(v)) for v in values.tolist()]
+
+
+def _csv_text(value) -> str:
+    """One text cell as csv.writer would write it, defused for spreadsheets
+    (:mod:`roofline.core.csv_cells`)."""
+    text = defused("" if value is None else str(value))
+    if any(c in text for c in ',"\n\r'):
+        text = '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def placements_table(p: Placements, limit: int | None = None, name_width: int = 48) -> str:
+    """Kernels by descending time, with their bound and distance from the roof.
+    Names are made visible for a terminal (:mod:`roofline.render.terminal`)."""
+    time = np.nan_to_num(p.kernels.time_s)
+    order = np.argsort(-time, kind="stable")
+    shown = p.records(order if limit is None else order[:limit])
+    total = float(time.sum())
+    header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound")
+    lines = [header]
+    for r in shown:
+        bound = r["bound"] + (f" ({r['level']})" if r["level"] else "")
+        if r["bound"] == "unknown" and r.get("predicted_bound"):
+            bound += f" (no time; roof predicts {r['predicted_bound']})"
+        bound += f" ({r['overhead_kind']})" if r["overhead_kind"] else ""
+        bound += " *" if r["modelled"] else ""
+        share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"
+        name = r["name"] + (f" [{r['variant']}]" if r.get("variant") else "")
+        lines.append((
+            _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
+            _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
+            format_percent(r["efficiency"]), bound))
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    text = ["  ".join(c.ljust(w) if i in (0, 7) else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
+    text.insert(1, "  ".join("-" * w for w in widths))
+    if limit is not None and len(p) > limit:
+        text.append(f"... {len(p) - limit} more kernels (use --format csv for all)")
+    if any(r["modelled"] for r in shown):
+        text.append("* work from a cost or operator model (compulsory bytes: an upper bound on intensity)")
+    return "\n".join(text) + "\n"
+
+
+def _rate(value) -> str:
+    return "-" if not value else format_si(value, "")
+
+
+def _short(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def device_table(device) -> str:
+    """The profile for a terminal: each line made visible (names, clock keys
+    and warnings come from a YAML file)."""
+    lines = [f"{device.name}  ({device.kind}, {device.provenance.get('method', 'unknown')})"]
+    for key, c in device.compute.items():
+        lines.append(f"  compute  {key:<12} {format_si(c.value, 'FLOP/s'):>14}" + _extra(c))
+    if device.instruction_rate is not None:
+        unit = "warp inst/s" if device.kind == "gpu" else "inst/s"
+        rate = format_si(device.instruction_rate.value, "")
+        lines.append(f"  issue    {'instructions':<12} {rate:>12} {unit}")
+    for key, m in device.memory.items():
+        cap = f"  capacity {format_si(m.capacity_bytes, 'B')}" if m.capacity_bytes else ""
+        lines.append(f"  memory   {key:<12} {format_si(m.bytes_s, 'B/s'):>14}" + _extra(m.bandwidth) + cap)
+    if device.launch_overhead_s is not None:
+        lines.append(f"  launch overhead       {format_si(device.launch_overhead_s, 's'):>14}")
+    for key, hz in device.clocks_hz.items():
+        lines.append(f"  clock    {key:<12} {format_si(hz, 'Hz'):>14}")
+    again = measured_again_text(device.provenance or {})
+    if again:
+        lines.append("  " + again)
+    for w in device.warnings:
+        lines.append(f"  warning: {w}")
+    return "\n".join(map(visible, lines)) + "\n"
+
+
+def _extra(c) -> str:
+    parts = []
+    if c.samples:
+        parts.append(f"median {format_si(c.median)}, spread {100 * c.spread:.1f}%, n={len(c.samples)}")
+    if c.samples and c.fraction_of_theoretical:  # datasheet ceilings are their own theory
+        parts.append(f"{100 * c.fraction_of_theoretical:.0f}% of theoretical")
+    return f"  ({'; '.join(parts)})" if parts else ""
+
+
+def device_json(device) -> str:
+    """Summary JSON (`roofline show --format json`) with the full profile inside."""
+    from ..devices.profile import device_to_dict
+    return json.dumps({
+        "name": device.name,
+        "kind": device.kind,
+        "compute": {k: c.value for k, c in device.compute.items()},
+        "memory": {k: m.bytes_s for k, m in device.memory.items()},
+        "instruction_rate": None if device.instruction_rate is None else device.instruction_rate.value,
+        "launch_overhead_s": device.launch_overhead_s,
+        "profile": device_to_dict(device),
+    }, indent=1)
