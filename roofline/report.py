@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .core.errors import Advice, RooflineError
+from .core.evidence import carried
 from .core.model import Kernel, KernelRows, KernelSet
 from .core.placement import Placements, Rules, place
 from .render.report import Report
@@ -54,7 +55,9 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
     placements = place(kernels, device, rules)
     groups = group_keys(kernels, "variant")
     grouped_set = aggregate_set(kernels, "variant", groups=groups)
-    grouped = place(grouped_set, device, rules)
+    # the groups keep their rows' fixed costs: their sums have lost the sizes
+    fixed = carried(placements.fixed_s, placements.kernels.count, groups[0], groups[1], placements.fixed_costs())
+    grouped = place(grouped_set, device, rules, fixed=fixed)
     if len(kernels) > max_points:
         plotted = place(condense(kernels, min(max_points, MAX_MARKERS), grouped=grouped_set), device, rules)
     else:
@@ -70,14 +73,16 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
         if missing:
             extra.append(Advice(f"variant(s) {', '.join(missing)} not found in the kernels",
                                 "check --variants against the variant column", subject="variants"))
-    overhead = analyze_overhead(placements, results, rules, groups=(groups[0], grouped_set.names))
+    overhead = analyze_overhead(placements, results, groups=(groups[0], grouped_set.names))
     source = tuple(kernel_objs) if kernel_objs and not sets and len(kernel_objs) <= max_points else None
+    from .devices.trust import doubts_for
     return Report(device=device, placements=placements, grouped=grouped, plotted=plotted, overhead=overhead,
                   row_group=groups[0],
                   results=tuple(results), source_kernels=source, variants=order,
                   title=title or "Roofline report", top=top, max_points=max_points,
                   extra_warnings=tuple(extra),
-                  row_ranks=None if row_ranks is None else np.asarray(row_ranks, dtype=np.int64))
+                  row_ranks=None if row_ranks is None else np.asarray(row_ranks, dtype=np.int64),
+                  doubts=tuple(doubts_for(device, results)))
 
 
 def _collect(inputs):

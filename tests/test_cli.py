@@ -48,12 +48,19 @@ def test_classify_known_answers(tmp_path):
                  "stream,1200,2.5e8,1e9\n"
                  "sgemm,80000,1.1e12,8e8\n"
                  "tiny,5,1000,4000\n"
+                 "tiny,5.05,10000,40000\n"
+                 "tiny,5.4,100000,400000\n"
                  "slow,500000,1e9,1e8\n")
-    rows = {r["name"]: r for r in json.loads(roofline("classify", f, "-d", TOY, "-f", "json").stdout)}
+    out = json.loads(roofline("classify", f, "-d", TOY, "-f", "json").stdout)
+    rows = {r["name"]: r for r in out}
     assert (rows["stream"]["bound"], rows["stream"]["level"]) == ("bandwidth", "DRAM")
     assert rows["sgemm"]["bound"] == "compute"
-    assert rows["tiny"]["bound"] == "overhead" and rows["tiny"]["overhead_kind"] == "launch"
-    assert rows["slow"]["bound"] == "overhead" and rows["slow"]["overhead_kind"] == "latency"
+    # one kernel at three sizes: t = 5 us + bytes / 900 GB/s, a fixed cost
+    tiny = [r for r in out if r["name"] == "tiny"]
+    assert [(r["bound"], r["overhead_kind"]) for r in tiny] == [("overhead", "fixed cost")] * 3
+    assert tiny[0]["fixed_s"] == pytest.approx(5e-6, rel=0.01)
+    # 111 us of DRAM time per call: never overhead, however slow
+    assert (rows["slow"]["bound"], rows["slow"]["reason"]) == ("bandwidth", "no evidence")
 
 
 def test_classify_csv_and_table():

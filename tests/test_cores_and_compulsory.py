@@ -60,23 +60,38 @@ def test_operator_and_modelled_columns_round_trip():
         parse("name,time_s,modelled\nk,1,maybe\n")
 
 
-def test_compulsory_bytes_go_to_the_level_that_holds_the_working_set():
+def _bandwidths(device, n):
+    return {name: np.full(n, lv.bytes_s) for name, lv in device.memory.items()}
+
+
+def test_compulsory_bytes_stay_on_dram_unless_the_kernel_beat_it():
     ks = KernelSet.from_kernels([
-        Kernel("small", 1.0, count=10, bytes={"DRAM": 10 * 32e3}, modelled=True),   # 32 kB a call: L1
-        Kernel("medium", 1.0, count=2, bytes={"DRAM": 2 * 1e6}, modelled=True),    # 1 MB a call: L2
-        Kernel("large", 1.0, bytes={"DRAM": 1e9}, modelled=True),                   # stays on DRAM
-        Kernel("counted", 1.0, bytes={"DRAM": 32e3}),                               # counters: untouched
+        # 32 kB a call, 10 calls in 1 s: 320 kB/s, far below DRAM: stays on DRAM (fits in L2)
+        Kernel("small_slow", 1.0, count=10, bytes={"DRAM": 10 * 32e3}, modelled=True),
+        # 1 MB a call at 100 GB/s: beats DRAM (30), L2 (200 GB/s, 2 MB) explains it
+        Kernel("medium_fast", 2e-5, count=2, bytes={"DRAM": 2 * 1e6}, modelled=True),
+        # 32 kB at 320 GB/s: faster than L2 too; L1 never holds data across kernels,
+        # so it goes on the fastest level that holds it (L2) and is above that roof
+        Kernel("tiny_faster_than_l2", 1e-7, bytes={"DRAM": 32e3}, modelled=True),
+        # 1 GB, beating DRAM but larger than any cache: stays on DRAM
+        Kernel("large_fast", 1e-2, bytes={"DRAM": 1e9}, modelled=True),
+        Kernel("counted", 1e-9, bytes={"DRAM": 32e3}),                  # counters: untouched
     ])
-    out = place_compulsory(ks, cpu())
-    level = [next(lv for lv, v in out.bytes.items() if not math.isnan(v[i])) for i in range(4)]
-    assert level == ["L1", "L2", "DRAM", "DRAM"]
-    assert out.bytes["L1"][0] == 10 * 32e3 and np.isnan(out.bytes["DRAM"][0])
-    assert ks.bytes["DRAM"][0] == 10 * 32e3  # the input set is not changed
+    device = cpu()
+    out = place_compulsory(ks, device, _bandwidths(device, len(ks)))
+    level = [next(lv for lv, v in out.kernels.bytes.items() if not math.isnan(v[i])) for i in range(5)]
+    assert level == ["DRAM", "L2", "L2", "DRAM", "DRAM"]
+    assert out.cache_level == "L2"
+    assert out.from_cache.tolist() == [False, True, True, False, False]
+    assert out.fits_cache.tolist() == [True, True, True, False, False]
+    assert out.kernels.bytes["L2"][1] == 2e6 and np.isnan(out.kernels.bytes["DRAM"][1])
+    assert ks.bytes["DRAM"][1] == 2e6  # the input set is not changed
 
 
-def test_small_modelled_operator_is_not_above_its_roof():
-    # 32 kB a call in 1 us: 32 GB/s beats the 30 GB/s DRAM roof, not the L1 one
+def test_a_modelled_operator_that_beat_dram_says_its_data_came_from_cache():
+    # 32 kB a call in 1 us: 32 GB/s beats the 30 GB/s DRAM roof: from L2, at 16 % of it
     k = Kernel("aten::add_", 1e-6, flops={"fp64": 4e3}, bytes={"DRAM": 32e3}, modelled=True)
     p = place(KernelSet.from_kernels([k]), cpu())
-    assert p.limiter[0] == "L1" and p.efficiency[0] < 1
+    assert p.limiter[0] == "L2" and p.efficiency[0] < 1
+    assert p.reason[0] == "data from cache"
     assert not [w for w in p.warnings if "above" in w.message or "its roof" in w.message]

@@ -32,17 +32,18 @@ def placed(toy_gpu, rows):
 
 def test_diff_by_name(toy_gpu):
     # toy GPU: fp32 15.7 TFLOP/s, DRAM 900 GB/s
-    a = placed(toy_gpu, [Kernel("conv", time_s=4e-3, flops={"fp32": 15.7e9}, bytes={"DRAM": 9e6}),
+    a = placed(toy_gpu, [Kernel("conv", time_s=4e-3, flops={"fp32": 15.7e9}, bytes={"DRAM": 2.7e9}),
                          Kernel("copy", time_s=1e-3, bytes={"DRAM": 9e8}, family="memcpy")])
     b = placed(toy_gpu, [Kernel("conv", time_s=1e-3, flops={"fp32": 15.7e9}, bytes={"DRAM": 9e6}),
                          Kernel("new", time_s=2e-3, flops={"fp32": 1e6})])
     d = diff_placements(a, b)
     rows = {r.key: r for r in d.rows}
     conv = rows["conv"]
-    # roofline time 15.7e9 / 15.7e12 = 1 ms: 25 % of roof in A, 100 % in B, 4x faster
+    # A moves 2.7 GB: 3 ms at 900 GB/s, 75 % of its DRAM roof; B's compute
+    # roof 15.7e9 / 15.7e12 = 1 ms: 100 %, 4x faster
     assert conv.speedup == pytest.approx(4.0) and conv.delta_s == pytest.approx(-3e-3)
-    assert conv.efficiency_a == pytest.approx(0.25) and conv.efficiency_b == pytest.approx(1.0)
-    assert conv.bound_a == "overhead (latency)" and conv.bound_b == "compute"
+    assert conv.efficiency_a == pytest.approx(0.75) and conv.efficiency_b == pytest.approx(1.0)
+    assert conv.bound_a == "bandwidth (DRAM)" and conv.bound_b == "compute"
     assert conv.status == "bound changed"
     assert rows["copy"].status == "only in A" and rows["new"].status == "only in B"
     assert d.total_a_s == pytest.approx(5e-3) and d.total_b_s == pytest.approx(3e-3)

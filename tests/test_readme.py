@@ -14,7 +14,8 @@ def test_readme_python_blocks_run(monkeypatch, capsys):
     assert blocks
     for code in blocks:
         exec(compile(code, "README.md", "exec"), {})
-    assert "overhead" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "bandwidth" in out and "no evidence" in out
 
 
 def test_readme_shell_blocks_are_the_ci_contract():

@@ -1,15 +1,14 @@
-"""Overhead: the time a roofline does not explain.
+"""Overhead: the time a roofline does not explain, and why.
 
 Three views, each a small function returning a frozen dataclass:
 
-- :func:`launch_overhead`: kernels whose calls are too short to amortise a
-  launch. A kernel is **launch-bound** (``placement.LAUNCH``) when the
-  roofline explains less than ``Rules.overhead_share`` of its time and a
-  call lasts at most ``Rules.launch_multiple`` x the device's launch
-  overhead ``t_launch``. Because profiles without counters (Nsight Systems,
-  Kineto) classify nothing, calls that short are also counted whatever
-  their class (**short calls**). The **launch cost** is
-  ``calls x t_launch``: the time the launches alone take at the least.
+- :func:`kernel_overhead`: kernels whose time does not scale with their
+  work. The evidence is the placement's (:mod:`roofline.core.evidence`):
+  a fixed cost per call fitted across the sizes of one operator or kernel,
+  a call near the profile's typical fixed cost, a GPU launch too small to
+  fill the device, a framework operator with no work of its own. Their
+  time by kind, the kernels with most of it, and the time fixed costs take
+  in all (``calls x fixed cost``, whatever the kernels' class).
 - :func:`program_overhead`: from the :class:`~roofline.importers.base.ProgramTime`
   of summaries and timelines,
 
@@ -17,10 +16,12 @@ Three views, each a small function returning a frozen dataclass:
       GPU idle       = span - GPU busy,     idle share = idle / span
 
   When a file has no timeline (an nvprof summary), GPU busy is estimated
-  as the sum of its kernel and copy times (``busy_estimated``).
+  as the sum of its kernel and copy times (``busy_estimated``). The host's
+  launch cost (``calls x launch overhead``) belongs here too: it shows as
+  gaps between kernels, never inside a kernel's duration.
 - :func:`time_view`: the data of a time-based chart, time per call against
-  FLOP per call, with the launch floor (``t = t_launch``) and the compute
-  line (``t = W / peak``): a call cannot take less than either.
+  FLOP per call, with the compute line (``t = W / peak``) and the profile's
+  typical fixed cost: a call cannot take less than either.
 
 :func:`analyze_overhead` gathers the three with advice. numpy only:
 :mod:`roofline.render.overhead` writes them out and draws the time view.
@@ -34,18 +35,17 @@ from typing import Iterable
 import numpy as np
 
 from ..core.errors import Advice
-from ..core.placement import CLASSES, LATENCY, LAUNCH, Placements, Rules
+from ..core.placement import CLASSES, OVERHEAD, Placements
 from ..core.units import format_si
 
-# Advice is given when launch-bound (or short) calls take this share of the
-# kernel time, when host API time is this share of API + GPU busy, and when
-# the GPU idles this share of the timeline.
-LAUNCH_ADVICE_SHARE = 0.10
+# Advice is given when overhead-bound kernels take this share of the kernel
+# time, when host API time is this share of API + GPU busy, and when the GPU
+# idles this share of the timeline.
+OVERHEAD_ADVICE_SHARE = 0.10
 API_ADVICE_SHARE = 0.5
 IDLE_ADVICE_SHARE = 0.2
 
-_LAUNCH_CODE = CLASSES.index(LAUNCH)
-_LATENCY_CODE = CLASSES.index(LATENCY)
+_OVERHEAD_CODE = CLASSES.index(OVERHEAD)
 
 
 @dataclass(frozen=True)
@@ -62,47 +62,36 @@ class KernelTime:
 
 
 @dataclass(frozen=True)
-class LaunchOverhead:
-    """Launch-bound kernels and short calls against the device's launch
-    overhead (see the module doc)."""
+class KernelOverhead:
+    """Overhead-bound kernels by kind, and fixed costs (see the module doc)."""
 
-    launch_overhead_s: float | None
-    threshold_s: float | None       # launch_multiple x launch overhead
     total_time_s: float             # kernel time (NaN times excluded)
     total_calls: int
-    launch_bound_rows: int          # placement rows classified launch-bound
-    launch_bound_calls: int
-    launch_bound_time_s: float
-    latency_bound_time_s: float     # the other kind of overhead, for context
-    short_calls: int                # calls <= threshold, whatever their class
-    short_time_s: float
-    top: tuple[KernelTime, ...] = ()  # launch-bound or short kernels, by time
+    overhead_rows: int
+    overhead_calls: int
+    overhead_time_s: float
+    by_kind: dict[str, float]       # kind of overhead -> time of the kernels it bounds
+    fixed_cost_s: float             # calls x fixed cost over every row that has one
+    typical_fixed_s: float | None   # median fixed cost of the profile's fits
+    fitted_groups: int              # operators or kernels whose fixed cost was fitted
+    launch_overhead_s: float | None  # the device's host-side launch overhead
+    top: tuple[KernelTime, ...] = ()  # overhead-bound kernels, by time
 
     @property
-    def launch_bound_share(self) -> float:
-        return self.launch_bound_time_s / self.total_time_s if self.total_time_s > 0 else 0.0
+    def overhead_share(self) -> float:
+        return self.overhead_time_s / self.total_time_s if self.total_time_s > 0 else 0.0
 
     @property
-    def latency_bound_share(self) -> float:
-        return self.latency_bound_time_s / self.total_time_s if self.total_time_s > 0 else 0.0
-
-    @property
-    def short_share(self) -> float:
-        return self.short_time_s / self.total_time_s if self.total_time_s > 0 else 0.0
+    def fixed_cost_share(self) -> float:
+        return self.fixed_cost_s / self.total_time_s if self.total_time_s > 0 else 0.0
 
     @property
     def launch_cost_s(self) -> float | None:
-        """calls x launch overhead: the least time the launches alone take."""
+        """calls x launch overhead: host time the launches take at the least
+        (program-level: it shows as gaps between kernels)."""
         if self.launch_overhead_s is None:
             return None
         return self.total_calls * self.launch_overhead_s
-
-    @property
-    def launch_cost_share(self) -> float | None:
-        cost = self.launch_cost_s
-        if cost is None or not self.total_time_s > 0:
-            return None
-        return cost / self.total_time_s
 
 
 @dataclass(frozen=True)
@@ -148,8 +137,7 @@ class TimeView:
     time_per_call_s: np.ndarray
     time_s: np.ndarray
     code: np.ndarray                # index into placement.CLASSES
-    launch_overhead_s: float | None
-    threshold_s: float | None
+    fixed_cost_s: float | None      # the profile's typical fixed cost per call (fits)
     peak_flop_s: float
     device_name: str = ""
 
@@ -157,14 +145,14 @@ class TimeView:
         return len(self.names)
 
     def floor_s(self, work_per_call) -> np.ndarray:
-        """max(launch overhead, W / peak): the least time a call can take."""
+        """max(typical fixed cost, W / peak): the least time a call takes."""
         w = np.asarray(work_per_call, dtype=float)
-        return np.maximum(self.launch_overhead_s or 0.0, w / self.peak_flop_s)
+        return np.maximum(self.fixed_cost_s or 0.0, w / self.peak_flop_s)
 
 
 @dataclass(frozen=True)
 class OverheadAnalysis:
-    launch: LaunchOverhead
+    kernels: KernelOverhead
     program: ProgramOverhead | None
     view: TimeView
     advice: tuple[Advice, ...] = field(default=())
@@ -172,28 +160,28 @@ class OverheadAnalysis:
 
 # ---------------------------------------------------------------- analysis
 
-def launch_overhead(p: Placements, rules: Rules = Rules(), top: int = 8, groups=None) -> LaunchOverhead:
-    """Launch-bound kernels and short calls of placed kernels. ``groups``:
+def kernel_overhead(p: Placements, top: int = 8, groups=None) -> KernelOverhead:
+    """Overhead-bound kernels and fixed costs of placed kernels. ``groups``:
     ``(codes, names)``, each row's index into a list of kernel names, when
     known (saves hashing a million names again)."""
     ks = p.kernels
-    t_launch = p.device.launch_overhead_s
-    threshold = None if t_launch is None else rules.launch_multiple * t_launch
     time = np.nan_to_num(ks.time_s)
     calls = np.maximum(ks.count, 1)
-    per_call = ks.time_s / calls
-    launch = p.code == _LAUNCH_CODE
-    latency = p.code == _LATENCY_CODE
-    short = (np.isfinite(per_call) & (per_call <= threshold)) if threshold else np.zeros(len(ks), bool)
-    listed = launch | short
-    return LaunchOverhead(
-        launch_overhead_s=t_launch, threshold_s=threshold,
+    overhead = p.code == _OVERHEAD_CODE
+    kinds = p.overhead_kind
+    by_kind = {}
+    for kind in dict.fromkeys(kinds[overhead].tolist()):
+        by_kind[str(kind)] = float(time[overhead & (kinds == kind)].sum())
+    with np.errstate(invalid="ignore"):
+        fixed = np.where(np.isfinite(p.fixed_s), np.minimum(p.fixed_s * calls, time), 0.0)
+    typical = p.typical_fixed_s
+    return KernelOverhead(
         total_time_s=float(time.sum()), total_calls=int(calls.sum()),
-        launch_bound_rows=int(launch.sum()), launch_bound_calls=int(calls[launch].sum()),
-        launch_bound_time_s=float(time[launch].sum()),
-        latency_bound_time_s=float(time[latency].sum()),
-        short_calls=int(calls[short].sum()), short_time_s=float(time[short].sum()),
-        top=_top_by_name(ks.names, listed, calls, time, top, groups))
+        overhead_rows=int(overhead.sum()), overhead_calls=int(calls[overhead].sum()),
+        overhead_time_s=float(time[overhead].sum()), by_kind=dict(sorted(by_kind.items(), key=lambda kv: -kv[1])),
+        fixed_cost_s=float(fixed.sum()), typical_fixed_s=typical if math.isfinite(typical) else None,
+        fitted_groups=p.fitted_groups, launch_overhead_s=p.device.launch_overhead_s,
+        top=_top_by_name(ks.names, overhead, calls, time, top, groups))
 
 
 def _top_by_name(names, listed, calls, time, n, groups=None) -> tuple[KernelTime, ...]:
@@ -250,7 +238,7 @@ def program_overhead(programs: Iterable) -> ProgramOverhead | None:
     return ProgramOverhead(api, busy, span, idle, estimated, tuple(sources))
 
 
-def time_view(p: Placements, rules: Rules = Rules()) -> TimeView:
+def time_view(p: Placements) -> TimeView:
     """Data of the time-based view: FLOP per call and time per call."""
     calls = np.maximum(p.kernels.count, 1)
     device = p.device
@@ -259,34 +247,38 @@ def time_view(p: Placements, rules: Rules = Rules()) -> TimeView:
     with np.errstate(invalid="ignore"):
         work = np.where(p.work > 0, p.work / calls, math.nan)
     return TimeView(names=p.kernels.names, work_per_call=work, time_per_call_s=p.kernels.time_s / calls,
-                    time_s=p.kernels.time_s, code=p.code, launch_overhead_s=device.launch_overhead_s,
-                    threshold_s=None if device.launch_overhead_s is None
-                    else rules.launch_multiple * device.launch_overhead_s, peak_flop_s=peak,
-                    device_name=device.name)
+                    time_s=p.kernels.time_s, code=p.code,
+                    fixed_cost_s=p.typical_fixed_s if math.isfinite(p.typical_fixed_s) else None,
+                    peak_flop_s=peak, device_name=device.name)
 
 
-def analyze_overhead(p: Placements, programs: Iterable = (), rules: Rules = Rules(),
-                     groups=None) -> OverheadAnalysis:
-    """Launch overhead, program overhead and the time view, with advice
-    (``groups`` as for :func:`launch_overhead`)."""
-    launch = launch_overhead(p, rules, groups=groups)
+def analyze_overhead(p: Placements, programs: Iterable = (), groups=None) -> OverheadAnalysis:
+    """Kernel overhead, program overhead and the time view, with advice
+    (``groups`` as for :func:`kernel_overhead`)."""
+    kernels = kernel_overhead(p, groups=groups)
     program = program_overhead(programs)
-    view = time_view(p, rules)
-    return OverheadAnalysis(launch, program, view, tuple(_advice(launch, program)))
+    return OverheadAnalysis(kernels, program, time_view(p), tuple(_advice(kernels, program, p.device.kind)))
 
 
-def _advice(launch: LaunchOverhead, program: ProgramOverhead | None) -> list[Advice]:
+# What to do about each kind of overhead, on a GPU and on a CPU.
+_FIX = {
+    ("dispatch", "cpu"): "fewer, larger operators: torch.compile, larger batches, fused operators",
+    ("fixed cost", "gpu"): "fuse small kernels, give each launch more work, or capture the launches in a CUDA graph",
+    ("fixed cost", "cpu"): "fewer, larger operators: torch.compile, larger batches, fused operators",
+    ("under-fills the device", "gpu"): "give each launch enough thread blocks to fill every SM (larger batches, "
+                                       "split-K, fusing)",
+}
+
+
+def _advice(kernels: KernelOverhead, program: ProgramOverhead | None, kind: str) -> list[Advice]:
     out = []
-    # short calls of any class are listed in the table, but only launch-bound
-    # ones (roofline time under half the measured time) earn this advice
-    share = launch.launch_bound_share
-    if launch.threshold_s is not None and share >= LAUNCH_ADVICE_SHARE:
-        calls = launch.launch_bound_calls
+    share = kernels.overhead_share
+    if share >= OVERHEAD_ADVICE_SHARE and kernels.by_kind:
+        main = next(iter(kernels.by_kind))
+        parts = ", ".join(f"{k} {format_si(t, 's')}" for k, t in kernels.by_kind.items())
         out.append(Advice(
-            f"{100 * share:.0f}% of kernel time is in {calls:,} calls of at most "
-            f"{format_si(launch.threshold_s, 's')} (launch-bound)",
-            "fuse small kernels, give each launch more work, or capture the launches in a CUDA graph",
-            subject="launch overhead"))
+            f"{100 * share:.0f}% of kernel time is overhead-bound, in {kernels.overhead_calls:,} calls ({parts})",
+            _FIX.get((main, kind), "give each call more work, or fewer calls"), subject="overhead"))
     if program is not None:
         api = program.api_share
         if api is not None and api >= API_ADVICE_SHARE and program.top_api(1):

@@ -8,12 +8,20 @@ from .common import add_device_argument, add_inputs_argument, load_inputs, posit
 
 HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
 EPILOG = """\
-bound classes:
-  compute     the compute roof explains the time
-  bandwidth   a memory level's roof explains it (column 'level': L1, L2, L3, DRAM, PCIe)
-  overhead    no roof explains half the time: launch-bound when a call lasts under
-              4x the device's launch overhead, otherwise latency/occupancy-bound
-  unknown     the file has neither FLOP nor byte counters for the kernel
+bound classes (docs/concepts.md has the rules):
+  compute     the compute roof limits the kernel at its intensity
+  bandwidth   a memory level's roof limits it (column 'level': L1, L2, L3, DRAM, PCIe)
+  overhead    its time does not scale with its work, on evidence (column
+              'overhead_kind'): a fixed cost per call fitted across the sizes of
+              the same operator or kernel, a launch too small to fill the GPU, or
+              an operator with no work of its own; never when its roofline time
+              per call is 100 us or more
+  unknown     neither counters nor an operator model give the kernel any work
+
+efficiency is roofline time / time (% of roof); every kernel below 80 % of its
+roof gets a 'reason' (fixed cost, under-fills the device, fewer threads than
+the roof, data from cache, precision assumed, traffic above compulsory, ...,
+or no evidence).
 
 examples:
   roofline classify examples/ece408_kernels.csv --device v100-sxm2

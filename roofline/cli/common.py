@@ -108,4 +108,16 @@ def choose_device(requested, results, command: str):
               file=sys.stderr)
     for text in choice.warnings:
         warn(command, text)
+    banner = profile_banner(choice.device, results)
+    if banner:   # once, before any per-kernel warning
+        kind = "warning" if banner.startswith("These roofs may not hold") else "note"
+        print(visible(f"roofline {command}: {kind}: device profile: {banner}"), file=sys.stderr)
     return choice.device
+
+
+def profile_banner(device, results) -> str:
+    """Why ``device``'s roofs may not hold for ``results`` ("" when nothing
+    says so): one statement (:mod:`roofline.devices.trust`)."""
+    from ..devices.trust import doubts_for
+    from ..render.report import banner_text
+    return banner_text(doubts_for(device, results))

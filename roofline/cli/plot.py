@@ -67,7 +67,9 @@ def run(args) -> int:
     view = args.view
     if view == "auto":
         view = "hierarchical" if "hierarchical" in views(shown) else "cache-aware"
-    fig = roofline_chart(placements, shown, device.name, view=view, variants=order)
+    from .common import profile_banner
+    fig = roofline_chart(placements, shown, device.name, view=view, variants=order,
+                         banner=profile_banner(device, results))
     if args.title:
         fig.axes[0].set_title(args.title)
     save_figure(fig, args.output)

@@ -12,8 +12,8 @@ The report has: a summary (total time, time by bound class, top kernels), a
 table per kernel family, before/after tables and arrows for the variants of
 a kernel, the cache-aware and hierarchical rooflines, the instruction
 roofline when the profile has warp instruction counts, the overhead
-breakdown (launch-bound kernels, host API share, GPU idle time, time per
-call against work) and every warning.
+breakdown (overhead-bound kernels and fixed costs, host API share, GPU idle
+time, time per call against work) and every warning.
 
 HTML is one self-contained file (charts embedded, no JavaScript); Markdown
 writes its charts as PNG files beside it (REPORT_roofline-cache-aware.png ...).

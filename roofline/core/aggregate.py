@@ -94,6 +94,14 @@ def _common(codes, n, values) -> np.ndarray:
     return np.where(known & (lo == hi), lo, math.nan)
 
 
+def _largest(codes, n, values) -> np.ndarray:
+    """Per group, the largest known value (NaN when no member has one)."""
+    out = np.full(n, -np.inf)
+    finite = np.isfinite(values)
+    np.maximum.at(out, codes[finite], values[finite])
+    return np.where(np.isfinite(out), out, math.nan)
+
+
 def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
     """One row per group (see :func:`group_keys`), columns summed.
 
@@ -129,7 +137,8 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
         families=fams[first], variants=variants,
         instructions=None if ks.instructions is None else _sum(codes, n, ks.instructions),
         transactions={lv: _sum(codes, n, v) for lv, v in ks.transactions.items()},
-        modelled=modelled, operators=operators, threads=_common(codes, n, ks.threads))
+        modelled=modelled, operators=operators, threads=_common(codes, n, ks.threads),
+        blocks=_largest(codes, n, ks.blocks))
 
 
 def condense(ks: KernelSet, max_points: int = MAX_MARKERS, grouped: KernelSet | None = None) -> KernelSet:
@@ -158,7 +167,7 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         instructions=None if ks.instructions is None else ks.instructions[idx],
         transactions={lv: v[idx] for lv, v in ks.transactions.items()},
         modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx],
-        sources=ks.sources[idx])
+        sources=ks.sources[idx], blocks=ks.blocks[idx])
 
 
 def concat(sets) -> KernelSet:
@@ -184,4 +193,5 @@ def concat(sets) -> KernelSet:
         modelled=np.concatenate([s.modelled for s in sets]),
         operators=np.concatenate([s.operators for s in sets]),
         threads=np.concatenate([s.threads for s in sets]),
-        sources=np.concatenate([s.sources for s in sets]))
+        sources=np.concatenate([s.sources for s in sets]),
+        blocks=np.concatenate([s.blocks for s in sets]))

@@ -225,7 +225,7 @@ class KernelSet:
 
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
-                 modelled=None, operators=None, threads=None, sources=None):
+                 modelled=None, operators=None, threads=None, sources=None, blocks=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -244,9 +244,24 @@ class KernelSet:
         # CPU threads each kernel ran on (NaN: all cores or not known).
         self.threads = _column(np.full(n, math.nan) if threads is None else threads, n, "threads")
         self.sources = np.asarray([""] * n if sources is None else sources, dtype=object)
+        # Thread blocks (CUDA) or workgroups per launch, from the launch
+        # configuration (NaN: not known); the largest launch of a group.
+        self.blocks = _column(np.full(n, math.nan) if blocks is None else blocks, n, "blocks")
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def with_columns(self, **columns) -> "KernelSet":
+        """A new set with the given columns replaced and the others shared."""
+        current = dict(names=self.names, time_s=self.time_s, count=self.count, flops=self.flops,
+                       bytes=self.bytes, families=self.families, variants=self.variants,
+                       instructions=self.instructions, transactions=self.transactions,
+                       modelled=self.modelled, operators=self.operators, threads=self.threads,
+                       sources=self.sources, blocks=self.blocks)
+        unknown = set(columns) - set(current)
+        if unknown:
+            raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
+        return KernelSet(**{**current, **columns})
 
     @classmethod
     def from_kernels(cls, kernels: Iterable[Kernel]) -> "KernelSet":
@@ -270,6 +285,7 @@ class KernelSet:
             operators=[k.operator for k in ks],
             threads=[nan if k.threads is None else k.threads for k in ks],
             sources=[k.source for k in ks],
+            blocks=[_blocks(k.launch) for k in ks],
         )
 
     def kernels(self) -> list[Kernel]:
@@ -325,6 +341,19 @@ class KernelRows(Sequence):
 
     def __repr__(self) -> str:
         return f"KernelRows({len(self)} kernels)"
+
+
+def _blocks(launch) -> float:
+    """Thread blocks of one launch: the product of its grid (NaN when the
+    launch configuration gives none or an odd one)."""
+    grid = launch.get("grid") if launch else None
+    if isinstance(grid, (int, float)) and not isinstance(grid, bool):
+        grid = (grid,)
+    if not isinstance(grid, (tuple, list)) or not grid:
+        return math.nan
+    if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
+        return math.nan
+    return float(math.prod(grid))
 
 
 def _column(values, n: int, what: str) -> np.ndarray:

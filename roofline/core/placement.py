@@ -1,4 +1,5 @@
-"""Kernels placed on a device's rooflines, and the bound class of each.
+"""Kernels placed on a device's rooflines: for each, its bound, its
+efficiency, and overhead only where the evidence says so.
 
 The reading (from "Making Deep Learning Go Brrrr", and the hierarchical
 roofline of Yang et al.): for each kernel
@@ -7,14 +8,23 @@ roofline of Yang et al.): for each kernel
     t_level   = bytes_level / bandwidth_level   (every level with a counter)
     t_roof    = max(t_compute, t_level ...)
 
-The largest term names the limiter. When t_roof explains less than
-``overhead_share`` of the measured time, the roofline does not explain the
-kernel and it is overhead-bound: launch-bound when its time per call is
-within ``launch_multiple`` x the device's launch overhead, otherwise
-latency/occupancy-bound. Efficiency is t_roof / t (= achieved FLOP/s /
-attainable FLOP/s when the kernel does FLOPs); headroom is its inverse.
+Three answers, kept apart (docs/concepts.md has the whole rule):
 
-All of it is vectorised over a :class:`~roofline.core.model.KernelSet`.
+- **bound**: the largest term names the limiter, compute or bandwidth at a
+  level: the roof that limits the kernel at its intensity;
+- **efficiency** = t_roof / t (achieved / attainable FLOP/s), and the time
+  lost against the roof, t - t_roof;
+- **overhead** only on evidence that the time does not scale with the work
+  (:mod:`.evidence`: a fixed cost fitted across sizes, a call near the
+  profile's floor, a launch too small to fill the GPU, a framework operator
+  with no work of its own), for kernels the roofline explains less than
+  half of, and never for a kernel whose roofline time per call is
+  ``Rules.substantial_s`` or more.
+
+Every kernel below ``Rules.near_roof`` of its roof gets a reason
+(:mod:`.reasons`). Modelled compulsory bytes go on DRAM unless the kernel
+beat DRAM (:mod:`.compulsory`). All of it is vectorised over a
+:class:`~roofline.core.model.KernelSet`.
 """
 from __future__ import annotations
 
@@ -23,18 +33,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import reasons as R
 from .compulsory import place_compulsory
 from .cores import one_core_device
 from .errors import Advice
+from .evidence import FixedCosts, fixed_costs, group_keys, under_filled
+from .kernel_precision import precision_from_name
 from .model import Device, KernelSet
 
 COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN = "compute", "bandwidth", "overhead", "unknown"
-LAUNCH, LATENCY = "launch", "latency"
-# Fine classes; launch and latency are the two kinds of overhead.
-CLASSES = (COMPUTE, BANDWIDTH, LAUNCH, LATENCY, UNKNOWN)
+CLASSES = (COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN)
 _CODE = {c: i for i, c in enumerate(CLASSES)}
-_BOUND_OF = {COMPUTE: COMPUTE, BANDWIDTH: BANDWIDTH, LAUNCH: OVERHEAD,
-             LATENCY: OVERHEAD, UNKNOWN: UNKNOWN}
+# The reasons that make a kernel overhead-bound name its kind of overhead.
+OVERHEAD_REASONS = (R.DISPATCH, R.NO_WORK, R.FIXED, R.UNDER_FILLED)
+# Kernel families whose FLOPs are matrix multiply-adds (tensor-core candidates).
+MATRIX_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom",
+                             "convolution", "attention"})
 
 # A point this far above its roof is reported (counter or ceiling error).
 ABOVE_ROOF_TOLERANCE = 1.05
@@ -52,10 +66,16 @@ NO_FLOP_FAMILIES = frozenset({"memcpy", "memset"})
 
 @dataclass(frozen=True)
 class Rules:
-    """The thresholds of the classification (documented in docs/concepts.md)."""
+    """The thresholds of the classification (documented in docs/concepts.md).
 
-    overhead_share: float = 0.5
-    launch_multiple: float = 4.0
+    ``near_roof``: at this share of its roof or above a kernel needs no
+    reason. ``fixed_share``: a fixed cost this share of each call or more
+    makes a kernel overhead-bound. ``substantial_s``: from this roofline
+    time per call on, no evidence makes a kernel overhead-bound."""
+
+    near_roof: float = 0.8
+    fixed_share: float = 0.5
+    substantial_s: float = 100e-6
 
 
 @dataclass
@@ -74,6 +94,27 @@ class Placements:
     efficiency: np.ndarray
     intensity: dict[str, np.ndarray]
     warnings: list[Advice] = field(default_factory=list)
+    reason_code: np.ndarray | None = None   # index into reasons.REASONS
+    fixed_s: np.ndarray | None = None       # fixed time per call the evidence gives (NaN: none)
+    cache_level: str | None = None          # the last-level cache, other end of modelled rows' range
+    fits_cache: np.ndarray | None = None    # modelled working set fits in it
+    typical_fixed_s: float = math.nan       # median fixed cost of the profile's fits
+    floor_s: float = math.nan               # the least a call costs here (evidence.fixed_costs)
+    fitted_groups: int = 0                  # operators or kernels whose fixed cost was fitted
+
+    def fixed_costs(self) -> FixedCosts:
+        """This placement's fixed costs, to carry into sums of its rows."""
+        basis = np.where(np.isfinite(self.fixed_s), 1, 0).astype(np.int8)
+        return FixedCosts(self.fixed_s, basis, self.fitted_groups, self.typical_fixed_s, self.floor_s)
+
+    def __post_init__(self):
+        n = len(self.kernels)
+        if self.reason_code is None:
+            self.reason_code = np.zeros(n, dtype=np.int8)
+        if self.fixed_s is None:
+            self.fixed_s = np.full(n, math.nan)
+        if self.fits_cache is None:
+            self.fits_cache = np.zeros(n, dtype=bool)
 
     def __len__(self) -> int:
         return len(self.kernels)
@@ -102,16 +143,28 @@ class Placements:
 
     @property
     def bound(self) -> np.ndarray:
-        return np.array([_BOUND_OF[c] for c in CLASSES], dtype=object)[self.code]
+        return np.array(CLASSES, dtype=object)[self.code]
 
     @property
     def level(self) -> np.ndarray:
         return np.where(self.code == _CODE[BANDWIDTH], self.limiter, "")
 
     @property
+    def reason(self) -> np.ndarray:
+        """Why the kernel is below its roof (or overhead-bound); "" when it
+        needs no reason."""
+        return np.array(R.REASONS, dtype=object)[self.reason_code]
+
+    @property
     def overhead_kind(self) -> np.ndarray:
-        kinds = np.array([c if c in (LAUNCH, LATENCY) else "" for c in CLASSES], dtype=object)
-        return kinds[self.code]
+        """The evidence of an overhead-bound kernel: dispatch, no work,
+        fixed cost, under-fills the device ("" for other classes)."""
+        return np.where(self.code == _CODE[OVERHEAD], self.reason, "")
+
+    @property
+    def lost_s(self) -> np.ndarray:
+        """Time lost against the roof: t - t_roof (NaN where either is unknown)."""
+        return self.kernels.time_s - self.roofline_time_s
 
     @property
     def predicted_bound(self) -> np.ndarray:
@@ -167,6 +220,7 @@ class Placements:
             "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),
             "predicted_bound": _texts(self.predicted_bound[idx]),
             "overhead_kind": _texts(self.overhead_kind[idx]), "limiter": _texts(self.limiter[idx]),
+            "reason": _texts(self.reason[idx]), "fixed_s": _numbers(self.fixed_s[idx]),
             "intensity": {lv: _numbers(v[idx]) for lv, v in self.intensity.items()},
             "achieved_flop_s": _numbers(self.achieved_flop_s[idx]),
             "attainable_flop_s": _numbers(self.attainable_flop_s[idx]),
@@ -208,14 +262,19 @@ def _num(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placements:
-    """Place every kernel on ``device``'s rooflines and classify it.
-    Modelled kernels' compulsory bytes are first put on the level that holds
-    their working set (:func:`roofline.core.compulsory.place_compulsory`)."""
-    kernels = place_compulsory(kernels, device)
-    n = len(kernels)
+def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: FixedCosts | None = None) -> Placements:
+    """Place every kernel on ``device``'s rooflines and classify it (see the
+    module doc). Kernels that ran on one thread go on the one-core roofs of
+    a measured CPU profile; modelled compulsory bytes go on DRAM unless the
+    kernel beat it (:func:`roofline.core.compulsory.place_compulsory`).
+    ``fixed``: fixed costs already known for these rows (sums of placed
+    rows, :func:`roofline.core.evidence.carried`) instead of fitting them."""
+    one = one_core_device(device) if np.any(kernels.threads == 1) else None
+    single = (kernels.threads == 1) if one is not None else np.zeros(len(kernels), dtype=bool)
+    compulsory = place_compulsory(kernels, device, _bandwidths(device, one, single))
+    kernels = compulsory.kernels
     warnings: list[Advice] = []
-    no_flop_family = np.zeros(n, dtype=bool)
+    no_flop_family = np.zeros(len(kernels), dtype=bool)
     for family in NO_FLOP_FAMILIES:
         no_flop_family |= kernels.families == family
     work = kernels.work()
@@ -223,9 +282,7 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
 
     t_compute = _compute_time(kernels, device)
     t_levels, intensity = _level_times(kernels, device, work, warnings)
-    one = one_core_device(device) if np.any(kernels.threads == 1) else None
-    if one is not None:  # kernels that ran on one thread go on the one-core roofs
-        single = kernels.threads == 1
+    if one is not None:
         t_compute = np.where(single, _compute_time(kernels, one), t_compute)
         t_one, _ = _level_times(kernels, one, work, [])
         t_levels = {lv: np.where(single, t_one[lv], t) if lv in t_one else t for lv, t in t_levels.items()}
@@ -249,18 +306,105 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules()) -> Placeme
     code[~known] = _CODE[UNKNOWN]
     # Without a measured time nothing is measured against the roof: the
     # class stays unknown and the roofline's guess is predicted_bound.
-    code[~(time_s > 0)] = _CODE[UNKNOWN]
-    overhead = known & np.isfinite(efficiency) & (efficiency < rules.overhead_share)
-    per_call = time_s / np.maximum(kernels.count, 1)
-    launch_floor = rules.launch_multiple * (device.launch_overhead_s or 0.0)
-    code[overhead & (per_call <= launch_floor)] = _CODE[LAUNCH]
-    code[overhead & (per_call > launch_floor)] = _CODE[LATENCY]
+    timed = known & (time_s > 0)
+    code[~timed] = _CODE[UNKNOWN]
+
+    count = np.maximum(kernels.count, 1)
+    if fixed is None:
+        fixed = fixed_costs(group_keys(kernels.names, kernels.operators), time_s / count, t_roof / count,
+                            floor_cap_s=rules.substantial_s)
+    evidence = _evidence(kernels, device, one, single, compulsory.from_cache, fixed, t_roof,
+                         limiter_index, work)
+    below = timed & (efficiency < rules.near_roof)
+    with _quiet():
+        fixed_most = fixed.fixed_s >= rules.fixed_share * (time_s / count)    # of each call
+    # a kernel the roof explains half of or more is bound by it, whatever
+    # fixed cost the fits give (the rest of its time then beat the roof)
+    unexplained = efficiency < 1 - rules.fixed_share
+    candidate = timed & (evidence.dispatch | evidence.no_work
+                         | ((fixed_most | evidence.under_filled) & unexplained & ~(t_roof == 0)))
+    overhead = candidate & ~(t_roof / count >= rules.substantial_s)
+    reason = R.reasons(evidence, below & timed, efficiency, overhead)
+    code[overhead] = _CODE[OVERHEAD]
 
     _warn_substituted(kernels, device, warnings)
     _warn_missing(kernels, work, known, no_flop_family, warnings)
-    _warn_above_roof(kernels, efficiency, warnings)
+    _warn_above_roof(kernels, efficiency, device, warnings)
     return Placements(kernels, device, work, t_compute, t_levels, t_roof,
-                      limiter_names, limiter_index, code, efficiency, intensity, warnings)
+                      limiter_names, limiter_index, code, efficiency, intensity, warnings,
+                      reason_code=reason, fixed_s=fixed.fixed_s, cache_level=compulsory.cache_level,
+                      fits_cache=compulsory.fits_cache, typical_fixed_s=fixed.typical_s, floor_s=fixed.floor_s,
+                      fitted_groups=fixed.groups_fitted)
+
+
+def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[str, np.ndarray]:
+    """Each level's bandwidth on each row's roofs (one-core rows have theirs)."""
+    out = {}
+    for name, level in device.memory.items():
+        rate = np.full(len(single), level.bytes_s)
+        if one is not None and name in one.memory:
+            rate[single] = one.memory[name].bytes_s
+        out[name] = rate
+    return out
+
+
+def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np.ndarray,
+              from_cache: np.ndarray, fixed: FixedCosts, t_roof: np.ndarray, limiter_index: np.ndarray,
+              work: np.ndarray) -> R.Evidence:
+    """The boolean columns the reasons and the overhead class rest on."""
+    count = np.maximum(kernels.count, 1)
+    fixed_s = fixed.fixed_s
+    no_roof = t_roof == 0
+    with _quiet():
+        lost_per_call = (kernels.time_s - t_roof) / count
+        explains = fixed_s >= 0.5 * lost_per_call      # the fixed cost is most of what is lost
+    return R.Evidence(
+        dispatch=no_roof & kernels.modelled,
+        no_work=no_roof & ~kernels.modelled,
+        fixed=explains & ~no_roof,
+        under_filled=under_filled(kernels.blocks, _multiprocessors(device), t_roof / count, fixed.floor_s),
+        fewer_threads=_fewer_threads(kernels, device, one, single),
+        from_cache=from_cache,
+        precision_assumed=_precision_assumed(kernels, device, work),
+        modelled_bandwidth=kernels.modelled & (limiter_index > 0),
+    )
+
+
+def _multiprocessors(device: Device) -> int | None:
+    sms = device.architecture.get("sms") if device.kind == "gpu" and device.architecture else None
+    return sms if isinstance(sms, int) and not isinstance(sms, bool) and sms > 0 else None
+
+
+def _fewer_threads(kernels: KernelSet, device: Device, one: Device | None, single: np.ndarray) -> np.ndarray:
+    """CPU rows that ran on fewer threads than the roofs they are placed on
+    assume: one thread on all-core roofs (no one-core figures), or more than
+    one but fewer than the profile's threads."""
+    threads = kernels.threads
+    if device.kind != "cpu":
+        return np.zeros(len(kernels), dtype=bool)
+    cores = device.architecture.get("threads") if device.architecture else None
+    if not isinstance(cores, int) or isinstance(cores, bool):
+        cores = None
+    fewer = (threads == 1) & ~single
+    if cores:
+        fewer |= (threads > 1) & (threads < cores)
+    return fewer
+
+
+def _precision_assumed(kernels: KernelSet, device: Device, work: np.ndarray) -> np.ndarray:
+    """Modelled fp32 matrix work on a GPU whose kernel name does not say
+    which unit ran it (FFMA, or TF32 tensor cores when allowed)."""
+    n = len(kernels)
+    fp32 = kernels.flops.get("fp32")
+    if device.kind != "gpu" or fp32 is None or not kernels.modelled.any():
+        return np.zeros(n, dtype=bool)
+    only_fp32 = kernels.modelled & (np.nan_to_num(fp32) > 0) & (np.nan_to_num(fp32) >= work)
+    matrix = np.isin(kernels.families, list(MATRIX_FAMILIES))
+    rows = np.flatnonzero(only_fp32 & matrix)
+    out = np.zeros(n, dtype=bool)
+    named = {name: precision_from_name(str(name)) is not None for name in set(kernels.names[rows].tolist())}
+    out[rows] = [not named[name] for name in kernels.names[rows].tolist()]
+    return out
 
 
 def _compute_time(kernels: KernelSet, device: Device) -> np.ndarray:
@@ -333,12 +477,15 @@ def _times(ratio: float) -> str:
     return f"{ratio:.2f}x" if ratio < 1e4 else f"{ratio:.2g}x"
 
 
-def _warn_above_roof(kernels, efficiency, warnings, listed: int = 5):
+def _warn_above_roof(kernels, efficiency, device, warnings, listed: int = 5):
     above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
+    where = ("the CPU the trace was recorded on" if device.kind == "cpu"
+             else "the GPU the profile came from")
+    check = "its operator model" if device.kind == "cpu" else "the counters"
     for i in above[:listed]:
         warnings.append(Advice(
             f"runs at {_times(efficiency[i])} its roof",
-            "check the counters and that the device profile matches the GPU the profile came from",
+            f"check {check} and that the device profile matches {where}",
             subject=str(kernels.names[i])))
     if len(above) > listed:
         warnings.append(Advice(f"{len(above) - listed} more kernel(s) above their roof", subject="roof"))

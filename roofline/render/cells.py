@@ -33,4 +33,12 @@ def _bound_text(record: dict) -> str:
         return f"bandwidth ({record['level']})"
     if record["bound"] == "overhead":
         return f"overhead ({record['overhead_kind']})"
-    return "no counters" if record["bound"] == "unknown" else record["bound"]
+    return "unknown" if record["bound"] == "unknown" else record["bound"]
+
+
+def _reason_text(record: dict) -> str:
+    """Why the kernel is below its roof, with the fixed cost where one was found."""
+    reason = record.get("reason") or ""
+    if reason == "fixed cost" and record.get("fixed_s"):
+        return f"fixed cost {format_si(record['fixed_s'], 's')}/call"
+    return reason

@@ -38,7 +38,7 @@ def views(p: Placements) -> list[str]:
 
 @plain_text
 def roofline_chart(placements: Placements, shown: Placements, device_name: str, view: str = "cache-aware",
-                   variants=None, arrows: bool = True, size=(10, 6.5)):
+                   variants=None, arrows: bool = True, size=(10, 6.5), banner: str = ""):
     """The roofline Figure: markers sized by time and coloured by bound,
     arrows between variants; when ``shown`` condenses ``placements``, a
     density of every row underneath."""
@@ -61,4 +61,18 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
                              va="bottom", transform=fig.axes[0].transAxes, fontsize=7, color="#777777")
     if chains:
         draw_variant_arrows(fig, shown, variants)
+    if banner:
+        draw_banner(fig, banner)
     return fig
+
+
+def draw_banner(fig, text: str) -> None:
+    """A box above the axes: red when the roofs may not hold, grey for a
+    note (something about the profile that could not be checked)."""
+    import textwrap
+    wrapped = textwrap.fill(text, width=int(fig.get_figwidth() * 15))
+    doubt = text.startswith("These roofs may not hold")
+    colors = ("#8a1c0f", "#fdecea", "#CC3311") if doubt else ("#444444", "#f3f4f6", "#999999")
+    # no x or y: the constrained layout then keeps room for it above the axes
+    fig.suptitle(wrapped, fontsize=8.5, color=colors[0],
+                 bbox=dict(boxstyle="round,pad=0.4", facecolor=colors[1], edgecolor=colors[2]))

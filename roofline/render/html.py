@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .cells import _bound_text, _pct, _rate, _short, _t, _x
+from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 
 SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("variants", "Variants"),
             ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
@@ -71,6 +71,8 @@ CSS = """
 .rr figure img{max-width:100%;height:auto;border:1px solid var(--line);border-radius:4px}
 .rr figcaption{color:var(--muted);font-size:13px;margin-top:4px}
 .rr .note{color:var(--muted);font-size:14px;background:var(--soft);border-left:3px solid var(--line);padding:6px 10px}
+.rr .banner{border:1px solid #CC3311;border-left:6px solid #CC3311;background:#fdecea;color:#5c1208;padding:10px 14px;margin:10px 0 16px;border-radius:4px;font-size:14.5px}
+.rr .note-banner{border-color:var(--line);border-left-color:#999999;background:var(--soft);color:inherit}
 .rr ul.warn{padding-left:0;list-style:none}
 .rr ul.warn li{border-left:3px solid #E69F00;background:#fffaf0;padding:6px 10px;margin:6px 0;font-size:14px}
 .rr ul.warn li .adv{color:var(--muted);display:block;font-size:13px}
@@ -91,6 +93,10 @@ class _HtmlWriter:
                  f'<p class="sub">{_e(r.device.name)} · {len(r.placements):,} kernel rows from '
                  f"{_e(', '.join(Path(s).name for s in r.sources) or 'the given kernels')}</p>",
                  "<nav>" + "".join(f'<a href="#rr-{k}">{_e(t)}</a>' for k, t in self._sections()) + "</nav>"]
+        banner = r.banner()
+        if banner:
+            kind = "banner" if banner.startswith("These roofs may not hold") else "banner note-banner"
+            parts.append(f'<div class="{kind}" role="alert"><b>Device profile:</b> {_e(banner)}</div>')
         parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.ranks(),
                   self.operators(), self.instruction(), self.overhead(), self.warnings()]
         from .._version import __version__
@@ -125,6 +131,14 @@ class _HtmlWriter:
         rows = [[f'<span class="swatch" style="background:{b.color}"></span>{_e(b.label)}',
                  _e(_t(b.time_s)), _e(_pct(b.share)), f"{b.rows:,}"] for b in bounds]
         out.append(_table(["bound", "time", "share", "kernel rows"], rows, compact=True))
+        lost = r.lost_by_reason()
+        if lost:
+            out.append("<h3>Time lost against the roofs, by reason</h3><p class=\"note\">Time minus roofline "
+                       "time, summed by why each kernel is below its roof: what to fix first. Kernels within "
+                       "80 % of their roof need no reason.</p>")
+            out.append(_table(["reason", "time lost", "share of kernel time", "kernel rows"],
+                              [[_e(x.reason), _e(_t(x.lost_s)), _e(_pct(x.share)), f"{x.rows:,}"] for x in lost],
+                              compact=True))
         out.append(f"<h3>Top kernels</h3>{self._top_table()}</section>")
         return "\n".join(out)
 
@@ -136,12 +150,14 @@ class _HtmlWriter:
             rows.append([_name_cell(k["name"]), _e(k["variant"] or ""), _e(k["family"] or ""), f"{calls:,}",
                          _e(_t(k["time_s"])), _e(_pct(k["share"])),
                          _e(_t(k["time_s"] / calls if k["time_s"] is not None and calls else None)),
-                         _e(_rate(k["achieved_flop_s"])), _e(_pct(k["efficiency"], 0)), _e(_bound_text(k))])
+                         _e(_rate(k["achieved_flop_s"])), _e(_pct(k["efficiency"], 0)), _e(_bound_text(k)),
+                         _e(_reason_text(k))])
         more = len(r.grouped) - len(rows)
         note = (f'<p class="note">{more:,} more kernel{"s" if more > 1 else ""}; the families table sums '
                 "all of them.</p>" if more > 0 else "")
         return _table(["kernel", "variant", "family", "calls", "time", "share", "per call", "FLOP/s",
-                       "% of roof", "bound"], rows, left={0, 1, 2, 9}, raw_first=True) + note
+                       "% of roof", "bound", "why below the roof"], rows, left={0, 1, 2, 9, 10},
+                      raw_first=True) + note
 
     def families(self) -> str:
         rows = [[_e(f.family), f"{f.names:,}", f"{f.calls:,}", _e(_t(f.time_s)), _e(_pct(f.share)),
@@ -288,26 +304,28 @@ class _HtmlWriter:
     def overhead(self) -> str:
         r = self.r
         a = r.overhead
-        L = a.launch
-        out = ['<section id="rr-overhead"><h2>Overhead</h2>']
-        if L.launch_overhead_s is None:
-            out.append('<p class="note">The device profile has no launch overhead; launch-bound kernels '
-                       "cannot be told apart from latency-bound ones.</p>")
-        rows = []
-        if L.launch_overhead_s is not None:
-            rows += [["device launch overhead", _e(_t(L.launch_overhead_s)), ""],
-                     [f"launch-bound (t<sub>roof</sub> &lt; half the time, a call ≤ {_e(_t(L.threshold_s))})",
-                      _e(_t(L.launch_bound_time_s)),
-                      f"{_e(_pct(L.launch_bound_share))} · {L.launch_bound_calls:,} calls"],
-                     [f"short calls (≤ {_e(_t(L.threshold_s))}, any class)", _e(_t(L.short_time_s)),
-                      f"{_e(_pct(L.short_share))} · {L.short_calls:,} of {L.total_calls:,} calls"],
-                     ["launch cost (calls × launch overhead)", _e(_t(L.launch_cost_s)), _e(_pct(L.launch_cost_share))]]
-        rows.append(["latency/occupancy-bound", _e(_t(L.latency_bound_time_s)), _e(_pct(L.latency_bound_share))])
-        out.append("<h3>Launches</h3>" + _table(["", "time", "share of kernel time"], rows, left={0}, compact=True))
-        if L.top:
-            out.append(_table(["launch-bound or short kernel", "calls", "time", "per call"],
+        K = a.kernels
+        out = ['<section id="rr-overhead"><h2>Overhead</h2>',
+               '<p class="note">Overhead is time that does not scale with the work. A kernel is '
+               "overhead-bound only on evidence: a fixed cost per call fitted across the sizes of the same "
+               "operator or kernel (or the profile's typical one) that is at least half of each call, a launch "
+               "too small to fill the GPU, or a framework operator with no work of its own; never when its "
+               "roofline time per call is 100 µs or more.</p>"]
+        rows = [["overhead-bound kernels", _e(_t(K.overhead_time_s)),
+                 f"{_e(_pct(K.overhead_share))} · {K.overhead_calls:,} calls"]]
+        rows += [[f"&nbsp;&nbsp;{_e(kind)}", _e(_t(t)), _e(_pct(t / K.total_time_s if K.total_time_s else None))]
+                 for kind, t in K.by_kind.items()]
+        if K.fitted_groups:
+            rows.append([f"all fixed costs (fitted for {K.fitted_groups} operators/kernels, typical "
+                         f"{_e(_t(K.typical_fixed_s))} per call)", _e(_t(K.fixed_cost_s)), _e(_pct(K.fixed_cost_share))])
+        if K.launch_cost_s is not None:
+            rows.append(["host launch cost (calls × launch overhead; shows as gaps between kernels)",
+                         _e(_t(K.launch_cost_s)), ""])
+        out.append("<h3>Kernels</h3>" + _table(["", "time", "share of kernel time"], rows, left={0}, compact=True))
+        if K.top:
+            out.append(_table(["overhead-bound kernel", "calls", "time", "per call"],
                               [[_name_cell(k.name), f"{k.calls:,}", _e(_t(k.time_s)), _e(_t(k.per_call_s))]
-                               for k in L.top], left={0}, raw_first=True))
+                               for k in K.top], left={0}, raw_first=True))
         P = a.program
         out.append("<h3>Host API and GPU idle time</h3>")
         if P is None:
@@ -326,9 +344,10 @@ class _HtmlWriter:
                 out.append(_table(["host API call", "time", "share of API time"],
                                   [[_name_cell(n), _e(_t(t)), _e(_pct(t / P.api_total_s if P.api_total_s else None))]
                                    for n, t in P.top_api(8)], left={0}, raw_first=True))
-        out.append(self._figure("overhead", "Time per call against FLOP per call. A call cannot take less than "
-                                "the launch overhead (orange) nor W / peak (black); kernels near the orange lines "
-                                "are launch-bound. Kernels without a FLOP count sit in the grey strip."))
+        out.append(self._figure("overhead", "Time per call against FLOP per call. A call takes at least W / peak "
+                                "(black); the orange line is the profile's typical fixed cost per call, fitted "
+                                "across sizes. Calls near it are dominated by that cost. Kernels without a FLOP "
+                                "count sit in the grey strip."))
         out.append("</section>")
         return "\n".join(out)
 

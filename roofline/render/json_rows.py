@@ -28,7 +28,7 @@ from ..core.placement import Placements
 
 # field order of Placements.records()
 TEXT = ("name", "family", "variant", "operator")
-LABELS = ("bound", "level", "predicted_bound", "overhead_kind", "limiter")
+LABELS = ("bound", "level", "predicted_bound", "overhead_kind", "limiter", "reason")
 RATES = ("achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency")
 
 
@@ -81,6 +81,7 @@ def _columns(p: Placements) -> list[tuple[str, str, object]]:
     cols += [("time_s", "float", ks.time_s), ("flops", "float", p.work)]
     cols.append(("bytes", "levels", ks.bytes))
     cols += [(k, "json", _strings(getattr(p, k), empty_is_null=k != "bound")) for k in LABELS]
+    cols.append(("fixed_s", "float", p.fixed_s))
     cols.append(("intensity", "levels", p.intensity))
     cols += [(k, "float", getattr(p, k)) for k in RATES]
     return cols

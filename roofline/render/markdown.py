@@ -10,7 +10,7 @@ import html
 import re
 from pathlib import Path
 
-from .cells import _bound_text, _pct, _rate, _short, _t, _x
+from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 
 
 def _md_code(text) -> str:
@@ -52,18 +52,28 @@ def render_markdown(r, images: dict[str, str]) -> str:
     """The Markdown text; ``images`` maps chart names to PNG file names."""
     out = [f"# {_md_text(r.title)}", "",
            f"{_md_text(r.device.name)} · {len(r.placements):,} kernel rows from "
-           f"{_md_text(', '.join(Path(s).name for s in r.sources) or 'the given kernels')}", "", "## Summary", "",
+           f"{_md_text(', '.join(Path(s).name for s in r.sources) or 'the given kernels')}", "",
+           *([f"> **Device profile:** {_md_text(r.banner())}", ""] if r.banner() else []), "## Summary", "",
            f"- device: {_md_text(r.device.name)} ({r.device.kind}, {_md_text(r.device.provenance.get('method', '?'))})",
            f"- kernel time: {_t(r.total_time_s)} in {r.total_calls:,} calls", ""]
     bounds = r.bound_shares()
     out += ["### Time by bound class", "",
             _md_table(["bound", "time", "share", "kernel rows"],
                       [[_md_text(b.label), _t(b.time_s), _pct(b.share), f"{b.rows:,}"] for b in bounds])]
+    lost = r.lost_by_reason()
+    if lost:
+        out += ["### Time lost against the roofs, by reason", "",
+                "Time minus roofline time, summed by why each kernel is below its roof: what to fix first. "
+                "Kernels within 80 % of their roof need no reason.", "",
+                _md_table(["reason", "time lost", "share of kernel time", "kernel rows"],
+                          [[_md_text(x.reason), _t(x.lost_s), _pct(x.share), f"{x.rows:,}"] for x in lost])]
     out += ["### Top kernels", "", _md_table(
-        ["kernel", "variant", "family", "calls", "time", "share", "FLOP/s", "% of roof", "bound"],
+        ["kernel", "variant", "family", "calls", "time", "share", "FLOP/s", "% of roof", "bound",
+         "why below the roof"],
         [[_md_code(_short(k["name"])), _md_text(k["variant"] or ""), _md_text(k["family"] or ""),
           f"{k['count']:,}", _t(k["time_s"]), _pct(k["share"]), _rate(k["achieved_flop_s"]),
-          _pct(k["efficiency"], 0), _md_text(_bound_text(k))] for k in r.top_kernels()])]
+          _pct(k["efficiency"], 0), _md_text(_bound_text(k)), _md_text(_reason_text(k))]
+         for k in r.top_kernels()])]
     out += ["## Rooflines", ""]
     if not r.views():
         out += ["No kernel has FLOPs, bytes and a time together, so none can be placed on a FLOP roofline.", ""]

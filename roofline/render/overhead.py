@@ -1,7 +1,7 @@
 """The overhead analysis (:mod:`roofline.analysis.overhead`) written out and
 drawn: :func:`overhead_text` as plain text, :func:`time_view_figure` as a
-chart of time per call against FLOP per call with the launch floor and the
-compute line (matplotlib, imported when called)."""
+chart of time per call against FLOP per call with the profile's typical
+fixed cost and the compute line (matplotlib, imported when called)."""
 from __future__ import annotations
 
 import math
@@ -16,23 +16,23 @@ from .style import plain_text
 
 def overhead_text(a: OverheadAnalysis) -> str:
     """The analysis as plain text."""
-    L = a.launch
-    lines = ["launch overhead"]
-    if L.launch_overhead_s is None:
-        lines.append("  the device profile has no launch overhead; launch-bound kernels cannot be found")
+    K = a.kernels
+    lines = ["kernel overhead (time that does not scale with the work)"]
+    lines.append(f"  overhead-bound: {K.overhead_rows} kernel(s), {K.overhead_calls:,} calls, "
+                 f"{format_si(K.overhead_time_s, 's')} ({_pct(K.overhead_share)} of kernel time)")
+    for kind, t in K.by_kind.items():
+        lines.append(f"    {kind}: {format_si(t, 's')} ({_pct(t / K.total_time_s if K.total_time_s else None)})")
+    if K.fitted_groups:
+        lines.append(f"  fixed costs fitted across sizes for {K.fitted_groups} operator(s)/kernel(s), "
+                     f"typical {format_si(K.typical_fixed_s, 's')} per call; all fixed costs "
+                     f"{format_si(K.fixed_cost_s, 's')} ({_pct(K.fixed_cost_share)} of kernel time)")
     else:
-        lines.append(f"  device launch overhead {format_si(L.launch_overhead_s, 's')}; "
-                     f"launch-bound below {format_si(L.threshold_s, 's')} per call")
-        lines.append(f"  launch-bound: {L.launch_bound_rows} kernel(s), {L.launch_bound_calls:,} calls, "
-                     f"{format_si(L.launch_bound_time_s, 's')} ({_pct(L.launch_bound_share)} of kernel time)")
-        lines.append(f"  short calls (any class): {L.short_calls:,} of {L.total_calls:,}, "
-                     f"{format_si(L.short_time_s, 's')} ({_pct(L.short_share)})")
-        lines.append(f"  launch cost (calls x overhead): {format_si(L.launch_cost_s, 's')} "
-                     f"({_pct(L.launch_cost_share)} of kernel time)")
-    lines.append(f"  latency/occupancy-bound: {format_si(L.latency_bound_time_s, 's')} "
-                 f"({_pct(L.latency_bound_share)} of kernel time)")
-    for k in L.top:
+        lines.append("  no operator or kernel appears at enough sizes to fit a fixed cost")
+    for k in K.top:
         lines.append(f"    {k.name[:60]:<60} {k.calls:>9,} calls  {format_si(k.per_call_s, 's'):>9}/call")
+    if K.launch_cost_s is not None:
+        lines.append(f"  host launch cost (calls x launch overhead {format_si(K.launch_overhead_s, 's')}): "
+                     f"{format_si(K.launch_cost_s, 's')}, program-level: it shows as gaps between kernels")
     P = a.program
     if P is not None:
         lines.append("program")
@@ -61,8 +61,9 @@ WORK_SPAN = 1e6   # at most this factor above the compute line is drawn where it
 def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), max_points: int = 2000,
                      label_top: int = 6):
     """Matplotlib Figure (no pyplot): time per call against FLOP per call,
-    the launch floor and the compute line; kernels without a FLOP count in a
-    strip on the left. Over ``max_points`` rows, a density replaces points."""
+    the profile's typical fixed cost and the compute line; kernels without a
+    FLOP count in a strip on the left. Over ``max_points`` rows, a density
+    replaces points."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -78,7 +79,7 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     # is drawn in the strip: it would stretch the axis past matplotlib's ticks
     with np.errstate(invalid="ignore", over="ignore"):
         has_w = ok_t & np.isfinite(w) & (w > 0) & (w <= t * view.peak_flop_s * WORK_SPAN)
-    floor = view.launch_overhead_s
+    floor = view.fixed_cost_s
     ts = t[ok_t]
     ws = w[has_w]
     lo_y = min([ts.min() / 3 if ts.size else 1e-6] + ([floor / 3] if floor else []))
@@ -100,12 +101,8 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
             ha="right", va="top", fontsize=8.5, color="#333333", clip_on=True)
     if floor:
         ax.axhline(floor, color="#E69F00", lw=1.6, zorder=2)
-        ax.text(xlim[0] * 1.2, floor * 0.8, f"launch overhead {format_si(floor, 's')}",
+        ax.text(xlim[0] * 1.2, floor * 0.8, f"typical fixed cost {format_si(floor, 's')} (fitted across sizes)",
                 va="top", fontsize=8.5, color="#9a6a00")
-        if view.threshold_s:
-            ax.axhline(view.threshold_s, color="#E69F00", lw=1.0, ls="--", zorder=2)
-            ax.text(xlim[0] * 1.2, view.threshold_s * 1.15, f"launch-bound below {format_si(view.threshold_s, 's')}",
-                    va="bottom", fontsize=8, color="#9a6a00")
     x = np.where(has_w, w, strip)
     ax.axvspan(xlim[0], strip * 1.6, color="#ebebeb", zorder=0)
     time = np.nan_to_num(view.time_s)
@@ -124,7 +121,7 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     handles.append(Line2D([], [], color="#333333", label="compute floor W / peak"))
     handles.append(Patch(facecolor="#ebebeb", edgecolor="#cccccc", label="no FLOP count, or far off the compute line (left strip)"))
     if floor:
-        handles.append(Line2D([], [], color="#E69F00", label="launch floor"))
+        handles.append(Line2D([], [], color="#E69F00", label="typical fixed cost per call"))
     # below both floors nothing can run: the lower right corner is always free
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
     ax.set_xlabel("work per call [FLOP]")

@@ -61,6 +61,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     _draw_ceilings(ax, p, xlim)
+    _draw_cache_ranges(ax, p, shown)
     _draw_kernels(ax, p, shown, view, label_top)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]" + _x_qualifier(levels, view))
     ax.set_ylabel("performance [FLOP/s]")
@@ -217,6 +218,29 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top) -> None:
     _label_top(ax, p, shown, y, time, label_top)
 
 
+def _cache_ranges(p: Placements, shown) -> tuple[list, str | None]:
+    """Segments from the DRAM roof up to the last-level cache's roof at the
+    intensity of modelled kernels whose working set fits in that cache but
+    that are placed on DRAM: their roof lies somewhere between the two."""
+    x = shown.get("")
+    cache = p.cache_level
+    device = p.roof_device
+    if x is None or cache is None or cache not in device.memory or "DRAM" not in device.memory:
+        return [], None
+    rows = np.flatnonzero(p.fits_cache & np.isfinite(x) & (p.limiter == "DRAM"))[:2000]
+    peak = max(c.value for c in device.compute.values())
+    lo = np.minimum(peak, x[rows] * device.bandwidth("DRAM"))
+    hi = np.minimum(peak, x[rows] * device.bandwidth(cache))
+    return [[(xi, a), (xi, b)] for xi, a, b in zip(x[rows], lo, hi) if b > a], cache
+
+
+def _draw_cache_ranges(ax, p: Placements, shown) -> None:
+    segments, _ = _cache_ranges(p, shown)
+    if segments:
+        ax.add_collection(LineCollection(segments, colors="#777777", linewidths=0.9, linestyles=":",
+                                         alpha=0.7, zorder=3))
+
+
 def _fine_classes(p: Placements):
     from ..core.placement import CLASSES
     return [CLASSES[c] for c in p.code]
@@ -252,6 +276,10 @@ def _legend(ax, p, shown, view) -> None:
         handles += [Line2D([], [], ls="", marker=LEVEL_MARKER.get(lv, "o"), color="#555555",
                            label=f"intensity at {lv}") for lv, x in shown.items() if np.isfinite(x).any()]
     handles.append(Line2D([], [], ls="", marker="o", color="#bbbbbb", ms=9, label="size = share of time"))
+    segments, cache = _cache_ranges(p, shown)
+    if segments:
+        handles.append(Line2D([], [], color="#777777", lw=0.9, ls=":",
+                              label=f"roof range: DRAM up to {cache}\n(working set fits in {cache})"))
     if p.kernels.modelled.any():
         handles.append(Line2D([], [], ls="", marker="o", color="#bbbbbb", markeredgecolor=MODELLED_EDGE, ms=9,
                               markeredgewidth=1.2, label="dark edge = modelled work\n(intensity is an upper bound)"))

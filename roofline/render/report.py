@@ -5,7 +5,7 @@ its charts drawn on demand (:class:`Report`; built from files by
 Sections: summary (device, total time, time by bound class, top kernels),
 families, before/after variants, the cache-aware and hierarchical
 rooflines with arrows between variants, the instruction roofline when the
-profile has warp instruction counts, overhead (launch, host API, GPU idle,
+profile has warp instruction counts, overhead (fixed costs, host API, GPU idle,
 time per call against work), and the warnings of every step. The tables
 are computed in :mod:`.report_rows`; :mod:`.html` writes the page (no
 JavaScript and nothing outside the file: charts are PNGs in ``data:``
@@ -30,10 +30,22 @@ from ..core.placement import Placements
 from ..core.units import format_si
 from .html import render_html
 from .markdown import render_markdown
-from .report_rows import (BoundShare, FamilyRow, OperatorRow, SplitRow, VariantRow, bound_shares, family_rows,
-                          operator_rows, variant_rows, work_split)
+from .report_rows import (BoundShare, FamilyRow, LostRow, OperatorRow, SplitRow, VariantRow, bound_shares,
+                          family_rows, lost_by_reason, operator_rows, variant_rows, work_split)
 
 FIGURE_DPI = 120
+
+
+def banner_text(doubts) -> str:
+    """The doubts about a profile as one statement: the reasons first, the
+    notes (what could not be checked) after."""
+    reasons = [str(d) for d in doubts if not getattr(d, "note", False)]
+    notes = [str(d) for d in doubts if getattr(d, "note", False)]
+    note = "; ".join(notes)
+    note = note[:1].upper() + note[1:] + "." if note else ""
+    if not reasons:
+        return note
+    return " ".join(filter(None, ["These roofs may not hold: " + "; ".join(reasons) + ".", note]))
 
 
 @dataclass(repr=False)
@@ -61,6 +73,12 @@ class Report:
     extra_warnings: tuple[Advice, ...] = ()
     _instruction: object = field(default=None, repr=False)
     row_ranks: np.ndarray | None = None   # each placement row's rank (a multi-rank job)
+    doubts: tuple = ()                    # why the profile's roofs may not hold (devices.trust)
+
+    def banner(self) -> str:
+        """One paragraph on why the device profile's roofs may not hold for
+        these kernels ("" when nothing casts doubt on them)."""
+        return banner_text(self.doubts)
 
     def __repr__(self) -> str:
         return (f"<Report {self.title!r}: {len(self.placements):,} kernel rows on {self.device.name}, "
@@ -87,6 +105,10 @@ class Report:
     def bound_shares(self) -> list[BoundShare]:
         """Kernel time by class over every row, bandwidth split by level."""
         return bound_shares(self)
+
+    def lost_by_reason(self) -> list[LostRow]:
+        """Time lost against the roofs by reason, most first."""
+        return lost_by_reason(self)
 
     def top_kernels(self, n: int | None = None) -> list[dict]:
         """The longest kernels (rows summed by name and variant), as records
@@ -196,7 +218,7 @@ class Report:
         from .chart import roofline_chart
         shown = self.plotted if self.dense else self.placements
         return roofline_chart(self.placements, shown, self.device.name, view=view,
-                              variants=self.variants, arrows=arrows, size=size)
+                              variants=self.variants, arrows=arrows, size=size, banner=self.banner())
 
     def plot_instruction(self, size=(10, 6.5)):
         """The instruction roofline Figure, or None without instruction counts."""
@@ -207,7 +229,7 @@ class Report:
         return instruction_roofline_figure(roof, size=size)
 
     def plot_overhead(self, size=(10, 5.2)):
-        """Time per call against FLOP per call with the launch floor."""
+        """Time per call against FLOP per call with the typical fixed cost."""
         from ..analysis.overhead import time_view
         from .overhead import time_view_figure
         fig = time_view_figure(time_view(self.plotted), size=size, max_points=self.max_points)

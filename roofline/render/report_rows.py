@@ -11,13 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.aggregate import factorize, group_keys, kernel_families
-from ..core.placement import BANDWIDTH, CLASSES, COMPUTE, LATENCY, LAUNCH, UNKNOWN, Placements
+from ..core.placement import BANDWIDTH, CLASSES, COMPUTE, OVERHEAD, UNKNOWN, Placements
 from .cells import _bound_text
 from .style import CLASS_STYLE, LEVEL_COLOR
 
-CLASS_LABEL = {COMPUTE: "compute", BANDWIDTH: "bandwidth", LAUNCH: "overhead (launch)",
-               LATENCY: "overhead (latency/occupancy)", UNKNOWN: "no counters"}
-CLASS_COLOR = {c: CLASS_STYLE[c][0] for c in (COMPUTE, LAUNCH, LATENCY, UNKNOWN)}
+CLASS_LABEL = {COMPUTE: "compute", BANDWIDTH: "bandwidth", OVERHEAD: "overhead", UNKNOWN: "unknown"}
+CLASS_COLOR = {c: CLASS_STYLE[c][0] for c in (COMPUTE, OVERHEAD, UNKNOWN)}
 
 
 @dataclass(frozen=True)
@@ -93,6 +92,33 @@ class VariantRow:
     flop_s: float | None
     efficiency: float | None
     bound: str
+
+
+@dataclass(frozen=True)
+class LostRow:
+    """Time lost against the roofs (time - roofline time) for one reason."""
+
+    reason: str
+    lost_s: float
+    share: float        # of all kernel time
+    rows: int
+
+
+def lost_by_reason(r) -> list[LostRow]:
+    """Time lost against the roofs by reason, most first: what to fix first.
+    Rows near their roof (no reason) are summed as "near the roof"; rows
+    without a roof (unknown) lose nothing that can be counted."""
+    from ..core.reasons import REASONS
+    p = r.placements
+    time = np.nan_to_num(p.kernels.time_s)
+    total = time.sum()
+    lost = np.where(np.isfinite(p.lost_s), np.maximum(p.lost_s, 0.0), 0.0)
+    codes = p.reason_code.astype(np.int64)
+    t = np.bincount(codes, weights=lost, minlength=len(REASONS))
+    n = np.bincount(codes, weights=(lost > 0).astype(float), minlength=len(REASONS))
+    out = [LostRow(REASONS[c] or "near the roof", float(t[c]), float(t[c] / total) if total else 0.0, int(n[c]))
+           for c in range(len(REASONS)) if t[c] > 0]
+    return sorted(out, key=lambda row: -row.lost_s)
 
 
 def bound_shares(r) -> list[BoundShare]:

@@ -12,9 +12,9 @@ from ..core.placement import Placements
 from .terminal import visible
 from ..core.units import format_percent, format_si
 
-CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind",
-              "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator", "modelled",
-              "predicted_bound")
+CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
+              "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
+              "modelled", "predicted_bound")
 
 
 def measured_again_text(provenance: dict) -> str:
@@ -52,7 +52,8 @@ def placements_csv_bytes(p: Placements) -> bytes:
         columns = {
             "name": ks.names, "family": ks.families, "count": ks.count.astype(np.int64),
             "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
-            "overhead_kind": p.overhead_kind, "achieved_flop_s": p.achieved_flop_s,
+            "overhead_kind": p.overhead_kind, "reason": p.reason, "fixed_s": p.fixed_s,
+            "achieved_flop_s": p.achieved_flop_s,
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
             "predicted_bound": p.predicted_bound}
@@ -138,22 +139,24 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     order = np.argsort(-time, kind="stable")
     shown = p.records(order if limit is None else order[:limit])
     total = float(time.sum())
-    header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound")
+    header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound", "why below the roof")
     lines = [header]
     for r in shown:
         bound = r["bound"] + (f" ({r['level']})" if r["level"] else "")
         if r["bound"] == "unknown" and r.get("predicted_bound"):
             bound += f" (no time; roof predicts {r['predicted_bound']})"
-        bound += f" ({r['overhead_kind']})" if r["overhead_kind"] else ""
         bound += " *" if r["modelled"] else ""
+        reason = r["reason"] or ""
+        if r["fixed_s"] and reason == "fixed cost":
+            reason += f" {format_si(r['fixed_s'], 's')}/call"
         share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"
         name = r["name"] + (f" [{r['variant']}]" if r.get("variant") else "")
         lines.append((
             _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
-            format_percent(r["efficiency"]), bound))
+            format_percent(r["efficiency"]), bound, reason))
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    text = ["  ".join(c.ljust(w) if i in (0, 7) else c.rjust(w)
+    text = ["  ".join(c.ljust(w) if i in (0, 7, 8) else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
     text.insert(1, "  ".join("-" * w for w in widths))
     if limit is not None and len(p) > limit:

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...core.errors import Advice
 from ...core.families import family_of
+from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import has_model, tensor_core_key
 from .events import decoded_launch
@@ -158,6 +159,18 @@ def _op_family(name: str, op_family: str) -> str:
     return "overhead" if op_family == "view" else fam
 
 
+def _named_precision(name: str, flops: dict) -> dict | None:
+    """A matrix kernel's modelled FLOPs on the unit and precision its name
+    states (``cutlass_80_tensorop_s1688gemm``: TF32 tensor cores, whatever
+    the operator's dtype suggests; docs/kernel-names.md), or None when the
+    name says nothing."""
+    named = precision_from_name(name)
+    total = sum(flops.values())
+    if named is None or not total > 0:
+        return None
+    return {named.precision: total}
+
+
 def _add_work(g: dict, w, share: float, gpu: bool) -> None:
     for precision, flop in w.flops.items():
         key = tensor_core_key(precision, w.matrix) if gpu else precision
@@ -181,6 +194,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
     groups = _kernel_groups(gpu, ops, tree, op_of, working, share)
     out = []
     counted = _counter_rows(gpu, groups)
+    assumed_fp32 = False
     for key, g in groups.items():
         name, operator, working = key
         fam = family_of(name)
@@ -190,14 +204,16 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
         if flops is not None:
             _check_counters(name, flops, g["flops"], warnings)
         elif working:
-            flops = g["flops"] or {"fp32": 0.0}
+            flops = _named_precision(name, g["flops"]) or g["flops"] or {"fp32": 0.0}
+            assumed_fp32 |= g.get("matrix_fp32", False) and flops is g["flops"]
         out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops or {},
                           bytes={"DRAM": g["bytes"]} if working else {}, launch=decoded_launch(gpu.launch.get(name, {})),
                           family=fam, modelled=working and flops is not None and key not in counted,
                           operator=operator))
-    if any(g.get("matrix_fp32") for g in groups.values()):
-        warnings.append(Advice("fp32 matrix work is placed on the fp32 units: the trace does not say "
-                               "whether TF32 was allowed (PyTorch's default for matmul is off)",
+    if assumed_fp32:
+        warnings.append(Advice("fp32 matrix work of kernels whose names do not say their unit is placed on "
+                               "the fp32 units: the trace does not say whether TF32 was allowed (PyTorch's "
+                               "default for matmul is off)",
                                "with torch.backends.cuda.matmul.allow_tf32 = True on an NVIDIA GPU "
                                "from Ampere on, the roof is the tensor_tf32 one (GPUs without TF32 "
                                "stay on fp32)", subject="precision"))

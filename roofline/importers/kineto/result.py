@@ -42,15 +42,25 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
     if not out and program is None:
         raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
+    properties = _cpu_identity(trace) if cpu_trace else _identity(device)
     return ImportResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
                         program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
-                        device_properties=_identity(device))
+                        device_properties=properties)
 
 
 def _rank(info) -> int | None:
     """``distributedInfo.rank`` of a trace written by torch.distributed."""
     value = info.get("rank") if isinstance(info, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _cpu_identity(trace) -> dict | None:
+    """The CPU a CPU trace ran on, where the trace records it (the
+    ``roofline`` section examples/pytorch_cpu.py writes; PyTorch's own
+    traces name only the host)."""
+    meta = trace.roofline
+    model = meta.get("cpu_model") if isinstance(meta, dict) else None
+    return {"cpu_model": model} if isinstance(model, str) and model.strip() else None
 
 
 def _intra_op_threads(trace) -> int | None:

@@ -1,0 +1,129 @@
+"""Whether a measured profile's roofs can be trusted for a given profile
+file, said once, up front, instead of as a string of per-kernel warnings.
+
+A roof is only as good as the measurement behind it. These make the roofs
+of a measured profile doubtful, each a :class:`Doubt`:
+
+- ``busy``: ``roofline measure`` found the machine busy while it ran
+  (``provenance.machine_load.busy``: load average, steal time, noisy
+  samples), so its ceilings may be low;
+- ``levels out of order``: a level farther from the cores measured faster
+  than a nearer one (L2 above L1, DRAM above L3) by more than
+  :data:`ORDER_TOLERANCE`: at least one of them was disturbed;
+- ``one core above all``: a one-core figure above the all-core one, which
+  no idle machine shows;
+- ``other CPU``: the trace names the CPU it ran on and it is not the one
+  the profile was measured on. A trace that does not name its CPU leaves
+  this unchecked, and :func:`doubts` says so (as a note, not a doubt).
+
+Datasheet profiles are theoretical peaks, not measurements: none of this
+applies to them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..core.model import HOST_LINK, LEVELS, Device
+
+ORDER_TOLERANCE = 0.10      # a farther level this much faster than a nearer one is out of order
+ONE_CORE_TOLERANCE = 0.10   # a one-core figure this much above the all-core one
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """One reason not to trust a profile's roofs; ``note`` is informational
+    (something that could not be checked), not a reason."""
+
+    kind: str
+    message: str
+    note: bool = False
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def doubts(device: Device, trace_cpus: list[str | None] | None = None) -> list[Doubt]:
+    """What makes ``device``'s roofs doubtful for traces that ran on
+    ``trace_cpus`` (the CPU each trace names, None where it names none;
+    omit for files that are not CPU traces)."""
+    prov = device.provenance or {}
+    if device.kind != "cpu" or prov.get("method") != "measured":
+        return []
+    out = []
+    load = prov.get("machine_load") or {}
+    if load.get("busy"):
+        why = "; ".join(str(r) for r in load.get("reasons") or []) or "its samples were noisy"
+        out.append(Doubt("busy", f"the profile was measured on a busy machine ({why}): its roofs may be low; "
+                                 "measure again with `roofline measure` when the machine is idle"))
+    out += _out_of_order(device)
+    out += _one_core_above_all(device)
+    if trace_cpus is not None:
+        out += _other_cpu(device, trace_cpus)
+    return out
+
+
+def _out_of_order(device: Device) -> list[Doubt]:
+    levels = [lv for lv in LEVELS if lv in device.memory and lv != HOST_LINK]
+    out = []
+    for near, far in zip(levels, levels[1:]):
+        a, b = device.bandwidth(near), device.bandwidth(far)
+        if b > a * (1 + ORDER_TOLERANCE):
+            out.append(Doubt("levels out of order",
+                             f"{far} measured faster than {near} ({b / 1e9:.3g} against {a / 1e9:.3g} GB/s): a level "
+                             "farther from the cores cannot be faster, so the measurement was disturbed; "
+                             "measure again"))
+    return out
+
+
+def _one_core_above_all(device: Device) -> list[Doubt]:
+    single = (device.architecture or {}).get("single_core")
+    if not isinstance(single, dict):
+        return []
+    above = []
+    for key, c in (single.get("compute") or {}).items():
+        rate = c.get("flop_s") if isinstance(c, dict) else None
+        if isinstance(rate, (int, float)) and key in device.compute and rate > device.compute[key].value * (
+                1 + ONE_CORE_TOLERANCE):
+            above.append(key)
+    for name, m in (single.get("memory") or {}).items():
+        rate = m.get("bytes_s") if isinstance(m, dict) else None
+        if isinstance(rate, (int, float)) and name in device.memory and rate > device.bandwidth(name) * (
+                1 + ONE_CORE_TOLERANCE):
+            above.append(name)
+    if not above:
+        return []
+    return [Doubt("one core above all", f"one core measured faster than all cores together ({', '.join(above)}): "
+                                        "the all-core runs were disturbed; measure again")]
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+
+
+def _other_cpu(device: Device, trace_cpus: list[str | None]) -> list[Doubt]:
+    measured = (device.architecture or {}).get("cpu_model") or (device.provenance or {}).get("cpu_model")
+    named = sorted({c for c in trace_cpus if c})
+    if len(named) < len(trace_cpus):
+        return [Doubt("other CPU", "the trace does not name the CPU it ran on, so that the profile "
+                                   f"(measured on {measured or 'an unnamed CPU'}) describes it cannot be checked",
+                      note=True)]
+    if measured is None:
+        return []
+    other = [c for c in named if _key(c) != _key(str(measured))]
+    if not other:
+        return []
+    return [Doubt("other CPU", f"the trace ran on {', '.join(other)} but the profile was measured on {measured}: "
+                               "its roofs are another machine's; measure this one (`roofline measure`) or pass "
+                               "the profile of the machine that recorded the trace")]
+
+
+def doubts_for(device: Device, results) -> list[Doubt]:
+    """:func:`doubts` for the import results of some profile files: on a CPU
+    profile, the CPU each result names (``device_properties['cpu_model']``,
+    which the Kineto reader takes from traces that record it)."""
+    results = list(results or ())
+    if device.kind != "cpu" or not results:
+        return doubts(device)
+    cpus = [(getattr(r, "device_properties", None) or {}).get("cpu_model") for r in results]
+    return doubts(device, [c if isinstance(c, str) else None for c in cpus])

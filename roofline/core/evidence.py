@@ -1,0 +1,176 @@
+"""Evidence that a kernel's time does not scale with its work: overhead.
+
+Overhead is what does not grow with the problem ("Making Deep Learning Go
+Brrrr"). A kernel far below its roof is not overhead-bound for that alone:
+it may be a slow compute- or bandwidth-bound kernel. So overhead is claimed
+only on one of these, strongest first:
+
+1. **A fixed cost fitted across sizes.** The same operator (CPU traces) or
+   kernel (GPU traces, kernels.csv) seen at several sizes in one profile:
+   per call, ``t = a + k r``, where ``r`` is the call's roofline time
+   (its work or bytes at the roof), ``a`` the fixed cost and ``1 / k`` the
+   efficiency of the part that scales. ``a`` and ``k`` are fitted on
+   relative error, so small and large calls weigh alike. A fit
+   needs at least :data:`MIN_SIZES` distinct sizes spanning a factor
+   :data:`MIN_SPAN` in roofline time, and must describe them within a
+   factor :data:`MAX_SCATTER` (root mean square).
+2. **Time near the profile's floor.** The floor is the least a call costs
+   in this profile: the median fixed cost of its fits, else its shortest
+   call (an upper bound on the device's minimum kernel duration) when it has
+   at least :data:`FLOOR_ROWS` timed rows (one kernel is no floor for
+   itself), and only when that is under ``Rules.substantial_s``. A kernel with no fit of its
+   own whose call lasts at most :data:`NEAR_FLOOR` x the floor, while its
+   roofline time is under half that call, pays the floor as fixed cost.
+3. **Too small to fill the device**: a GPU launch of fewer thread blocks
+   than the device has multiprocessors leaves some idle (its roof assumes
+   all of them), where the launch configuration and the SM count are known;
+   and any kernel whose roofline time per call is under half the floor:
+   at the roof its work would be over before the least call of the profile
+   is, so no part of its time can be the work's (the bytes it moves are
+   fewer than the device keeps in flight).
+4. **Dispatch**: a framework operator that does no work of its own (a
+   wrapper such as ``aten::linear`` around ``aten::addmm``, or a view),
+   whose self time is the framework's.
+
+Whatever the evidence, a kernel whose roofline time per call is at least
+``Rules.substantial_s`` (100 us) is never overhead-bound: no fixed cost
+comes near it, so it is compute- or bandwidth-bound at low efficiency.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_SIZES = 3          # distinct roofline times per call in a group
+MIN_SPAN = 10.0        # largest / smallest roofline time per call in the group
+MAX_SCATTER = 2.0      # rms factor between the fit and the calls
+NEAR_FLOOR = 2.0       # a call this close to the profile's floor is dominated by it
+FLOOR_ROWS = 10        # timed rows a profile needs for its shortest call to be a floor
+
+FIT, FLOOR = 1, 2      # basis of a row's fixed cost: its own group's fit, the profile's floor
+
+
+@dataclass(frozen=True)
+class FixedCosts:
+    """Per row: the fixed time per call the evidence gives (NaN: none) and
+    its basis (0 none, :data:`FIT`, :data:`FLOOR`); per profile: how many
+    groups were fitted, their median fixed cost, and the floor (see the
+    module doc; NaN when there is none)."""
+
+    fixed_s: np.ndarray
+    basis: np.ndarray
+    groups_fitted: int
+    typical_s: float
+    floor_s: float = math.nan
+
+
+def group_keys(names: np.ndarray, operators: np.ndarray) -> np.ndarray:
+    """What one fixed cost is shared by: the operator when the row is an
+    operator at one size (CPU traces name rows ``aten::add_(256x1024, ...)``),
+    else the kernel name (a GPU kernel launched at many sizes)."""
+    out = names.copy()
+    for i in np.flatnonzero(operators != ""):
+        if str(names[i]).startswith(str(operators[i])):
+            out[i] = operators[i]
+    return out
+
+
+def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.ndarray,
+                floor_cap_s: float = math.inf) -> FixedCosts:
+    """Fixed costs from fits over the rows sharing a key, then the floor for
+    rows without a fit of their own (see the module doc); a floor of
+    ``floor_cap_s`` or more is no fixed cost and is not used."""
+    n = len(keys)
+    fixed = np.full(n, math.nan)
+    basis = np.zeros(n, dtype=np.int8)
+    usable = np.isfinite(time_per_call) & (time_per_call > 0) & np.isfinite(roof_per_call) & (roof_per_call > 0)
+    idx = np.flatnonzero(usable)
+    fitted = []
+    if len(idx):
+        codes, _ = _codes(keys[idx])
+        order = np.argsort(codes, kind="stable")
+        bounds = np.flatnonzero(np.diff(codes[order])) + 1
+        for rows in np.split(idx[order], bounds):
+            a = _fit(roof_per_call[rows], time_per_call[rows])
+            if a is not None:
+                fixed[rows] = a
+                basis[rows] = FIT
+                fitted.append(a)
+    typical = float(np.median(fitted)) if fitted else math.nan
+    timed = np.isfinite(time_per_call) & (time_per_call > 0)
+    floor = typical if fitted else (float(time_per_call[timed].min()) if timed.sum() >= FLOOR_ROWS else math.nan)
+    if not floor < floor_cap_s:
+        floor = math.nan
+    if math.isfinite(floor):
+        near = (usable & (basis == 0) & (time_per_call <= NEAR_FLOOR * floor)
+                & (roof_per_call <= 0.5 * time_per_call))
+        fixed[near] = np.minimum(floor, time_per_call[near])
+        basis[near] = FLOOR
+    return FixedCosts(fixed, basis, len(fitted), typical, floor)
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, list]:
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
+                        count=len(values))
+    return codes, list(index)
+
+
+def _fit(r: np.ndarray, t: np.ndarray) -> float | None:
+    """The fixed cost ``a`` of ``t = a + k r`` over one group's calls, or
+    None when the group cannot tell it (too few sizes, too narrow a span, a
+    poor fit). Least squares on relative error (weights 1/t^2): linear in
+    ``a`` and ``k``, so solved in closed form, with ``a >= 0``."""
+    sizes = np.unique(r)
+    if len(sizes) < MIN_SIZES or sizes[-1] < MIN_SPAN * sizes[0]:
+        return None
+    w = 1.0 / t ** 2
+    sw, sr, srr = w.sum(), (w * r).sum(), (w * r * r).sum()
+    st, srt = (w * t).sum(), (w * r * t).sum()
+    det = sw * srr - sr * sr
+    if not det > 0:
+        return None
+    a = (srr * st - sr * srt) / det
+    k = (sw * srt - sr * st) / det
+    if a < 0:                       # no fixed cost to speak of: t = k r
+        a, k = 0.0, srt / srr
+    if not k > 0:                   # the time does not grow with the work at all
+        a, k = st / sw, 0.0
+    model = a + k * r
+    if not np.all(model > 0):
+        return None
+    scatter = math.exp(math.sqrt(float(np.mean(np.log(model / t) ** 2))))
+    if scatter > MAX_SCATTER or not math.isfinite(a):
+        return None
+    return float(min(a, t.max()))
+
+
+def carried(fixed_s: np.ndarray, count: np.ndarray, codes: np.ndarray, n: int,
+            whole: FixedCosts | None = None) -> FixedCosts:
+    """The fixed costs of rows summed into ``n`` groups (``codes``: each
+    row's group): per group, the calls-weighted mean over the members that
+    have one, so a group keeps the evidence of its rows instead of fitting
+    its sums again (which have lost the sizes)."""
+    has = np.isfinite(fixed_s)
+    w = np.where(has, count, 0.0)
+    calls = np.bincount(codes, weights=w, minlength=n)
+    total = np.bincount(codes, weights=np.where(has, fixed_s * count, 0.0), minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fixed = np.where(calls > 0, total / calls, math.nan)
+    basis = np.where(np.isfinite(fixed), FIT, 0).astype(np.int8)
+    return FixedCosts(fixed, basis, whole.groups_fitted if whole else 0,
+                      whole.typical_s if whole else math.nan, whole.floor_s if whole else math.nan)
+
+
+def under_filled(blocks: np.ndarray, multiprocessors: int | None, roof_per_call: np.ndarray,
+                 floor_s: float) -> np.ndarray:
+    """Launches of fewer thread blocks than the device has SMs (CUs), and
+    calls whose roofline time is under half the profile's floor."""
+    out = np.zeros(len(blocks), dtype=bool)
+    if multiprocessors:
+        out |= np.isfinite(blocks) & (blocks < multiprocessors)
+    if math.isfinite(floor_s):
+        out |= np.isfinite(roof_per_call) & (roof_per_call > 0) & (roof_per_call < 0.5 * floor_s)
+    return out
