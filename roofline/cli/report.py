@@ -15,7 +15,9 @@ roofline when the profile has warp instruction counts, the overhead
 breakdown (overhead-bound kernels and fixed costs, host API share, GPU idle
 time, time per call against work) and every warning.
 
-HTML is one self-contained file (charts embedded, no JavaScript); Markdown
+HTML is one self-contained file that opens with no network: an interactive
+roofline (hover, zoom, filter by family/bound/operator, click to find a
+kernel's row), sortable and searchable tables, the other charts embedded; Markdown
 writes its charts as PNG files beside it (REPORT_roofline-cache-aware.png ...).
 Traces of more than 2000 kernel rows are summed by name before plotting and
 drawn as a density.

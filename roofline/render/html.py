@@ -1,8 +1,10 @@
 """The report as HTML: one self-contained page (or a Jupyter fragment).
 
-No JavaScript and nothing outside the page: charts come in as ``data:``
-URIs, styles are inline and scoped to ``.rr``, and every name from a
-profile is escaped.
+Nothing outside the page: the interactive roofline's JavaScript (Bokeh) and
+the tables' sorting and search are inline, the other charts come in as
+``data:`` URIs, styles are inline and scoped to ``.rr``, and every name
+from a profile is escaped. Sections that do not apply to the data are left
+out (:meth:`_HtmlWriter._sections`).
 
 The report is the :class:`~roofline.render.report.Report` that calls
 :func:`render_html` (it is not imported here: the report imports its
@@ -16,16 +18,20 @@ from pathlib import Path
 import numpy as np
 
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
+from .html_tables import TABLE_JS, kernels_section
 
-SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("variants", "Variants"),
+SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("kernels", "Kernels"), ("variants", "Variants"),
             ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
             ("overhead", "Overhead"), ("warnings", "Warnings"))
 
 
-def render_html(report, images: dict[str, str], full: bool = True) -> str:
+def render_html(report, images: dict[str, str], full: bool = True, interactive: str = "",
+                interactive_js: str = "") -> str:
     """A whole document, or (``full=False``) a fragment with its scoped
-    style; ``images`` maps chart names to image URIs."""
-    body = _HtmlWriter(report, images).render()
+    style; ``images`` maps chart names to image URIs; ``interactive`` is the
+    interactive roofline (replacing the cache-aware PNG) and
+    ``interactive_js`` the script it needs."""
+    body = _HtmlWriter(report, images, interactive, interactive_js).render()
     if not full:
         return f"<style>{CSS}</style>\n{body}"
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -73,6 +79,12 @@ CSS = """
 .rr .note{color:var(--muted);font-size:14px;background:var(--soft);border-left:3px solid var(--line);padding:6px 10px}
 .rr .banner{border:1px solid #CC3311;border-left:6px solid #CC3311;background:#fdecea;color:#5c1208;padding:10px 14px;margin:10px 0 16px;border-radius:4px;font-size:14.5px}
 .rr .note-banner{border-color:var(--line);border-left-color:#999999;background:var(--soft);color:inherit}
+.rr table.sortable th{cursor:pointer;user-select:none}
+.rr table.sortable th[data-dir=asc]::after{content:" \\25B2";font-size:10px}
+.rr table.sortable th[data-dir=desc]::after{content:" \\25BC";font-size:10px}
+.rr input.rr-search{width:420px;max-width:100%;padding:5px 8px;border:1px solid var(--line);border-radius:4px;font-size:14px}
+.rr tr.rr-hit{background:#fff3bf !important;transition:background .3s}
+.rr figure.interactive{border:1px solid var(--line);border-radius:4px;padding:8px}
 .rr ul.warn{padding-left:0;list-style:none}
 .rr ul.warn li{border-left:3px solid #E69F00;background:#fffaf0;padding:6px 10px;margin:6px 0;font-size:14px}
 .rr ul.warn li .adv{color:var(--muted);display:block;font-size:13px}
@@ -83,9 +95,11 @@ CSS = """
 
 
 class _HtmlWriter:
-    def __init__(self, report, images: dict[str, str]):
+    def __init__(self, report, images: dict[str, str], interactive: str = "", interactive_js: str = ""):
         self.r = report
         self.images = images
+        self.interactive = interactive          # the cache-aware roofline as a Bokeh chart
+        self.interactive_js = interactive_js
 
     def render(self) -> str:
         r = self.r
@@ -97,12 +111,18 @@ class _HtmlWriter:
         if banner:
             kind = "banner" if banner.startswith("These roofs may not hold") else "banner note-banner"
             parts.append(f'<div class="{kind}" role="alert"><b>Device profile:</b> {_e(banner)}</div>')
-        parts += [self.summary(), self.rooflines(), self.variants(), self.families(), self.ranks(),
-                  self.operators(), self.instruction(), self.overhead(), self.warnings()]
+        writers = {"summary": self.summary, "rooflines": self.rooflines, "kernels": lambda: kernels_section(r),
+                   "variants": self.variants, "families": self.families, "ranks": self.ranks,
+                   "operators": self.operators, "instruction": self.instruction, "overhead": self.overhead,
+                   "warnings": self.warnings}
+        parts += [writers[key]() for key, _ in self._sections()]
         from .._version import __version__
         parts.append(f"<footer>roofline {_e(__version__)} · device profile: "
                      f"{_e(r.device.provenance.get('method', 'unknown'))} · all times are kernel (GPU) "
                      "time summed over calls unless stated</footer></div>")
+        if self.interactive:
+            parts.insert(0, self.interactive_js)
+        parts.append(f"<script>{TABLE_JS}</script>")
         return "\n".join(parts)
 
     def _figure(self, key: str, caption: str) -> str:
@@ -171,8 +191,16 @@ class _HtmlWriter:
                          rows, left={0, 7}) + "</section>")
 
     def _sections(self):
-        has_ranks = self.r.row_ranks is not None
-        return [(k, t) for k, t in SECTIONS if k != "ranks" or has_ranks]
+        """The sections that apply: ranks for a multi-rank job, variants when
+        a kernel has two or more, operators when the trace names them, the
+        instruction roofline when there is one or the input came from a
+        profiler that can count instructions (its note says what to collect)."""
+        r = self.r
+        applies = {"ranks": r.row_ranks is not None, "variants": bool(r.variant_rows()),
+                   "operators": bool(np.any(r.placements.kernels.operators != "")),
+                   "instruction": r.instruction is not None
+                   or any(str(getattr(x, "format", "")).startswith(("ncu", "nvprof")) for x in r.results)}
+        return [(k, t) for k, t in SECTIONS if applies.get(k, True)]
 
     def ranks(self) -> str:
         spread = self.r.rank_spread()
@@ -259,9 +287,16 @@ class _HtmlWriter:
                        "counters with Nsight Compute (ncu --section SpeedOfLight_RooflineChart), or supply the "
                        "work from a cost model (docs/costmodels.md).</p></section>")
             return "\n".join(out)
-        out.append(self._figure("roofline-cache-aware",
-                                "Cache-aware roofline (Ilic et al.): intensity over the bytes at the nearest level "
-                                "with a counter; marker size = share of time, colour = bound class."))
+        if self.interactive:
+            out.append(f'<figure class="interactive">{self.interactive}<figcaption>Cache-aware roofline (Ilic et '
+                       "al.): intensity over the bytes at the nearest level with a counter; marker size = share of "
+                       "time, colour = bound class. Hover a point for its numbers, scroll to zoom, drag to pan, "
+                       "click a legend entry to hide a class, choose families, bounds or operators above, click a "
+                       "point to find its row in the kernels table.</figcaption></figure>")
+        else:
+            out.append(self._figure("roofline-cache-aware",
+                                    "Cache-aware roofline (Ilic et al.): intensity over the bytes at the nearest level "
+                                    "with a counter; marker size = share of time, colour = bound class."))
         if "hierarchical" in r.views():
             out.append(self._figure("roofline-hierarchical",
                                     "Hierarchical roofline (Yang et al.): one marker per memory level at the same "

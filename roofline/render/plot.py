@@ -6,7 +6,6 @@ pyplot, so no global style or backend is touched.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
@@ -16,30 +15,15 @@ from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..core.families import strip_parameters
 from ..core.model import HOST_LINK
 from ..core.placement import Placements
+from .names import short_name  # noqa: F401  (charts and tables label kernels with it)
 from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
 from ..core.units import format_percent, format_si
 
 
 
 MODELLED_EDGE = "#222222"
-
-
-def short_name(name: str, width: int = 34) -> str:
-    """Kernel name without return type, anonymous namespaces, template
-    arguments and parameter list."""
-    base = strip_parameters(re.sub(r"^void\s+", "", name.strip()))
-    base = base.replace("(anonymous namespace)::", "")
-    depth, out = 0, []
-    for ch in base:  # drop template arguments, nested included
-        depth += ch == "<"
-        if depth == 0:
-            out.append(ch)
-        depth -= ch == ">" and depth > 0
-    text = "".join(out).strip() or name
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @plain_text
@@ -53,10 +37,19 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
         view = "hierarchical" if np.any(np.asarray(multi) > 1) else "cache-aware"
     fig = Figure(figsize=size, layout="constrained")
-    ax = fig.add_subplot()
+    shown = _points(p, view)
+    # kernels that cannot be drawn are listed in a panel under the chart,
+    # where the list covers no roof label or point
+    unplotted = np.flatnonzero(~_drawn(p, shown))
+    if len(unplotted):
+        grid = fig.add_gridspec(2, 1, height_ratios=[6.0, 1.0])
+        ax = fig.add_subplot(grid[0])
+        note = fig.add_subplot(grid[1])
+        note.axis("off")
+    else:
+        ax = fig.add_subplot()
     ax.set_xscale("log")
     ax.set_yscale("log")
-    shown = _points(p, view)
     xlim, ylim = _limits(p, shown)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
@@ -71,7 +64,8 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     ax.set_title(title or f"{view.capitalize()} roofline on {p.roof_device.name}"
                  + (f" ({method})" if method else ""))
     _legend(ax, p, shown, view)
-    _note_unplotted(ax, p, shown)
+    if len(unplotted):
+        _note_unplotted(note, p, unplotted)
     return fig
 
 
@@ -94,6 +88,12 @@ def _window(p: Placements) -> tuple[tuple[float, float], tuple[float, float]]:
     peak = max(c.value for c in p.roof_device.compute.values())
     ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory] or [1.0]
     return (min(ridges) / _SPAN, max(ridges) * _SPAN), (peak / _SPAN ** 2, peak * _SPAN)
+
+
+def chart_points(p: Placements, view: str) -> dict[str, np.ndarray]:
+    """Level -> x of every kernel as a chart draws it (NaN where not drawn);
+    y is achieved FLOP/s. The interactive report chart uses it too."""
+    return _points(p, view)
 
 
 def _points(p: Placements, view: str) -> dict[str, np.ndarray]:
@@ -141,9 +141,10 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
         ax.axhline(rate, color="#333333", lw=1.6 if i == 0 else 1.0, ls="-" if i == 0 else "--", zorder=2)
         ax.text(xlim[1] / 1.15, rate * 1.08, f"{key.upper()} {format_si(rate, 'FLOP/s')}",
                 ha="right", va="bottom", fontsize=9, color="#333333")
+    along, previous = 0.06, None
     for lv, level in device.memory.items():
         # The host link only belongs on a FLOP roofline when kernels have
-        # bytes there; copies (no FLOPs) are listed in the corner box instead.
+        # bytes there; copies (no FLOPs) are listed under the chart instead.
         if lv == HOST_LINK and not np.any(p.intensity.get(lv, np.array([0.0])) > 0):
             continue
         bw = level.bytes_s
@@ -155,7 +156,11 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
             ax.plot([ridge], [top], "o", color=color, ms=4, zorder=3)
             ax.annotate(f"{ridge:.3g}", (ridge, top), textcoords="offset points", xytext=(0, -12),
                         ha="center", fontsize=7, color=color)
-        _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color)
+        # a level within 2.5x of the previous one's bandwidth would put its
+        # label on top of that one's: move it further along its line
+        along = along + 0.11 if previous and previous / bw < 2.5 else 0.06
+        previous = bw
+        _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along)
     if p.mixed_threads:
         _draw_one_core(ax, p, roofs[0][0], xlim)
 
@@ -179,9 +184,10 @@ def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
     ax.plot(xs, xs * bw, color="#777777", lw=0.9, ls=":", zorder=2)
 
 
-def _label_diagonal(ax, xs, bw, text, color) -> None:
-    """Label a bandwidth line along its slope, a little past its left end."""
-    x = xs[0] * (xs[1] / xs[0]) ** 0.12
+def _label_diagonal(ax, xs, bw, text, color, along: float = 0.12) -> None:
+    """Label a bandwidth line along its slope, ``along`` of the way from its
+    left end (levels are staggered: close bandwidths would stack labels)."""
+    x = xs[0] * (xs[1] / xs[0]) ** along
     y = x * bw
     if not (ax.get_ylim()[0] < y < ax.get_ylim()[1]):
         x = ax.get_ylim()[0] * 2 / bw
@@ -286,26 +292,22 @@ def _legend(ax, p, shown, view) -> None:
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
 
 
-def _note_unplotted(ax, p: Placements, shown) -> None:
+def _note_unplotted(ax, p: Placements, missing: np.ndarray) -> None:
     """Kernels that cannot sit on a FLOP roofline (copies, no counters) are
-    listed in a corner box with their bound, so their time is not hidden."""
-    missing = np.flatnonzero(~_drawn(p, shown))
-    if not len(missing):
-        return
+    listed with their bound in the panel ``ax``, so their time is not hidden."""
     time = np.nan_to_num(p.kernels.time_s)
     total = time.sum()
-    top = sorted(missing.tolist(), key=lambda i: -time[i])[:5]
+    top = sorted(missing.tolist(), key=lambda i: -time[i])[:4]
     lines = []
     for i, r in zip(top, p.records(top)):     # only the rows shown (a trace may hold a million)
         share = f"{100 * time[i] / total:.0f}% of time, " if total else ""
         bound = r["bound"] + (f" {r['level']}" if r["level"] else "")
         eff = f", {format_percent(r['efficiency'])} of roof" if r["efficiency"] is not None else ""
-        lines.append(f"{short_name(r['name'], 28)}: {share}{bound}{eff}")
-    if len(missing) > 5:
-        lines.append(f"... and {len(missing) - 5} more")
-    ax.text(0.01, 0.99, "not on this chart (no FLOPs, bytes or time, or far off the roofs):\n" + "\n".join(lines), transform=ax.transAxes,
-            va="top", ha="left", fontsize=7.5, family="monospace",
-            bbox=dict(boxstyle="round", facecolor="white", edgecolor="#cccccc", alpha=0.9))
+        lines.append(f"{short_name(r['name'], 44)}: {share}{bound}{eff}")
+    if len(missing) > 4:
+        lines.append(f"... and {len(missing) - 4} more")
+    ax.text(0.0, 1.0, "not on this chart (no FLOPs, bytes or time, or far off the roofs):\n" + "\n".join(lines),
+            transform=ax.transAxes, va="top", ha="left", fontsize=7.5, family="monospace", color="#333333")
 
 
 def save_figure(fig: Figure, path) -> None:

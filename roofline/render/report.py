@@ -241,9 +241,9 @@ class Report:
             draw_density(ax, x, v.time_per_call_s, label="density of all rows")
         return fig
 
-    def figures(self) -> dict[str, object]:
-        """name -> Figure, for every chart of the report."""
-        figs = {f"roofline-{v}": self.plot_roofline(v) for v in self.views()}
+    def figures(self, skip=()) -> dict[str, object]:
+        """name -> Figure, for every chart of the report (but those in ``skip``)."""
+        figs = {f"roofline-{v}": self.plot_roofline(v) for v in self.views() if f"roofline-{v}" not in skip}
         inst = self.plot_instruction()
         if inst is not None:
             figs["instruction"] = inst
@@ -252,12 +252,45 @@ class Report:
 
     # ------------------------------------------------------------ output
 
+    def interactive_roofline(self) -> str:
+        """The cache-aware roofline as an interactive chart (HTML and script,
+        :mod:`.interactive`), or "" when Bokeh is missing or no kernel can be
+        drawn (the PNG is used then)."""
+        if not self.views():
+            return ""
+        try:
+            from . import interactive
+        except ImportError:        # pragma: no cover - bokeh is a dependency
+            return ""
+        from .plot import chart_points
+        shown = self.plotted if self.dense else self.placements
+        x = chart_points(shown, "cache-aware")[""]
+        title = f"Cache-aware roofline on {shown.roof_device.name}"
+        density = _density(self.placements) if self.dense else None
+        return interactive.roofline_html(shown, x, self._row_ids(shown), title, density)
+
+    def _row_ids(self, shown: Placements) -> list[str]:
+        """The kernels-table row each drawn point belongs to."""
+        from .html_tables import row_id
+        if shown is self.placements and self.row_group is not None:
+            return [row_id(int(g)) for g in self.row_group]
+        index = {(str(n), str(v)): i for i, (n, v) in
+                 enumerate(zip(self.grouped.kernels.names.tolist(), self.grouped.kernels.variants.tolist()))}
+        return [row_id(index[(str(n), str(v))]) if (str(n), str(v)) in index else ""
+                for n, v in zip(shown.kernels.names.tolist(), shown.kernels.variants.tolist())]
+
     def to_html(self, full: bool = True) -> str:
         """The report as HTML: a whole document, or (``full=False``) a
         fragment with its scoped style, as Jupyter shows it."""
+        chart = self.interactive_roofline()
+        figures = self.figures(skip=("roofline-cache-aware",) if chart else ())
         images = {k: "data:image/png;base64," + base64.b64encode(_png(f)).decode("ascii")
-                  for k, f in self.figures().items()}
-        return render_html(self, images, full)
+                  for k, f in figures.items()}
+        script = ""
+        if chart:
+            from .interactive import resources
+            script = resources()
+        return render_html(self, images, full, interactive=chart, interactive_js=script)
 
     def _repr_html_(self) -> str:
         return self.to_html(full=False)
@@ -310,6 +343,19 @@ def _instruction_roofline(r: Report):
     roof = instruction_roofline(ks, r.device)
     # a chart needs transactions too: instruction intensity is per transaction
     return roof if any(p.intensity for p in roof.points) else False
+
+
+def _density(p: Placements, bins: int = 120):
+    """Every row of a huge trace as a density image on log-spaced bins:
+    (image, x0, x1, y0, y1) for the interactive chart, or None."""
+    x, y = p.cache_aware_intensity, p.achieved_flop_s
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    if ok.sum() < 2:
+        return None
+    lx, ly = np.log10(x[ok]), np.log10(y[ok])
+    hist, xe, ye = np.histogram2d(lx, ly, bins=(bins, int(bins * 0.65)))
+    image = np.where(hist.T > 0, np.log10(hist.T + 1), np.nan)
+    return image, 10 ** xe[0], 10 ** xe[-1], 10 ** ye[0], 10 ** ye[-1]
 
 
 def _png(fig) -> bytes:
