@@ -14,6 +14,8 @@ Formulas (SI units throughout):
 - DRAM bytes/s    = bus width (bits) / 8 x data rate per pin (bit/s)
 - L1 bytes/s      = SMs x L1/shared bytes/clk/SM x clock
 - L2 bytes/s      = L2 slices x bytes/clk/slice x clock (L2 at the SM clock)
+- L3 bytes/s      = channels x bytes/clk/channel x clock (AMD's memory-side
+                    Infinity Cache, the only L3 a profile has)
 - PCIe bytes/s    = lanes x transfer rate x 128/130 / 8, one direction
 
 Each L1 and L2 figure is marked ``published``, ``derived`` or
@@ -205,6 +207,17 @@ def l2_level(spec: GpuSpec) -> MemoryLevel | None:
                        transaction_bytes=_transaction(spec, "L2"), capacity_bytes=spec.l2_bytes)
 
 
+def l3_level(spec: GpuSpec) -> MemoryLevel | None:
+    """A memory-side cache between L2 and DRAM (AMD's Infinity Cache)."""
+    if spec.l3_bytes_per_clk is None:
+        return None
+    value = per_clock_bandwidth(spec.l3_channels, spec.l3_channel_bytes_per_clk, spec.boost_clock_hz)
+    text = (f"L3 {spec.l3_name} = {spec.l3_channels} channels x {spec.l3_channel_bytes_per_clk} B/clk/channel x "
+            f"{_mhz(spec.boost_clock_hz)} = {_fmt_rate(value, 'B/s')} ({_basis(spec, 'l3')}); {spec.src['l3']}")
+    return MemoryLevel("L3", _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, "l3")),
+                       transaction_bytes=_transaction(spec, "L3"), capacity_bytes=spec.l3_bytes)
+
+
 def pcie_level(spec: GpuSpec) -> MemoryLevel:
     """The host link, kept under the ``PCIe`` level whatever carries it."""
     if spec.host_link is not None:
@@ -230,7 +243,7 @@ def compute_ceilings(spec: GpuSpec) -> dict[str, Ceiling]:
 
 
 def memory_levels(spec: GpuSpec) -> dict[str, MemoryLevel]:
-    levels = [l1_level(spec), l2_level(spec), dram_level(spec), pcie_level(spec)]
+    levels = [l1_level(spec), l2_level(spec), l3_level(spec), dram_level(spec), pcie_level(spec)]
     return {lv.name: lv for lv in levels if lv is not None}
 
 
@@ -271,6 +284,12 @@ def architecture(spec: GpuSpec) -> dict[str, object]:
         arch["l2_slices"] = spec.l2_slices
         arch["l2_bytes_per_clk_per_slice"] = spec.l2_slice_bytes_per_clk
         arch["l2_bytes_per_clk"] = spec.l2_bytes_per_clk
+    if spec.l3_bytes_per_clk is not None:
+        arch["l3_name"] = spec.l3_name
+        arch["l3_bytes"] = float(spec.l3_bytes)
+        arch["l3_channels"] = spec.l3_channels
+        arch["l3_bytes_per_clk_per_channel"] = spec.l3_channel_bytes_per_clk
+        arch["l3_bytes_per_clk"] = spec.l3_bytes_per_clk
     if spec.host_link is not None:
         arch["host_link"] = spec.host_link
         arch["host_link_bidirectional_bytes_s"] = float(spec.host_link_bidirectional_bytes_s)
@@ -290,6 +309,7 @@ def build_device(spec: GpuSpec) -> Device:
     compute, memory = compute_ceilings(spec), memory_levels(spec)
     inst = instruction_ceiling(spec)
     texts = [c.source for c in compute.values()] + [m.bandwidth.source for m in memory.values()]
+    texts.append(str(dict(spec.extra.get("scale_up_link") or {}).get("source", "")))   # not a level, but cited
     return Device(
         name=spec.name, kind="gpu", compute=compute, memory=memory, instruction_rate=inst,
         launch_overhead_s=LAUNCH_OVERHEAD_S,

@@ -12,11 +12,14 @@ a documented stand-in (H800 and GH200 -> an H100 SXM profile when they have
 none of their own), with a note saying which and why. A file that gives
 only a compute capability (an Nsight Compute CSV's ``CC`` column) gets the
 profile of that capability when it is the only one, or when all of them
-compute alike and differ only in memory (the note says so). A name that
+compute alike and differ only in memory (the note says so), or when it is
+the capability's stated default (:data:`CAPABILITY_DEFAULT`). A name that
 says nothing of the model ("AMD Radeon Graphics", which ROCm gives an MI250
-GCD and a Ryzen APU's integrated graphics alike) gets a profile only when
-the file's device properties (multiprocessors, warp size, version, memory)
-are all that profile's.
+GCD and a Ryzen APU's integrated graphics alike), or names several ("AMD
+Instinct MI250X / MI250"), gets a profile only when the file's device
+properties (multiprocessors, warp size, version, memory) are all that
+profile's. A GPU name with a one-GCD profile and a whole-GPU profile
+(MI250X) is the GCD: that is what a runtime shows as one device.
 """
 from __future__ import annotations
 
@@ -94,15 +97,25 @@ def tokens(name: str) -> list[str]:
 
 
 def model_of(name: str) -> str | None:
-    """The GPU model: ``a100``, ``v100``, ``4090``, ``1080ti``, ``t4``, ``k40c``."""
+    """The GPU model: ``a100``, ``v100``, ``4090``, ``1080ti``, ``t4``, ``k40c``,
+    ``pro6000`` (an RTX PRO 6000 is not an RTX 6000 Ada)."""
     words = tokens(name)
     for i, t in enumerate(words):
         if t in _FORM or _MEMORY.match(t):
             continue
         if _MODEL.match(t):
             following = words[i + 1] if i + 1 < len(words) else ""
-            return t + following if following in _VARIANT else t
+            model = t + following if following in _VARIANT else t
+            return "pro" + model if i and words[i - 1] == "pro" else model
     return None
+
+
+def models_named(name: str) -> list[str]:
+    """The models a name lists when it names several, one per '/'-separated
+    part: AMD calls both GPUs of device id 0x740c 'AMD Instinct MI250X /
+    MI250', so the name alone cannot say which (their CU counts can)."""
+    models = [m for part in name.split("/") if (m := model_of(part))]
+    return list(dict.fromkeys(models)) if len(set(models)) > 1 else []
 
 
 def resolve_typed(text: str, stems: dict[str, str]) -> Match:
@@ -137,12 +150,18 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
     for stem, shown in stems.items():
         if wanted in (key(stem), key(shown)):
             return Match(stem, f"the file names {reported}")
+    if models_named(reported):
+        return None                 # 'MI250X / MI250': the device properties must decide
     same_model, best = _same_model(reported, stems)
     if best is not None:
         return best
     stand_in = _stand_in(reported, stems)
     if stand_in is not None:
         return stand_in
+    gcds = [s for s in same_model if s.endswith("-gcd")]
+    if len(same_model) > 1 and len(gcds) == 1:
+        return Match(gcds[0], f"the file names {reported}; {gcds[0]}: HIP and PyTorch see each GCD of a "
+                              "multi-die GPU as one device")
     if len(same_model) > 1:
         raise NameError_(f"{reported} matches {len(same_model)} profiles equally well: "
                          f"{', '.join(sorted(same_model))}", same_model)
@@ -155,8 +174,15 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
 SHARED_CAPABILITY = {
     "5.2": "GeForce GTX 980 Ti, 980, 960, 950, GTX TITAN X, Tesla M40, M60",
     "8.0": "A30, A800",
-    "12.0": "GeForce RTX 5080, 5070 Ti, 5070, 5060 Ti, 5060, RTX PRO 6000 and other RTX PRO Blackwell cards",
+    "12.0": "GeForce RTX 5080, 5070 Ti, 5070, 5060 Ti, 5060, the RTX PRO 5000, 4500 and 4000 Blackwell cards",
 }
+
+# The profile a file that gives only a compute capability gets when several
+# profiles have that capability and compute differently: the one the tool
+# took for it before the others were added (the RTX 5090 for 12.0, now
+# shared with the RTX PRO 6000). The note names the others; the choice is
+# stated, not detected, so --device remains the way to be sure.
+CAPABILITY_DEFAULT = {"12.0": "rtx-5090"}
 
 
 def capability_warning(capability: str, stem: str) -> str | None:
@@ -187,6 +213,12 @@ def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, ob
         others = ", ".join(same[1:])
         return Match(same[0], f"{shown}; {same[0]} assumed: the other profiles of it ({others}) have the "
                               "same compute ceilings and differ in memory; pass --device to choose")
+    default = CAPABILITY_DEFAULT.get(capability)
+    if default in same:
+        others = ", ".join(s for s in same if s != default)
+        return Match(default, f"{shown}; {default} assumed, the only profile taken for {capability} when the file "
+                              f"says nothing more: the other profiles of it ({others}) compute differently; pass "
+                              "--device to choose")
     raise NameError_(f"{shown}, and {len(same)} profiles have it: {', '.join(same)}", same)
 
 
@@ -213,7 +245,9 @@ def resolve_properties(reported: str, properties: Mapping | None,
     if not same:
         return None
     stem = same[0]
-    name = ("a name that does not say which GPU it is" if model_of(reported) is None
+    several = models_named(reported)
+    name = (f"a name given to several GPUs ({', '.join(m.upper() for m in several)})" if several
+            else "a name that does not say which GPU it is" if model_of(reported) is None
             else "which names no profile")
     return Match(stem, f"the file names {reported}, {name}; its device properties "
                        f"({shown_properties(properties)}) are those of {identities[stem].get('shown', stem)}")
@@ -318,7 +352,10 @@ def _did_you_mean(text: str, stems: dict[str, str]) -> list[str]:
 
 def _features(name: str) -> tuple[str | None, str | None]:
     form = mem = None
-    for t in tokens(name):
+    words = tokens(name)
+    for t in words:
+        if t == "maxq" and "workstation" in words:
+            continue                # RTX PRO 6000 Blackwell Max-Q Workstation Edition: a 300 W desktop card
         form = form or _FORM.get(t)
         m = _MEMORY.match(t)
         mem = mem or (m.group(1) if m else None)

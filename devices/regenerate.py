@@ -22,7 +22,8 @@ from .profile import dump_device, save_device
 
 _TABLE_COLUMNS = (("FP64", "compute", "fp64", 1e12), ("FP32", "compute", "fp32", 1e12),
                   ("FP16", "compute", "fp16", 1e12), ("Tensor FP16", "compute", "tensor_fp16", 1e12),
-                  ("DRAM", "memory", "DRAM", 1e9), ("L2", "memory", "L2", 1e9),
+                  ("Tensor FP8", "compute", "tensor_fp8", 1e12),
+                  ("DRAM", "memory", "DRAM", 1e9), ("L3", "memory", "L3", 1e9), ("L2", "memory", "L2", 1e9),
                   ("L1", "memory", "L1", 1e12), ("PCIe", "memory", "PCIe", 1e9))
 
 
@@ -37,13 +38,13 @@ def _cell(dev: Device, group: str, key: str, scale: float) -> str:
 def markdown_table() -> str:
     """The headline ceilings of every profile as a Markdown table (docs/devices.md)."""
     head = ("| profile | chip | SMs/CUs | boost MHz | FP64 TFLOP/s | FP32 TFLOP/s | FP16 TFLOP/s | "
-            "Tensor FP16 TFLOP/s | DRAM GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | warp GIPS | "
-            "FP32 ridge FLOP/B |")
-    rows = [head, "|" + "---|" * 14]
+            "Tensor FP16 TFLOP/s | Tensor FP8 TFLOP/s | DRAM GB/s | L3 GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | "
+            "warp GIPS | FP32 ridge FLOP/B |")
+    rows = [head, "|" + "---|" * 16]
     for spec in SPECS:
         dev = build_device(spec)
         cells = [_cell(dev, *col[1:]) for col in _TABLE_COLUMNS]
-        rows.append(f"| `{spec.stem}` | {spec.chip} | {spec.sms} | {spec.boost_clock_hz / 1e6:g} | "
+        rows.append(f"| `{spec.stem}` | {spec.chip} | {spec.sms} | {spec.boost_clock_hz / 1e6:.6g} | "
                     + " | ".join(cells)
                     + f" | {dev.instruction_rate.value / 1e9:.4g}"
                     + f" | {dev.ridge_point('DRAM', 'fp32'):.3g} |")

@@ -56,23 +56,27 @@ def test_vector_rates_from_cuda_cores_and_boost_clock():
 
 def test_tensor_rates_are_nvidias_sparse_figures_halved():
     assert close(DEV.compute["tensor_fp16"].value, FP16_TENSOR_SPARSE / 2)     # 419 TFLOP/s dense
-    # FP4 has no ceiling in roofline: it runs at twice the FP8 rate, so FP8 x 2 x 2 = the sparse FP4 figure
+    # FP4 runs at twice the FP8 rate, so FP8 x 2 x 2 = the sparse FP4 figure
     assert close(DEV.compute["tensor_fp8"].value * 2 * 2, FP4_SPARSE)
+    assert close(DEV.compute["tensor_fp4"].value, FP4_SPARSE / 2)
     assert close(DEV.compute["tensor_fp8"].value, 838e12)
     assert close(DEV.compute["tensor_int8"].value, DEV.compute["tensor_fp8"].value, 1e-9)
     assert close(DEV.compute["tensor_bf16"].value, FP16_TENSOR_SPARSE / 4)     # FP32 accumulate: half
     assert close(DEV.compute["tensor_tf32"].value, FP16_TENSOR_SPARSE / 8)
     per_clk = {k: v.value / (ARCH["sms"] * BOOST_HZ) for k, v in DEV.compute.items() if k.startswith("tensor")}
     assert {k: round(v) for k, v in per_clk.items()} == {
-        "tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512, "tensor_fp8": 2048, "tensor_int8": 2048}
+        "tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512, "tensor_fp8": 2048, "tensor_int8": 2048,
+        "tensor_fp4": 4096}
     # FP32-accumulate rates kept beside the ceilings: half the FP16-accumulate ones
     assert ARCH["tensor_fp32_accumulate_flop_per_sm_per_clk"] == {"tensor_fp16": 512, "tensor_fp8": 1024}
 
 
-def test_no_fp4_precision_key_is_invented():
-    assert not [k for k in DEV.compute if "fp4" in k]
+def test_fp4_is_a_roof_and_fp6_falls_back_to_fp8():
     assert set(DEV.compute) <= set(PRECISIONS)
-    assert "4096" in ARCH["notes"]["fp4"] and "no fp4 precision" in ARCH["notes"]["fp4"]
+    assert ARCH["tensor_dense_flop_per_sm_per_clk"]["tensor_fp4"] == 4096
+    assert "3352 AI TOPS sparse / 2 = 1676" in DEV.compute["tensor_fp4"].source
+    assert "tensor_fp6" not in DEV.compute
+    assert DEV.compute_key("tensor_fp6") == "tensor_fp8" and DEV.compute_key("tensor_fp4") == "tensor_fp4"
 
 
 def test_memory_levels_from_published_parameters():
@@ -190,10 +194,10 @@ def test_names_pick_the_5090_and_only_it():
     assert resolve_typed("5090", names).stem == STEM
     assert resolve_typed("RTX 5090", names).stem == STEM
     assert resolve_reported("NVIDIA GeForce RTX 5090", names).stem == STEM
-    # other compute capability 12.0 GPUs are not the 5090
-    for other in ("NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5070 Ti",
-                  "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"):
+    # other compute capability 12.0 GPUs are not the 5090 (the RTX PRO 6000 has a profile of its own)
+    for other in ("NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5070 Ti"):
         assert resolve_reported(other, names) is None, other
+    assert resolve_reported("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", names).stem == "rtx-pro-6000"
 
 
 @pytest.mark.parametrize("rel", [DETAILS, CHART, KERN_SUM])

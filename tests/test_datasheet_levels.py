@@ -68,7 +68,7 @@ def test_gh200_is_an_h100_with_96_gb_hbm3_and_nvlink_c2c():
 @pytest.mark.parametrize("stem", sorted(GENERATED))
 def test_levels_present_ordered_and_sized(stem):
     mem, arch = raw(stem)["memory"], raw(stem)["architecture"]
-    expected = ["L1", "DRAM"] if stem in NO_L2 else ["L1", "L2", "DRAM"]
+    expected = ["L1", "DRAM"] if stem in NO_L2 else ["L1", "L2", "L3", "DRAM"] if "L3" in mem else ["L1", "L2", "DRAM"]
     assert [lv for lv in mem if lv != "PCIe"] == expected
     rates = [mem[lv]["bytes_s"] for lv in expected]
     assert all(a > b for a, b in zip(rates, rates[1:])), rates     # nearer is strictly faster
@@ -78,6 +78,12 @@ def test_levels_present_ordered_and_sized(stem):
         assert mem[lv]["transaction_bytes"] == arch.get("transaction_bytes", {}).get(lv, 32)
     if "L2" in mem:
         assert mem["L2"]["capacity_bytes"] < mem["DRAM"]["capacity_bytes"]
+    if "L3" in mem:     # AMD's memory-side Infinity Cache: bigger than L2, smaller than HBM
+        assert mem["L2"]["capacity_bytes"] < mem["L3"]["capacity_bytes"] < mem["DRAM"]["capacity_bytes"]
+        per_clk = arch["l3_channels"] * arch["l3_bytes_per_clk_per_channel"]
+        assert arch["l3_bytes_per_clk"] == per_clk
+        assert rel_equal(mem["L3"]["bytes_s"], per_clk * arch["boost_clock_hz"])
+        assert rel_equal(mem["L3"]["capacity_bytes"], arch["l3_bytes"])
 
 
 @pytest.mark.parametrize("stem", sorted(GENERATED))
@@ -113,7 +119,7 @@ def test_level_figures_are_the_arithmetic_of_the_stored_parameters(stem):
 def test_every_cache_figure_says_how_firm_it_is(stem):
     data = raw(stem)
     basis = data["architecture"]["cache_level_basis"]
-    levels = [lv for lv in ("L1", "L2") if lv in data["memory"]]
+    levels = [lv for lv in ("L1", "L2", "L3") if lv in data["memory"]]
     assert sorted(basis) == levels
     for lv in levels:
         assert basis[lv] in ds.BASIS
@@ -142,11 +148,17 @@ def test_turing_l1_is_half_volta_per_sm():
 
 def test_assumptions_are_not_marked_published():
     """Only V100 and A100 have an L2 rate from NVIDIA; no other NVIDIA part may
-    claim one. AMD publishes MI200's (32 channels x 64 B/clk in ROCm Compute
-    Profiler's gfx90a peaks)."""
+    claim one. AMD publishes its L2 rates in ROCm Compute Profiler's peaks
+    (gfx90a: 32 channels x 64 B/clk per GCD; gfx942/gfx950: 16 channels per
+    XCD x 128 B/clk)."""
     published = {stem for stem in GENERATED if "L2" in raw(stem)["memory"]
                  and raw(stem)["architecture"]["cache_level_basis"]["L2"] == "published"}
-    assert published == {"v100-sxm2", "v100-pcie", "a100-40gb-sxm", "a100-80gb-sxm", "mi250-gcd"}
+    nvidia = {s for s in published if raw(s)["architecture"]["vendor"] == "NVIDIA"}
+    assert nvidia == {"v100-sxm2", "v100-pcie", "a100-40gb-sxm", "a100-80gb-sxm"}
+    assert published - nvidia == {"mi250-gcd", "mi250x-gcd", "mi250x", "mi300x", "mi300a", "mi325x",
+                                  "mi350x", "mi355x"}
+    for stem in published - nvidia:
+        assert "ROCm Compute Profiler" in raw(stem)["memory"]["L2"]["source"]
 
 
 # ------------------------------------------------ evidence in real reports

@@ -84,7 +84,6 @@ def test_radeon_graphics_with_an_mi250_gcds_properties_is_an_mi250_gcd_and_says_
     APU,                                              # integrated graphics: 8 CUs, shared memory
     None,                                             # a trace without deviceProperties figures
     {k: v for k, v in MI250.items() if k != "memory_bytes"},   # one figure missing
-    {**MI250, "sms": 110},                            # an MI250X GCD
     {**MI250, "sms": 120, "memory_bytes": 32 * GIB},  # an MI100
     {**MI250, "capability": "9.4"},                   # CDNA3
     {**MI250, "warp_size": 32},                       # an RDNA part in wave32
@@ -101,11 +100,20 @@ def test_radeon_graphics_without_every_mi250_figure_stays_an_error(properties):
         assert f"warp size {properties['warp_size']}" in text       # what the file said is repeated
 
 
-def test_an_instinct_name_without_a_profile_is_matched_by_its_properties_too():
+def test_a_name_shared_by_two_gpus_is_decided_by_the_properties():
+    # ROCm names both parts "AMD Instinct MI250X / MI250": the CU count of
+    # one GCD decides (104 on an MI250, 110 on an MI250X)
     choice = device_for([result("AMD Instinct MI250X / MI250", MI250)])
-    assert choice.profile == "mi250-gcd" and "which names no profile" in choice.reason
+    assert choice.profile == "mi250-gcd"
+    assert "a name given to several GPUs (MI250X, MI250)" in choice.reason
+    assert device_for([result("AMD Instinct MI250X / MI250", {**MI250, "sms": 110})]).profile == "mi250x-gcd"
+    # properties that are neither stay an error
     with pytest.raises(UnknownDeviceError):
-        device_for([result("AMD Instinct MI250X / MI250", {**MI250, "sms": 110})])
+        device_for([result("AMD Instinct MI250X / MI250", {**MI250, "sms": 96})])
+
+
+def test_radeon_graphics_with_an_mi250x_gcds_properties_is_one():
+    assert device_for([result("AMD Radeon Graphics", {**MI250, "sms": 110})]).profile == "mi250x-gcd"
 
 
 def test_an_mi210_borrows_the_mi250_gcd_profile_by_name():

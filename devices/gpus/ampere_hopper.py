@@ -1,11 +1,21 @@
-"""NVIDIA Ampere and Hopper GPUs: A100, A10/A10G, H100, H800, H200, GH200.
+"""NVIDIA Ampere and Hopper GPUs: A100, A10/A10G, H100, H800, H200, GH200, H20.
 """
 from __future__ import annotations
 
 from .sources import (A100_SRC, A100_TENSOR, AMPERE_SM, GA10X_SM, GA10X_TENSOR, H100_SRC, H100_TENSOR,
                       H200_L2, HOPPER_BASIS, HOPPER_SM, L2_RATE_AMPERE, PUBLISHED, SRC, hopper_l2,
                       l2_src)
-from .spec import GpuSpec, gib, mib
+from .spec import GpuSpec, gib, mib, scale_up_link
+
+# H20: NVIDIA publishes totals only, and its tensor rates are cut far below H100's. With 78 SMs (a
+# third-party figure) the per-SM rates are a quarter of Hopper's tensor rates (1024 dense FP16 FLOP/clk)
+# at the clock that gives NVIDIA's 148 TFLOP/s, and the Hopper SM's 128 FP32 FMA at the clock that gives
+# its 44 TFLOP/s FP32: both clocks are back-derived, not published.
+H20_SMS = 78
+H20_BOOST = 44e12 / (H20_SMS * 256)
+H20_TENSOR_CLOCK = 148e12 / (H20_SMS * 1024)
+H20_ASSUMED = (f"assumption: {H20_SMS} SMs ({SRC['h20_sms']}) and clocks back-derived from NVIDIA's totals "
+               f"({SRC['h20']})")
 
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
@@ -117,4 +127,35 @@ SPECS: tuple[GpuSpec, ...] = (
         notes={"dram": ("the 96 GB HBM3 model ('GH200 480GB'); per-pin rate back-derived from "
                         "4 TB/s. The 144 GB HBM3e model has 4.9 TB/s"),
                "l2": "assumption: 50 MB of L2 as on H100 SXM5 (not in the GH200 datasheet)"}),
+    GpuSpec(
+        stem="h20", name="NVIDIA H20", chip="GH100", family="Hopper",
+        compute_capability="9.0", sms=H20_SMS, boost_clock_hz=H20_BOOST, tensor_clock_hz=H20_TENSOR_CLOCK,
+        fma_per_sm={**HOPPER_SM, "fp64": 3}, schedulers_per_sm=4,
+        tensor_flop_per_sm={"tensor_tf32": 512, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_fp8": 2048,
+                            "tensor_int8": 2048},
+        memory_type="HBM3", bus_bits=6144, data_rate_bps=4e12 / 768, dram_bytes=gib(96),
+        l2_bytes=mib(60), l1_bytes_per_sm=256 * 1024, l2_slices=96, l2_slice_bytes_per_clk=64,
+        pcie_gen=5, pcie_lanes=16,
+        src={"units": f"{H20_ASSUMED}; the Hopper SM: {SRC['hopper']}",
+             "clock": (f"derived: 44 TFLOP/s FP32 / (78 SMs x 256 FLOP/clk) = 2204 MHz, above H100 SXM5's 1980; "
+                       f"{H20_ASSUMED}"),
+             "tensor": (f"NVIDIA's dense totals ({SRC['h20']}): 148 TFLOP/s FP16/BF16 = 78 SMs x 1024 FLOP/clk (a "
+                        f"quarter of Hopper's 4096, {SRC['hopper']}) x 1853 MHz; TF32 half, FP8/INT8 twice; "
+                        f"{H20_ASSUMED}"),
+             "dram": f"{SRC['h20']} (assumption: six 1024-bit HBM3 stacks of 16 GB as on GH200)",
+             "l1": f"128 B/clk/SM, {SRC['cuda_guide']}",
+             "l2": l2_src(f"assumption: 96 = 12 512-bit controllers (six stacks) x 8 slices, as GA100 and GV100 "
+                          f"({SRC['ncu_slices']}); 60 MB / 96 = 640 KB per slice as on H100; 60 MB: {SRC['h20']}",
+                          L2_RATE_AMPERE)},
+        basis={"l1": "derived", "l2": "assumption"},
+        notes={"fp64": ("FP64 FMA per SM back-derived from NVIDIA's 1 TFLOP/s (2.9, rounded to 3); no FP64 "
+                        "tensor roof: FP64 MMA falls back to this one"),
+               "fp16": "assumption: non-tensor FP16/BF16 at twice FP32 as on the Hopper SM",
+               "sms": ("NVIDIA publishes no SM count: 78 SMs and 44 TFLOP/s FP32 imply 2.2 GHz, above any "
+                       "published GH100 clock, so one of the two may be off; the roofs reproduce NVIDIA's totals "
+                       "either way, the L1 and L2 roofs (which scale with SMs x clock) are the uncertain ones"),
+               "tensor": "the H20's tensor throughput is cut to about 15 % of H100 SXM5's, per NVIDIA's totals",
+               "dram": "per-pin rate back-derived from 4.0 TB/s on 6144 bits"},
+        extra={"scale_up_link": scale_up_link("NVLink 4", 18, 50e9, f"{SRC['h20']}; 18 links: {SRC['hopper']}",
+                                              "published")}),
 )

@@ -7,6 +7,8 @@ documents their ceilings cite (``provenance.sources``).
 """
 from __future__ import annotations
 
+from .sources_2025 import SRC_2025
+
 SRC = {
     "kepler": ("NVIDIA Kepler GK110 whitepaper (2012): SMX = 192 FP32 + 64 FP64 units, 4 warp "
                "schedulers, 64 KB shared/L1"),
@@ -116,6 +118,7 @@ SRC = {
                 "128 GB)"),
 }
 
+SRC.update(SRC_2025)     # CDNA2-4, data-center Blackwell, H20, L40S, RTX PRO 6000 (kept apart for size)
 
 VOLTA_SM = {"fp64": 32, "fp32": 64, "fp16": 128}
 TURING_SM = {"fp64": 2, "fp32": 64, "fp16": 128}
@@ -231,7 +234,7 @@ def ada_laptop_l2(mb: int) -> str:
 # report; FP16 and FP8 tensor rates follow from NVIDIA's sparse totals; the
 # rest are assumed as on Ada (the notes below say which).
 BLACKWELL_GEFORCE_SM = ADA_SM
-BLACKWELL_GEFORCE_TENSOR = ADA_GEFORCE_TENSOR
+BLACKWELL_GEFORCE_TENSOR = {**ADA_GEFORCE_TENSOR, "tensor_fp4": 4096}
 BLACKWELL_GEFORCE_ACC = ("FP16 accumulate; assumption: FP16 and FP8 MMA with FP32 accumulate at half this rate, "
                           "as on Ada GeForce (no NVIDIA statement for GeForce Blackwell was found; "
                           f"{SRC['hmc_blackwell']} lists half)")
@@ -245,6 +248,7 @@ BLACKWELL_GEFORCE_NOTES = {
                     "GeForce (third-party database above)"),
     "tensor_tf32": "assumption: the GeForce Ada TF32 rate per SM (third-party database above)",
     "tensor_int8": "assumption: INT8 at the FP8 rate, as on Ada (third-party database above)",
-    "fp4": ("FP4 MMA: 4096 dense FLOP/clk/SM (3352 AI TOPS sparse / 2 = 1676 TFLOP/s dense); roofline has "
-            "no fp4 precision, so no ceiling"),
+    "tensor_fp4": ("FP4 MMA (NVFP4/MXFP4), 3352 AI TOPS sparse / 2 = 1676 TFLOP/s dense; no FP6 rate is published "
+                   "for GeForce Blackwell: with no tensor_fp6 roof FP6 work falls back to tensor_fp8 (data-center "
+                   "Blackwell runs FP6 at the FP8 rate)"),
 }

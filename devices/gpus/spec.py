@@ -53,12 +53,23 @@ class GpuSpec:
     # (Ding & Williams); a CDNA SIMD takes 4 clocks over a wave64 VALU instruction
     instr_per_clk_per_scheduler: float = 1.0
     transaction_bytes: Mapping[str, int] = field(default_factory=dict)   # by level; default 32 B sectors
+    # a memory-side cache between L2 and DRAM (AMD's Infinity Cache, "MALL"): the L3 level
+    l3_bytes: float | None = None
+    l3_channels: int | None = None
+    l3_channel_bytes_per_clk: int | None = None
+    l3_name: str = "Infinity Cache (MALL)"
 
     @property
     def l2_bytes_per_clk(self) -> int | None:
         if self.l2_slices is None or self.l2_slice_bytes_per_clk is None:
             return None
         return self.l2_slices * self.l2_slice_bytes_per_clk
+
+    @property
+    def l3_bytes_per_clk(self) -> int | None:
+        if self.l3_channels is None or self.l3_channel_bytes_per_clk is None:
+            return None
+        return self.l3_channels * self.l3_channel_bytes_per_clk
 
 
 # How firm a cache level's per-clock figure is; every L1 and L2 source names one.
@@ -67,6 +78,24 @@ BASIS = {
     "derived": "computed from figures published for the same SM or L2 design",
     "assumption": "at least one parameter is assumed (the source names which and why)",
 }
+
+
+def scale_up_link(link: str, links: int | None, per_link_bidirectional_bytes_s: float | None,
+                  source: str, basis: str = "published", **more) -> dict:
+    """The GPU-to-GPU (scale-up) link, kept in a profile's architecture block
+    (``extra["scale_up_link"]``) for collective-communication models; it is
+    not a roofline level. Rates are bidirectional (both directions added),
+    as NVIDIA and AMD quote them; ``basis`` says how firm the rate is."""
+    if basis not in BASIS:
+        raise ValueError(f"scale-up link basis must be one of {', '.join(BASIS)}")
+    out: dict = {"link": link, "links": links,
+                 "per_link_bidirectional_bytes_s": (None if per_link_bidirectional_bytes_s is None
+                                                    else float(per_link_bidirectional_bytes_s))}
+    if links is not None and per_link_bidirectional_bytes_s is not None:
+        out["bidirectional_bytes_s"] = float(links * per_link_bidirectional_bytes_s)
+    out.update(more)
+    out.update({"basis": basis, "source": source})
+    return out
 
 
 def kib(n: float) -> float:

@@ -9,6 +9,7 @@ measured value is then shown without a percentage) rather than a guess.
 """
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import Mapping
 
@@ -27,9 +28,14 @@ PER_SM_PER_CLOCK: Mapping[tuple[int, int], Mapping[str, float]] = MappingProxyTy
     (8, 9): _AMPERE_GA10X, (9, 0): _HOPPER,
 })
 
-# Export-controlled boards keep their chip's compute capability but cap FP64:
-# NVIDIA's H800 datasheet gives FP64 1 TFLOP/s, i.e. 4 FLOP/clk/SM on 132 SMs.
-_FP64_CAPPED = {"h800": 4}
+# Export-controlled boards keep their chip's compute capability but cap some
+# rates (FLOP/clk/SM, matched as a whole word of the device name): NVIDIA's
+# H800 datasheet gives FP64 1 TFLOP/s, i.e. 4 on 132 SMs; the H20's totals
+# (FP64 1, TF32 74, FP16/BF16 148, INT8 296 TFLOP/s dense) on 78 SMs are a
+# quarter of Hopper's tensor rates and 6 FP64 (roofline.devices.gpus.ampere_hopper).
+_CAPPED = {"h800": {"fp64": 4},
+           "h20": {"fp64": 6, "tensor_tf32": 512, "tensor_fp16": 1024, "tensor_bf16": 1024,
+                   "tensor_int8": 2048}}
 
 # GeForce boards run FP16/BF16/TF32 tensor math with FP32 accumulation (what
 # the kernels measure) at half the rate of the professional boards.
@@ -46,16 +52,25 @@ PCIE_LANE_BYTES_S = MappingProxyType({1: 0.25e9, 2: 0.5e9, 3: 0.985e9, 4: 1.969e
                                       5: 3.938e9, 6: 7.563e9})
 
 
+def per_sm_per_clock(cc: tuple[int, int], name: str = "") -> Mapping[str, float] | None:
+    """FLOP (ops) per clock per SM by ceiling for compute capability ``cc``,
+    with the caps of the export-controlled board ``name`` names."""
+    table = PER_SM_PER_CLOCK.get(tuple(cc))
+    if table is None:
+        return None
+    for board, caps in _CAPPED.items():
+        if re.search(rf"\b{board}\b", name.lower()):
+            return MappingProxyType({**table, **{k: v for k, v in caps.items() if k in table}})
+    return table
+
+
 def compute_peak(ceiling: str, cc: tuple[int, int], sm_count: int, sm_clock_hz: float,
                  name: str = "") -> float | None:
     """Theoretical FLOP/s (ops/s) of ``ceiling`` at ``sm_clock_hz``, or None."""
-    table = PER_SM_PER_CLOCK.get(tuple(cc))
+    table = per_sm_per_clock(cc, name)
     if table is None or ceiling not in table or not sm_clock_hz:
         return None
     rate = table[ceiling] * sm_count * sm_clock_hz
-    capped = [v for k, v in _FP64_CAPPED.items() if k in name.lower()]
-    if ceiling == "fp64" and capped:
-        rate = capped[0] * sm_count * sm_clock_hz
     if ceiling in _HALF_RATE_FP32_ACCUMULATE and "geforce" in name.lower() and cc != (8, 0):
         rate /= 2
     return float(rate)

@@ -24,7 +24,7 @@ HOST_LINK = "PCIe"
 # Compute ceiling keys. tensor_* run on matrix units; int32 counts integer ops.
 PRECISIONS = ("fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "int32", "int8",
               "tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-              "tensor_fp8", "tensor_int8")
+              "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4")
 
 # When a device has no ceiling for a kernel's precision, its work runs on the
 # next unit down this chain (fp16 on a GTX 970 runs at the fp32 rate or
@@ -34,6 +34,9 @@ PRECISION_FALLBACK = {
     "int8": "int32", "int32": "fp32",
     "tensor_fp16": "fp16", "tensor_bf16": "bf16", "tensor_tf32": "fp32",
     "tensor_fp8": "tensor_fp16", "tensor_int8": "int8", "tensor_fp64": "fp64",
+    # FP4/FP6 matrix formats (Blackwell, CDNA4): without such units the work runs as FP8
+    # (NVIDIA's FP6 runs at the FP8 rate, so its profiles state no tensor_fp6 roof)
+    "tensor_fp4": "tensor_fp6", "tensor_fp6": "tensor_fp8",
 }
 
 
