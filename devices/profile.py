@@ -12,7 +12,6 @@ used: a profile never runs code.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import os
 import re
@@ -33,7 +32,6 @@ except ImportError:         # Windows: profiles are written without a lock
     fcntl = None
 
 SCHEMA_VERSION = 1
-_RATE_KEY = {"compute": "flop_s", "memory": "bytes_s", "instruction_rate": "inst_s"}
 
 
 # ---------------------------------------------------------------- writing
@@ -120,10 +118,10 @@ def profile_lock(path: str | Path):
     stops at once with a ProfileError naming the holder. Re-entrant within
     a process; nothing is locked without fcntl, for a FIFO or device
     target, or where the lock file cannot be made (the write then reports)."""
-    path = Path(path)
+    special = os.path.exists(path) and not os.path.isfile(path)     # a FIFO or device
+    path = Path(os.path.realpath(path))     # a symlink and its target are one profile
     lock = path.with_name(f".{path.name}.lock")
     key = os.path.realpath(lock)
-    special = path.exists() and not path.is_file()
     fd = None if key in _HELD or fcntl is None or special else _lock_fd(lock, path)
     _HELD[key] = _HELD.get(key, 0) + 1
     try:
@@ -207,6 +205,20 @@ class _NoAliasLoader(yaml.SafeLoader):
                                               "device profile", event.start_mark)
         return super().compose_node(parent, index)
 
+    def construct_yaml_int(self, node):
+        # beyond the float range (int() of 4,300 digits raises): refused by _unusable
+        size = len(node.value.lstrip("+-"))
+        value = super().construct_yaml_int(node) if size <= 1000 else math.inf
+        huge = not abs(value) <= 1.7976931348623157e308       # the largest float
+        return _HugeNumber(f"a whole number of {size} digits") if huge else value
+
+
+class _HugeNumber(str):
+    """A YAML integer beyond the float range, as a description of it."""
+
+
+_NoAliasLoader.add_constructor("tag:yaml.org,2002:int", _NoAliasLoader.construct_yaml_int)
+
 
 def parse_device(text: str, path: str | Path = "<profile>") -> Device:
     try:
@@ -226,27 +238,31 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
     finally:
         loader.dispose()
     reader = _Reader(path, root)
-    bad = _surrogate_keys(data)
-    if bad is not None:     # a "\ud800" escape: no character, and no output could encode it
-        reader.fail(bad, "holds a lone surrogate (a \\ud800-\\udfff escape), which is no character")
+    bad = _unusable(data)
+    if bad is not None:
+        reader.fail(*bad)
     return reader.device(data)
 
 
-def _surrogate_keys(data, keys: tuple = ()) -> tuple | None:
-    """The keys of the first string value holding a lone surrogate (of the
-    mapping, for a key holding one, so messages never carry it)."""
+def _unusable(data, keys: tuple = ()) -> tuple[tuple, str] | None:
+    """The keys of the first value no output could carry, and why: a lone
+    surrogate (a "\\ud800" escape; a key holding one names its mapping, so
+    messages never carry it), or a whole number beyond the float range."""
+    if isinstance(data, _HugeNumber):
+        return keys, f"{data}: beyond the range of a number"
     if isinstance(data, str):
-        return keys if _SURROGATE.search(data) else None
+        return (keys, _LONE_SURROGATE) if _SURROGATE.search(data) else None
     items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
     for key, value in items:
-        if isinstance(key, str) and _SURROGATE.search(key):
-            return keys
-        found = _surrogate_keys(value, keys + (key,))
+        if isinstance(key, _HugeNumber) or (isinstance(key, str) and _SURROGATE.search(key)):
+            return keys, f"a key that is {key}" if isinstance(key, _HugeNumber) else _LONE_SURROGATE
+        found = _unusable(value, keys + (key,))
         if found is not None:
             return found
     return None
 
 
+_LONE_SURROGATE = "holds a lone surrogate (a \\ud800-\\udfff escape), which is no character"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -482,7 +498,3 @@ def _name_line(path: Path) -> str | None:
         return None
     m = _NAME_LINE.search(head)
     return m.group(1) if m else None
-
-
-def today() -> str:
-    return _dt.date.today().isoformat()

@@ -5,11 +5,11 @@ Heavy imports (numba, cupy) happen inside :func:`run` only, so
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-from ..core.errors import MeasurementError
-
+from ..core.errors import MeasurementError, ProfileError
 
 
 def add_parser(subparsers) -> None:
@@ -110,10 +110,38 @@ def _output_path(args, stem: str, several: bool) -> Path:
     return out
 
 
+def _writable_target(path: Path) -> Path:
+    """The file a profile will be written to, resolved (through a symlink,
+    so that the link and its target are locked as one profile), or a
+    ProfileError before anything is measured: a directory, or a folder that
+    cannot be made (a regular file in the way) or written in. A FIFO or
+    device is kept as given (it is written into, see core.atomic)."""
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        return path
+    _not_a_directory(path)
+    target = Path(os.path.realpath(path))
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ProfileError(path, None, f"cannot make its folder: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ProfileError(path, None, f"cannot write in {folder}: permission denied")
+    return target
+
+
+def _not_a_directory(path) -> None:
+    if os.path.isdir(path) or str(path).endswith(os.sep):
+        raise ProfileError(path, None, "names a directory: give the profile's file name "
+                           f"(e.g. {Path(path) / 'my-cpu.yaml'})")
+
+
 def run(args) -> int:
     from ..devices.profile import profile_lock, save_device
 
     kind, index = _parse_device(args.device)
+    if args.output:
+        _not_a_directory(args.output)
     jobs: list[tuple[str, int | None]] = []
     if args.all:
         jobs.append(("cpu", None))
@@ -136,11 +164,13 @@ def run(args) -> int:
         jobs.append(("cpu", None))
 
     several = len(jobs) > 1
-    for what, idx in jobs:
-        stem = "my-cpu" if what == "cpu" else ("my-gpu" if idx == 0 and not several else f"my-gpu{idx}")
+    stems = ["my-cpu" if what == "cpu" else ("my-gpu" if idx == 0 and not several else f"my-gpu{idx}")
+             for what, idx in jobs]
+    # every target checked before the first measurement, not minutes later
+    targets = [_writable_target(_output_path(args, stem, several)) for stem in stems]
+    for (what, idx), stem, requested in zip(jobs, stems, targets):
         name = args.name if (args.name and not several) else (
             f"{args.name}-{stem}" if args.name else stem)
-        requested = _output_path(args, stem, several)
         # held for the whole run: a second measure of the same profile stops
         # before measuring, not minutes later when it would replace this one
         with profile_lock(requested):

@@ -15,8 +15,8 @@ from .errors import RooflineError
 def atomic_path(path: str | Path):
     """Yield a temporary path beside ``path``; move it into place on success.
 
-    On any exception (KeyboardInterrupt included) the temporary file is
-    removed and ``path`` is untouched. A symlink is followed (the file it
+    On any exception (KeyboardInterrupt included) and on SIGTERM the
+    temporary file is removed and ``path`` is untouched. A symlink is followed (the file it
     names is replaced, the link stays); an existing file keeps its mode; a
     target that is not a regular file (a FIFO, /dev/stdout, /dev/null) is
     written into, not replaced.
@@ -48,44 +48,99 @@ def _usual_mode() -> int:
 @contextmanager
 def _temporary(directory, prefix: str, suffix: str):
     """A new empty file, removed on the way out whatever happens (after a
-    successful os.replace there is nothing left to remove). Ctrl-C is held
-    back while the file is made and while it is removed, and raised only
-    where the cleanup will run, so no temporary file is ever left behind."""
-    release = _hold_interrupts()
+    successful os.replace there is nothing left to remove). Ctrl-C and
+    SIGTERM are held back while the file is made and while it is removed,
+    and raised as an exception while it exists, so the cleanup runs first:
+    no temporary file is ever left behind. The signal is then delivered to
+    the handler it had before (KeyboardInterrupt, the CLI's exit 143, or the
+    default action)."""
+    guard = _SignalGuard()
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix or ".tmp", dir=directory)
         os.close(fd)
     except BaseException:
-        release()
+        guard.release()
         raise
     try:
-        release()               # a Ctrl-C pressed meanwhile is raised here
-        yield Path(tmp)
+        try:
+            guard.arm()         # a signal noted meanwhile is raised here
+            yield Path(tmp)
+        finally:                # a signal raised before this line still reaches the unlink
+            guard.hold()
     finally:
-        release = _hold_interrupts()
         try:
             Path(tmp).unlink(missing_ok=True)
         finally:
-            release()
+            guard.release()
 
 
-def _hold_interrupts():
-    """Note SIGINT instead of raising it, until the returned function is
-    called; that call hands a noted one to the usual handler
-    (KeyboardInterrupt). Only the main thread can change signal handlers,
-    and only there is KeyboardInterrupt raised: elsewhere nothing is held."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is None or threading.current_thread() is not threading.main_thread():
-        return lambda: None
-    noted = []
-    signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+_GUARDED = (signal.SIGINT, signal.SIGTERM)
 
-    def release() -> None:
-        signal.signal(signal.SIGINT, previous)
-        if noted:
-            noted.clear()
-            signal.raise_signal(signal.SIGINT)
-    return release
+
+class _Signalled(KeyboardInterrupt):
+    """A guarded signal arrived while a temporary file existed. The signal
+    is delivered again once the file is gone, so what its own handler raises
+    replaces this; only a handler that raises nothing lets it through, and
+    then the write stops as if interrupted (never as if it had succeeded)."""
+
+
+class _SignalGuard:
+    """SIGINT and SIGTERM noted instead of acted on (held), or raised as
+    :class:`_Signalled` (armed), until :meth:`release` restores the previous
+    handlers and delivers what was noted. Only the main thread can change
+    signal handlers (and only there are they run): elsewhere it does
+    nothing. An ignored signal, or one whose handler Python did not set,
+    stays as it is. Outside its life (a signal cutting its setup or its
+    release short) its handler passes signals on as the previous one would,
+    so a handler left behind never swallows Ctrl-C."""
+
+    def __init__(self):
+        self.noted: list[int] = []
+        self.armed = self.active = False
+        self.previous = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in _GUARDED:
+            old = signal.getsignal(sig)
+            if old is not None and old != signal.SIG_IGN:
+                self.previous[sig] = old
+                signal.signal(sig, self._handle)
+        self.active = True
+
+    def _handle(self, signum, frame) -> None:
+        if not self.active:
+            _pass_on(self.previous[signum], signum, frame)
+            return
+        if signum not in self.noted:
+            self.noted.append(signum)
+        if self.armed:
+            self.armed = False
+            raise _Signalled()
+
+    def arm(self) -> None:
+        if self.noted:
+            raise _Signalled()
+        self.armed = True
+
+    def hold(self) -> None:
+        self.armed = False
+
+    def release(self) -> None:
+        self.armed = self.active = False
+        for sig, old in self.previous.items():
+            signal.signal(sig, old)
+        # SIGTERM first: the graver one decides how the program ends
+        for sig in sorted(self.noted, key=lambda s: s != signal.SIGTERM):
+            signal.raise_signal(sig)
+
+
+def _pass_on(handler, signum: int, frame) -> None:
+    """Act on a signal as ``handler`` (a function or SIG_DFL) would."""
+    if callable(handler):
+        handler(signum, frame)
+    else:
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
 
 
 @contextmanager

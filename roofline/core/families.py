@@ -159,6 +159,11 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
 # <length><identifier>; digits after S/T (substitutions S1_, T_), A (array
 # bounds A10_) and Dv (vector sizes Dv4_) are not lengths
 _MANGLED_PIECE = re.compile(r"(?<![STAv\d])(\d+)")
+# A run of more digits is no length prefix (no identifier is that long), and
+# int() of thousands of digits raises ValueError (Python's 4,300-digit limit)
+_MAX_LENGTH_DIGITS = 6
+_WORD_RUN = re.compile(r"\w*")
+_IDENT_START = re.compile(r"[A-Za-z_]")
 
 
 def demangle_identifiers(name: str) -> str:
@@ -169,19 +174,18 @@ def demangle_identifiers(name: str) -> str:
     which never look at parameter types. Other names come back unchanged."""
     if not name.startswith("_Z"):
         return name
-    out, i, n = [], 2, len(name)
-    while i < n:
-        m = _MANGLED_PIECE.match(name, i)
-        if not m:
-            i += 1
+    out, i = [], 2
+    run_from = run_end = -1      # the run of word characters last measured
+    while m := _MANGLED_PIECE.search(name, i):
+        i = start = m.end()
+        if start - m.start() > _MAX_LENGTH_DIGITS:
             continue
-        length, start = int(m.group(1)), m.end()
-        ident = name[start:start + length]
-        if length >= 2 and len(ident) == length and re.fullmatch(r"[A-Za-z_]\w*", ident):
-            out.append(ident)
+        if not run_from <= start < run_end:     # measured once per run: linear in the name
+            run_from, run_end = start, _WORD_RUN.match(name, start).end()
+        length = int(m.group(1))
+        if length >= 2 and start + length <= run_end and _IDENT_START.match(name, start):
+            out.append(name[start:start + length])
             i = start + length
-        else:
-            i = m.end()
     return "::".join(out) if out else name
 
 

@@ -1,7 +1,8 @@
 """A profile file to kernels, whatever its format: the reader is picked by
 content (:func:`roofline.importers.base.detect`, over the readers the
-package registered on import), and kernels the file gave no family get one
-from their names."""
+package registered on import), every reader's result passes the same
+checks (:func:`roofline.importers.base.checked`), and kernels the file gave
+no family get one from their names."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,14 +10,16 @@ from pathlib import Path
 
 from ..core.families import family_of
 from ..core.model import KernelRows
-from .base import ImportResult, detect
+from .base import ImportResult, checked, detect
 
 
 def read_profile(path: str | Path) -> ImportResult:
     """Read any supported profile into kernels (each with a family, from its
-    name when the file gives none); raises InputError on bad input."""
+    name when the file gives none); raises InputError on bad input: what
+    is no regular file, text that cannot be read, and times, counts or
+    counters that are no measurement."""
     path = Path(path)
-    result = detect(path).read(path)
+    result = checked(detect(path).read(path))
     if isinstance(result.kernels, KernelRows):
         fill_families(result.kernels.columns)
         return result
