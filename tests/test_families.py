@@ -159,8 +159,11 @@ REALDATA = [
      "cublasGemvTensorStridedBatched<const __nv_bfloat16>, cublasGemvTensorStridedBatched<__nv_bfloat16>, "
      "float>>(T13, T6, T6)", "gemm"),
     ("test0(double *, unsigned long long, unsigned long long)", "other"),
-    ("init_array(double*, unsigned long)", "other"),
-    ("vector_add(double const*, double const*, unsigned long, double*)", "other"),
+    ("init_array(double*, unsigned long)", "elementwise"),                     # a fill
+    ("vector_add(double const*, double const*, unsigned long, double*)", "elementwise"),
+    ("vector_dot(double const*, double const*, unsigned long, double*)", "reduction"),
+    ("dotnet_kernel(int)", "other"),                                           # 'dot' as a word only
+    ("update_weights(float*, float*, float)", "other"),
     ("ij_deriv_kernel(int, int, int, thrust::complex<double> const*, int, double const*, thrust::complex<double> "
      "const*, thrust::complex<double>*)", "other"),
     ("__missing__", "other"),

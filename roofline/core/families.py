@@ -88,7 +88,8 @@ Rules, in order (``FAMILIES`` lists the names)
     ``cub::DeviceReduceKernel``, Eigen ``FullReductionKernel``, mshadow
     ``MapPlanKernel<..., ReduceWithAxisExp<...>>``), scans, arg-max, top-k,
     Triton ``triton_red_*``/``triton_per_*``, bias gradients (TensorFlow
-    ``BiasGradNHWC_SharedAtomics``: a sum over all but one axis).
+    ``BiasGradNHWC_SharedAtomics``: a sum over all but one axis), CUB's
+    exclusive/inclusive sums and histograms, dot products (``vector_dot``).
     ``reduced_divisor`` (a cuDNN parameter type) does not count.
 15. ``elementwise``: pointwise and data-movement kernels: Eigen
     ``EigenMetaKernel``, mshadow ``MapPlan*``, PyTorch
@@ -99,8 +100,10 @@ Rules, in order (``FAMILIES`` lists the names)
     (``PadInputCustomKernelNHWC``), copies, fills and random fills, casts and
     conversions (``convertFloatToHalf``), bias adds,
     activations, dropout, gathers/scatters/index, upsampling, concatenation,
-    optimizer ``multi_tensor_apply_kernel``, Triton ``triton_poi_*``.
-16. ``other``: everything else (``init_array``, ``vector_add``, ``test0``).
+    optimizer ``multi_tensor_apply_kernel``, Triton ``triton_poi_*``, vector
+    arithmetic (``vector_add``, ``vector_mul``) and array or matrix
+    initialisation (``init_array``, ``InitializeMatrix_kernel``).
+16. ``other``: everything else (``test0``, ``update_weights``).
 
 ``family_of`` is cached per unique name; ``families_of`` classifies each
 distinct name once, so a million kernels with a few hundred names cost a few
@@ -146,13 +149,14 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
     ("pooling", r"pool"),
     ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel(\b|_)|(^|::|\s)unroll(_input|_x)?_?kernel\b"
                     r"|(dgrad|wgrad)2d_|grouped_direct|direct_kernel"),
-    ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|argmax|argmin|topk|cumsum|triton_(red|per)_"
-                  r"|bias_?grad"),
+    ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|(ex|in)clusive_?sum|histogram|argmax|argmin|topk"
+                  r"|cumsum|triton_(red|per)_|bias_?grad|(^|[_:\s])dot(_?product)?($|_)"),
     ("elementwise", r"eigen|mapplan|elementwise|op_generic_tensor|optensor|epilogue|nchwtonhwc|nhwctonchw"
                     r"|transpose|shuffle|swapdimension|permute|(^|[_:\s])pad|copy|fill|philox|random|cast"
                     r"|convert|conversion|bias|relu|gelu|silu|sigmoid"
                     r"|tanh|activation|dropout|gather|scatter|index|arange|upsample|concat|multi_tensor_apply"
-                    r"|triton_poi_"),
+                    r"|triton_poi_|(^|[_:\s])vector_?(add|sub|mul|div|scale)\d*($|_)"
+                    r"|(^|[_:\s])init(iali[sz]e)?_?(array|matrix|vector|buffer)"),
 ))
 
 
