@@ -4,7 +4,9 @@ Nothing here needs a GPU, CuPy or NVML: the calibration runs on fake timers,
 theoretical peaks on datasheet attributes, the SASS parser on small texts,
 and ``measure_gpu`` end to end on a simulated device whose true rates are
 known, so the work formulas, the calibration and the profile assembly are
-checked (the CuPy calls themselves are only checked on a real GPU).
+checked. test_gpu_fakes.py checks that every CuPy and NVML name the fakes
+provide exists in the real packages; what the calls return on a device is
+only checked on a real GPU.
 """
 from __future__ import annotations
 
@@ -338,7 +340,7 @@ def _install_fake_cupy(monkeypatch, gpu: SimulatedGPU):
             "l2CacheSize": 40 * 2**20, "totalGlobalMem": 40 * 2**30, "memoryBusWidth": 5120,
             "maxThreadsPerMultiProcessor": 2048, "sharedMemPerMultiprocessor": 164 * 1024,
             "warpSize": 32},
-        deviceGetAttribute=lambda a, i: 0, cudaDevAttrClockRate=0, cudaDevAttrMemoryClockRate=0,
+        deviceGetAttribute=lambda a, i: 0, cudaDevAttrClockRate=13, cudaDevAttrMemoryClockRate=36,
         driverGetVersion=lambda: 13000, runtimeGetVersion=lambda: 13000,
         memGetInfo=lambda: (38 * 2**30, 40 * 2**30), memcpy=memcpy,
         deviceSynchronize=lambda: None)
@@ -372,11 +374,12 @@ def _install_fake_cupy(monkeypatch, gpu: SimulatedGPU):
         pass
 
     nvml = types.SimpleNamespace(
-        NVMLError=NVMLError, NVML_CLOCK_SM=0, NVML_CLOCK_MEM=1, NVML_TEMPERATURE_GPU=0,
+        # the constants are nvidia-ml-py's (test_gpu_fakes.py checks them)
+        NVMLError=NVMLError, NVML_CLOCK_SM=1, NVML_CLOCK_MEM=2, NVML_TEMPERATURE_GPU=0,
         nvmlInit=lambda: None, nvmlDeviceGetHandleByIndex=lambda i: "h",
         nvmlDeviceGetHandleByPciBusId=lambda b: "h",
-        nvmlDeviceGetClockInfo=lambda h, c: 1410 if c == 0 else 1215,
-        nvmlDeviceGetMaxClockInfo=lambda h, c: 1410 if c == 0 else 1215,
+        nvmlDeviceGetClockInfo=lambda h, c: 1410 if c == 1 else 1215,
+        nvmlDeviceGetMaxClockInfo=lambda h, c: 1410 if c == 1 else 1215,
         nvmlDeviceGetPowerUsage=lambda h: 250_000, nvmlDeviceGetTemperature=lambda h, s: 55,
         nvmlDeviceGetMaxPcieLinkGeneration=lambda h: 4, nvmlDeviceGetMaxPcieLinkWidth=lambda h: 16,
         nvmlSystemGetDriverVersion=lambda: "580.00")
@@ -434,7 +437,7 @@ def test_theory_table_agrees_with_the_datasheet_profiles():
             checked += 1
         if "geforce" not in spec.name.lower():  # GeForce datasheets quote FP16 accumulate
             for key, flop in spec.tensor_flop_per_sm.items():
-                mine = theory.PER_SM_PER_CLOCK[cc].get(key)
+                mine = theory.per_sm_per_clock(cc, spec.name).get(key)
                 if mine is not None:
                     assert mine == flop, (spec.stem, key)
                     checked += 1

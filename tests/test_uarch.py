@@ -49,9 +49,10 @@ def test_archspec_name_wins_over_cpuid():
 
 
 def test_recorded_zen_sweep_is_near_but_not_above_its_theoretical_peak():
-    """The recorded Zen 1 run (likwid-bench 19.6 GFLOP/s on one core at about
-    2.4 GHz): the ISA-based peak put it at 27-47 %; the table puts one core
-    at 8 FP64 FLOP/cycle."""
+    """The recorded Zen 1 run: the ISA-based peak put it at 27-47 %; the
+    table puts one core at 8 FP64 FLOP/cycle, which is AMD's figure for
+    family 17h (Software Optimization Guide #55723: two 128-bit FMA pipes,
+    2 x 2 FP64 lanes x 2 FLOP), checked here against the run's own clock."""
     path = REALDATA.parent / "cpu-sweeps" / "amd-epyc-zen-2vcpu-full.yaml"
     if not path.exists():
         pytest.skip(f"{path} is not present")
@@ -61,5 +62,7 @@ def test_recorded_zen_sweep_is_near_but_not_above_its_theoretical_peak():
     zen = info("AuthenticAMD", 23, 1, AVX2, "AMD EPYC")
     fraction = one / zen.theoretical_flop_s("fp64", clock)
     assert 0.85 < fraction <= 1.0, fraction
-    likwid = 19.57e9
-    assert likwid / zen.theoretical_flop_s("fp64", 2.4e9) == pytest.approx(1.0, abs=0.03)
+    # 8 FP64 FLOP per cycle per core from the guide, written out, not derived
+    # from a measurement (likwid's 19.6 GFLOP/s only gives a clock if one
+    # assumes the very figure being checked)
+    assert zen.theoretical_flop_s("fp64", 1.0) == pytest.approx(2 * 2 * 2)

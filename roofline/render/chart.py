@@ -51,7 +51,7 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
     if dense:
         title = (f"{view.capitalize()} roofline on {device_name}: {len(placements):,} kernel rows\n"
                  f"markers: {len(shown):,} kernel names (summed), grey: density of every row")
-    fig = roofline_figure(shown, view=view, title=title, label_top=8 + members, size=size)
+    fig = roofline_figure(shown, view=view, title=title, label_top=8 + members, size=size, banner=banner)
     if dense:
         from .density import draw_density
         mesh = draw_density(fig.axes[0], placements.cache_aware_intensity, placements.achieved_flop_s,
@@ -61,18 +61,4 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
                              va="bottom", transform=fig.axes[0].transAxes, fontsize=7, color="#777777")
     if chains:
         draw_variant_arrows(fig, shown, variants)
-    if banner:
-        draw_banner(fig, banner)
     return fig
-
-
-def draw_banner(fig, text: str) -> None:
-    """A box above the axes: red when the roofs may not hold, grey for a
-    note (something about the profile that could not be checked)."""
-    import textwrap
-    wrapped = textwrap.fill(text, width=int(fig.get_figwidth() * 15))
-    doubt = text.startswith("These roofs may not hold")
-    colors = ("#8a1c0f", "#fdecea", "#CC3311") if doubt else ("#444444", "#f3f4f6", "#999999")
-    # no x or y: the constrained layout then keeps room for it above the axes
-    fig.suptitle(wrapped, fontsize=8.5, color=colors[0],
-                 bbox=dict(boxstyle="round,pad=0.4", facecolor=colors[1], edgecolor=colors[2]))

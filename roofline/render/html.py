@@ -159,7 +159,12 @@ class _HtmlWriter:
             out.append(_table(["reason", "time lost", "share of kernel time", "kernel rows"],
                               [[_e(x.reason), _e(_t(x.lost_s)), _e(_pct(x.share)), f"{x.rows:,}"] for x in lost],
                               compact=True))
-        out.append(f"<h3>Top kernels</h3>{self._top_table()}</section>")
+        out.append(f"<h3>Top kernels</h3>{self._top_table()}")
+        if "operators" not in dict(self._sections()):
+            out.append('<p class="note">No framework operators in this profile: a PyTorch trace recorded with '
+                       "<code>record_shapes=True</code> adds an Operators section (time and work per "
+                       "operator, FLOPs modelled from the shapes).</p>")
+        out.append("</section>")
         return "\n".join(out)
 
     def _top_table(self) -> str:

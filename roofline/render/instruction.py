@@ -65,6 +65,7 @@ def instruction_roofline_figure(roof: InstructionRoofline, title: str | None = N
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
+    from .labels import Occupied
     from .plot import LEVEL_COLOR, LEVEL_MARKER, _label_diagonal, short_name
     colors = {**LEVEL_COLOR, "shared": "#E69F00"}
     markers = {**LEVEL_MARKER, "shared": "P"}
@@ -76,21 +77,22 @@ def instruction_roofline_figure(roof: InstructionRoofline, title: str | None = N
     fig = Figure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
     ax.set(xscale="log", yscale="log", xlim=xlim, ylim=ylim)
-    _draw_roofs(ax, c, xlim, colors, _label_diagonal)
+    ax.set_xlabel("instruction intensity [warp instructions per transaction]")
+    ax.set_ylabel("performance [warp instructions/s]")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_title(title or f"Instruction roofline on {c.device_name}")
+    fig.draw_without_rendering()      # the layout first: roof labels are placed in display units
+    _draw_roofs(ax, c, xlim, colors, _label_diagonal, Occupied(ax))
     if walls:
         _draw_walls(ax)
     handles = _draw_points(ax, roof, colors, markers, label_top, short_name)
     if walls:
         handles.append(Line2D([], [], color="#555555", ls=":", label="access-pattern walls"))
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
-    ax.set_xlabel("instruction intensity [warp instructions per transaction]")
-    ax.set_ylabel("performance [warp instructions/s]")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.set_title(title or f"Instruction roofline on {c.device_name}")
     return fig
 
 
-def _draw_roofs(ax, c: InstructionCeilings, xlim, colors, label_diagonal) -> None:
+def _draw_roofs(ax, c: InstructionCeilings, xlim, colors, label_diagonal, occupied) -> None:
     peak = c.warp_inst_s
     ax.axhline(peak, color="#333333", lw=1.6, zorder=2)
     ax.text(xlim[1] / 1.15, peak * 1.08, f"peak {peak / 1e9:.1f} warp GIPS", ha="right", fontsize=9)
@@ -100,7 +102,7 @@ def _draw_roofs(ax, c: InstructionCeilings, xlim, colors, label_diagonal) -> Non
         ax.plot(x, [v * rate for v in x], color=color, lw=1.4, zorder=2)
         # labels start further right level by level so close roofs stay legible
         start = x[0] * (x[1] / x[0]) ** (0.18 * i)
-        label_diagonal(ax, [start, x[1]], rate, f"{lv} {rate / 1e9:.3g} GTXN/s", color)
+        label_diagonal(ax, [start, x[1]], rate, f"{lv} {rate / 1e9:.3g} GTXN/s", color, 0.12, occupied)
 
 
 def _draw_walls(ax) -> None:

@@ -17,6 +17,7 @@ from matplotlib.patches import Patch
 
 from ..core.model import HOST_LINK
 from ..core.placement import Placements
+from .labels import Occupied, offsets
 from .names import short_name  # noqa: F401  (charts and tables label kernels with it)
 from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
 from ..core.units import format_percent, format_si
@@ -24,14 +25,19 @@ from ..core.units import format_percent, format_si
 
 
 MODELLED_EDGE = "#222222"
+# Artists carry ids (SVG group ids when saved as SVG) so a chart can be
+# read back by content: a roof, the kernels at a level, a label.
+COMPUTE_GID, BANDWIDTH_GID, KERNELS_GID = "roof-compute-", "roof-bandwidth-", "kernels-"
+ROOF_LABEL_GID, KERNEL_LABEL_GID = "roof-label", "kernel-label"
 
 
 @plain_text
 def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
-                    label_top: int = 8, size=(10, 6.5)) -> Figure:
+                    label_top: int = 8, size=(10, 6.5), banner: str = "") -> Figure:
     """Hierarchical (a point per memory level) or cache-aware (one point at the
     nearest level) roofline of placed kernels; ``view='auto'`` picks
-    hierarchical when some kernel has bytes at more than one level."""
+    hierarchical when some kernel has bytes at more than one level.
+    ``banner``: a note boxed above the axes (:func:`draw_banner`)."""
     levels = [lv for lv in p.intensity if np.any(p.intensity[lv] > 0)]
     if view == "auto":
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
@@ -44,18 +50,34 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     if len(unplotted):
         grid = fig.add_gridspec(2, 1, height_ratios=[6.0, 1.0])
         ax = fig.add_subplot(grid[0])
-        note = fig.add_subplot(grid[1])
-        note.axis("off")
+        _note_unplotted(fig.add_subplot(grid[1]), p, unplotted)
     else:
         ax = fig.add_subplot()
+    _frame(ax, p, shown, view, levels, title)
+    if banner:
+        draw_banner(fig, banner)
+    # Lay the frame out now, so labels placed in display units (the slope
+    # of a roof's label, kernel labels kept off each other) stay where the
+    # saved figure puts them.
+    fig.draw_without_rendering()
+    occupied = Occupied(ax)
+    for x in shown.values():
+        occupied.take_points(x, p.achieved_flop_s, _marker_sizes(p))
+    _draw_ceilings(ax, p, ax.get_xlim(), occupied)
+    _draw_cache_ranges(ax, p, shown)
+    _draw_kernels(ax, p, shown, view, label_top, occupied)
+    _legend(ax, p, shown, view)
+    return fig
+
+
+def _frame(ax, p: Placements, shown, view, levels, title) -> None:
+    from .style import plain_log_ticks
     ax.set_xscale("log")
     ax.set_yscale("log")
     xlim, ylim = _limits(p, shown)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
-    _draw_ceilings(ax, p, xlim)
-    _draw_cache_ranges(ax, p, shown)
-    _draw_kernels(ax, p, shown, view, label_top)
+    plain_log_ticks(ax)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]" + _x_qualifier(levels, view))
     ax.set_ylabel("performance [FLOP/s]")
     ax.grid(True, which="major", alpha=0.3)
@@ -63,10 +85,18 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     method = p.device.provenance.get("method", "")
     ax.set_title(title or f"{view.capitalize()} roofline on {p.roof_device.name}"
                  + (f" ({method})" if method else ""))
-    _legend(ax, p, shown, view)
-    if len(unplotted):
-        _note_unplotted(note, p, unplotted)
-    return fig
+
+
+def draw_banner(fig, text: str) -> None:
+    """A box above the axes: red when the roofs may not hold, grey for a
+    note (something about the profile that could not be checked)."""
+    import textwrap
+    wrapped = textwrap.fill(text, width=int(fig.get_figwidth() * 15))
+    doubt = text.startswith("These roofs may not hold")
+    colors = ("#8a1c0f", "#fdecea", "#CC3311") if doubt else ("#444444", "#f3f4f6", "#999999")
+    # no x or y: the constrained layout then keeps room for it above the axes
+    fig.suptitle(wrapped, fontsize=8.5, color=colors[0],
+                 bbox=dict(boxstyle="round,pad=0.4", facecolor=colors[1], edgecolor=colors[2]))
 
 
 def _x_qualifier(levels, view) -> str:
@@ -129,7 +159,7 @@ def _limits(p: Placements, shown):
     return (lo_x, hi_x), (lo_y, peak * 2.5)
 
 
-def _draw_ceilings(ax, p: Placements, xlim) -> None:
+def _draw_ceilings(ax, p: Placements, xlim, occupied: Occupied) -> None:
     device = p.roof_device
     # Roofs for the precisions the kernels use; the device's peak only when
     # no kernel has a FLOP counter. Bandwidth lines meet the highest of these.
@@ -138,9 +168,11 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
     roofs = sorted(((k, device.compute[k].value) for k in used), key=lambda kv: -kv[1])
     top = roofs[0][1]
     for i, (key, rate) in enumerate(roofs):
-        ax.axhline(rate, color="#333333", lw=1.6 if i == 0 else 1.0, ls="-" if i == 0 else "--", zorder=2)
+        ax.axhline(rate, color="#333333", lw=1.6 if i == 0 else 1.0, ls="-" if i == 0 else "--", zorder=2,
+                   gid=COMPUTE_GID + key)
         ax.text(xlim[1] / 1.15, rate * 1.08, f"{key.upper()} {format_si(rate, 'FLOP/s')}",
-                ha="right", va="bottom", fontsize=9, color="#333333")
+                ha="right", va="bottom", fontsize=9, color="#333333", gid=ROOF_LABEL_GID)
+    occupied.take_texts()
     along, previous = 0.06, None
     for lv, level in device.memory.items():
         # The host link only belongs on a FLOP roofline when kernels have
@@ -151,18 +183,34 @@ def _draw_ceilings(ax, p: Placements, xlim) -> None:
         ridge = top / bw
         xs = np.array([xlim[0], min(ridge, xlim[1])])
         color = LEVEL_COLOR.get(lv, "#555555")
-        ax.plot(xs, xs * bw, color=color, lw=1.4, zorder=2)
+        ax.plot(xs, xs * bw, color=color, lw=1.4, zorder=2, gid=BANDWIDTH_GID + lv)
         if ridge < xlim[1]:
             ax.plot([ridge], [top], "o", color=color, ms=4, zorder=3)
-            ax.annotate(f"{ridge:.3g}", (ridge, top), textcoords="offset points", xytext=(0, -12),
-                        ha="center", fontsize=7, color=color)
+            _label_ridge(ax, ridge, top, color, occupied)
         # a level within 2.5x of the previous one's bandwidth would put its
         # label on top of that one's: move it further along its line
         along = along + 0.11 if previous and previous / bw < 2.5 else 0.06
         previous = bw
-        _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along)
+        _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along, occupied)
     if p.mixed_threads:
         _draw_one_core(ax, p, roofs[0][0], xlim)
+    occupied.take_texts()
+    for _, rate in roofs:
+        occupied.take_hline(rate)
+
+
+def _label_ridge(ax, ridge: float, top: float, color: str, occupied: Occupied) -> None:
+    """The ridge's intensity under its dot; lower still where a close
+    ridge's label is there already."""
+    anchor = ax.transData.transform((ridge, top))
+    text = f"{ridge:.3g}"
+    for dy in (-12, -21, -30, -39):
+        box = occupied.text_box(anchor, text, 7, "center", "baseline", (0, dy))
+        if occupied.free([box]):
+            break
+    label = ax.annotate(text, (ridge, top), textcoords="offset points", xytext=(0, dy),
+                        ha="center", fontsize=7, color=color)
+    occupied.take([box], label)
 
 
 def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
@@ -184,27 +232,33 @@ def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
     ax.plot(xs, xs * bw, color="#777777", lw=0.9, ls=":", zorder=2)
 
 
-def _label_diagonal(ax, xs, bw, text, color, along: float = 0.12) -> None:
-    """Label a bandwidth line along its slope, ``along`` of the way from its
-    left end (levels are staggered: close bandwidths would stack labels)."""
-    x = xs[0] * (xs[1] / xs[0]) ** along
-    y = x * bw
-    if not (ax.get_ylim()[0] < y < ax.get_ylim()[1]):
-        x = ax.get_ylim()[0] * 2 / bw
+def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -> None:
+    """Label a bandwidth line along its slope, from ``along`` of the way
+    from its left end on (levels are staggered: close bandwidths would stack
+    labels), at the first place no point or other label covers."""
+    ylim = ax.get_ylim()
+    for step in range(8):
+        x = xs[0] * (xs[1] / xs[0]) ** min(along + 0.09 * step, 0.85)
         y = x * bw
-    # angle of a slope-1 line in display coordinates
-    p0 = ax.transData.transform((x, y))
-    p1 = ax.transData.transform((x * 10, y * 10))
-    angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
+        if not (ylim[0] < y < ylim[1]):
+            x = ylim[0] * 2 / bw
+            y = x * bw
+        # angle of a slope-1 line in display coordinates
+        p0 = ax.transData.transform((x, y))
+        p1 = ax.transData.transform((x * 10, y * 10))
+        angle = math.degrees(math.atan2(p1[1] - p0[1], p1[0] - p0[0]))
+        boxes = occupied.slanted_boxes(ax.transData.transform((x, y * 1.25)), text, 8.5, angle)
+        if occupied.free(boxes):
+            break
+    occupied.take(boxes)
     ax.text(x, y * 1.25, text, rotation=angle, rotation_mode="anchor", fontsize=8.5,
-            color=color, ha="left", va="bottom", transform_rotates_text=False)
+            color=color, ha="left", va="bottom", transform_rotates_text=False, gid=ROOF_LABEL_GID)
 
 
-def _draw_kernels(ax, p: Placements, shown, view, label_top) -> None:
+def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied) -> None:
     y = p.achieved_flop_s
     time = np.nan_to_num(p.kernels.time_s)
-    share = time / time.sum() if time.sum() > 0 else np.full(len(p), 1.0 / max(len(p), 1))
-    sizes = 25 + 900 * share
+    sizes = _marker_sizes(p)
     colors = np.array([CLASS_STYLE[c][0] for c in _fine_classes(p)], dtype=object)
     alpha = 0.85 if len(p) < 200 else 0.5
     if view == "hierarchical":  # thin line joining one kernel's levels
@@ -218,10 +272,12 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top) -> None:
     edges = np.where(p.kernels.modelled, MODELLED_EDGE, "white")
     for lv, x in shown.items():
         draw = np.isfinite(x)
+        if not draw.any():
+            continue
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),
                    marker=LEVEL_MARKER.get(lv, "o"), edgecolors=list(edges[draw]), linewidths=0.9,
-                   alpha=alpha, zorder=4)
-    _label_top(ax, p, shown, y, time, label_top)
+                   alpha=alpha, zorder=4, gid=KERNELS_GID + (lv or "nearest"))
+    _label_top(ax, p, shown, y, time, label_top, occupied)
 
 
 def _cache_ranges(p: Placements, shown) -> tuple[list, str | None]:
@@ -252,31 +308,47 @@ def _fine_classes(p: Placements):
     return [CLASSES[c] for c in p.code]
 
 
-def _label_top(ax, p, shown, y, time, label_top) -> None:
-    """Name the longest kernels; stagger labels so neighbours do not collide."""
+def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied) -> None:
+    """Name the longest kernels, each label moved up or down (down first
+    near the compute roof) until it clears every label, roof and point
+    already there."""
     xs = np.vstack(list(shown.values()))
     x_any = np.array([np.nanmax(col) if np.isfinite(col).any() else np.nan for col in xs.T]) if xs.size else np.array([])
     order = [i for i in np.argsort(-time) if np.isfinite(x_any[i]) and np.isfinite(y[i])][:label_top]
-    placed: list[tuple[float, float]] = []
+    radius = 0.5 * np.sqrt(_marker_sizes(p))
     for i in order:
         pos = ax.transData.transform((x_any[i], y[i]))
         ax_x, ax_y = ax.transAxes.inverted().transform(pos)
-        step = -13 if ax_y > 0.8 else 13  # below points near the compute roof
-        dy = step + (1 if step > 0 else -1)
-        while any(abs(pos[0] - px) < 120 and abs(pos[1] + dy - py) < 12 for px, py in placed):
-            dy += step
-        placed.append((pos[0], pos[1] + dy))
         variant = str(p.kernels.variants[i])
         label = short_name(str(p.kernels.names[i])) + (f" ({variant})" if variant else "")
         right = ax_x > 0.75  # labels of points near the right edge go to their left
+        dx = (radius[i] + 4) * (-1 if right else 1)
+        first = -14 if ax_y > 0.8 else 14
+        box = None
+        for dy in offsets(first, 13 if first > 0 else -13):
+            box = occupied.text_box(pos, label, 8, "right" if right else "left", "center", (dx, dy))
+            if occupied.free([box]):
+                break
+        else:
+            dy = first       # nowhere free: the first place, as before
+        occupied.take([box])
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
-                    xytext=(-8 if right else 8, dy), ha="right" if right else "left",
-                    fontsize=8, color="#222222",
+                    xytext=(dx, dy), ha="right" if right else "left", va="center",
+                    fontsize=8, color="#222222", gid=KERNEL_LABEL_GID,
                     arrowprops=dict(arrowstyle="-", color="#888888", lw=0.6), zorder=5)
 
 
+def _marker_sizes(p: Placements) -> np.ndarray:
+    """Marker areas in points squared: 25 plus 900 times the share of time."""
+    time = np.nan_to_num(p.kernels.time_s)
+    share = time / time.sum() if time.sum() > 0 else np.full(len(p), 1.0 / max(len(p), 1))
+    return 25 + 900 * share
+
+
 def _legend(ax, p, shown, view) -> None:
-    present = set(_fine_classes(p))
+    # the classes of the points drawn: kernels listed under the chart are not on it
+    drawn = _drawn(p, shown)
+    present = {c for c, d in zip(_fine_classes(p), drawn) if d}
     handles = [Patch(color=CLASS_STYLE[c][0], label=CLASS_STYLE[c][1]) for c in CLASS_STYLE if c in present]
     if view == "hierarchical":
         handles += [Line2D([], [], ls="", marker=LEVEL_MARKER.get(lv, "o"), color="#555555",
@@ -295,6 +367,7 @@ def _legend(ax, p, shown, view) -> None:
 def _note_unplotted(ax, p: Placements, missing: np.ndarray) -> None:
     """Kernels that cannot sit on a FLOP roofline (copies, no counters) are
     listed with their bound in the panel ``ax``, so their time is not hidden."""
+    ax.axis("off")
     time = np.nan_to_num(p.kernels.time_s)
     total = time.sum()
     top = sorted(missing.tolist(), key=lambda i: -time[i])[:4]
