@@ -119,6 +119,13 @@ def test_variant_chart_labels_do_not_overlap():
     p = _placements(REPO / "devices" / "v100-sxm2.yaml", EXAMPLE)
     fig = roofline_chart(p, p, "V100", variants=["baseline", "constmem", "tiled", "double-buffer"])
     assert overlapping_labels(fig) == []
+    # a chain's members are named once, by the chain's label, not point by point
+    named = [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "kernel-label"]
+    # 16 rows: 8 in the two chains, 3 not drawable (listed under the chart), 5 named
+    assert len(named) == 5 and not any("forward_kernel" in n for n in named)
+    chains = [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "variant-label"]
+    assert sorted(c.split("\n")[0] for c in chains) == ["mxnet::op::forward_kernel[conv1]",
+                                                        "mxnet::op::forward_kernel[conv2]"]
 
 
 def test_the_overlap_check_sees_overlaps():

@@ -45,13 +45,14 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
     from .plot import roofline_figure
     from .variants import draw_variant_arrows, variant_chains
     chains = variant_chains(shown.kernels, variants) if arrows else []
-    members = sum(len(c.rows) for c in chains)
     dense = shown is not placements
     title = None
     if dense:
         title = (f"{view.capitalize()} roofline on {device_name}: {len(placements):,} kernel rows\n"
                  f"markers: {len(shown):,} kernel names (summed), grey: density of every row")
-    fig = roofline_figure(shown, view=view, title=title, label_top=8 + members, size=size, banner=banner)
+    # the members of a chain get one label per chain (draw_variant_arrows), not one each
+    fig = roofline_figure(shown, view=view, title=title, label_top=8, size=size, banner=banner,
+                          unlabelled={i for c in chains for i in c.rows})
     if dense:
         from .density import draw_density
         mesh = draw_density(fig.axes[0], placements.cache_aware_intensity, placements.achieved_flop_s,

@@ -33,11 +33,12 @@ ROOF_LABEL_GID, KERNEL_LABEL_GID = "roof-label", "kernel-label"
 
 @plain_text
 def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
-                    label_top: int = 8, size=(10, 6.5), banner: str = "") -> Figure:
+                    label_top: int = 8, size=(10, 6.5), banner: str = "", unlabelled=frozenset()) -> Figure:
     """Hierarchical (a point per memory level) or cache-aware (one point at the
     nearest level) roofline of placed kernels; ``view='auto'`` picks
     hierarchical when some kernel has bytes at more than one level.
-    ``banner``: a note boxed above the axes (:func:`draw_banner`)."""
+    ``banner``: a note boxed above the axes (:func:`draw_banner`);
+    ``unlabelled``: rows not to name (another label names them)."""
     levels = [lv for lv in p.intensity if np.any(p.intensity[lv] > 0)]
     if view == "auto":
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
@@ -65,7 +66,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
         occupied.take_points(x, p.achieved_flop_s, _marker_sizes(p))
     _draw_ceilings(ax, p, ax.get_xlim(), occupied)
     _draw_cache_ranges(ax, p, shown)
-    _draw_kernels(ax, p, shown, view, label_top, occupied)
+    _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
     _legend(ax, p, shown, view)
     return fig
 
@@ -255,7 +256,7 @@ def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -
             color=color, ha="left", va="bottom", transform_rotates_text=False, gid=ROOF_LABEL_GID)
 
 
-def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied) -> None:
+def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
     y = p.achieved_flop_s
     time = np.nan_to_num(p.kernels.time_s)
     sizes = _marker_sizes(p)
@@ -277,7 +278,7 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied)
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),
                    marker=LEVEL_MARKER.get(lv, "o"), edgecolors=list(edges[draw]), linewidths=0.9,
                    alpha=alpha, zorder=4, gid=KERNELS_GID + (lv or "nearest"))
-    _label_top(ax, p, shown, y, time, label_top, occupied)
+    _label_top(ax, p, shown, y, time, label_top, occupied, unlabelled)
 
 
 def _cache_ranges(p: Placements, shown) -> tuple[list, str | None]:
@@ -308,13 +309,14 @@ def _fine_classes(p: Placements):
     return [CLASSES[c] for c in p.code]
 
 
-def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied) -> None:
+def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
     """Name the longest kernels, each label moved up or down (down first
     near the compute roof) until it clears every label, roof and point
     already there."""
     xs = np.vstack(list(shown.values()))
     x_any = np.array([np.nanmax(col) if np.isfinite(col).any() else np.nan for col in xs.T]) if xs.size else np.array([])
-    order = [i for i in np.argsort(-time) if np.isfinite(x_any[i]) and np.isfinite(y[i])][:label_top]
+    order = [i for i in np.argsort(-time)
+             if np.isfinite(x_any[i]) and np.isfinite(y[i]) and i not in unlabelled][:label_top]
     radius = 0.5 * np.sqrt(_marker_sizes(p))
     for i in order:
         pos = ax.transData.transform((x_any[i], y[i]))

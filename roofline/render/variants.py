@@ -248,12 +248,13 @@ def _chain_label(ax, renderer, pts, x_all, y_all, time, short, obstacles):
 
 def _drop_point_labels(ax, p: Placements, members, short_name) -> None:
     """Remove the chart's own labels of the points a chain label now names."""
+    from .plot import KERNEL_LABEL_GID
     texts = set()
     for i in members:
         variant = str(p.kernels.variants[i])
         texts.add(short_name(str(p.kernels.names[i])) + (f" ({variant})" if variant else ""))
     for t in list(ax.texts):
-        if t.get_gid() is None and t.get_text() in texts and hasattr(t, "xy"):
+        if t.get_gid() in (None, KERNEL_LABEL_GID) and t.get_text() in texts and hasattr(t, "xy"):
             t.remove()
 
 
