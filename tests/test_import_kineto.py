@@ -167,8 +167,8 @@ def test_bare_event_list():
 
 @pytest.mark.parametrize("doc, message", [
     ({"traceEvents": {}}, "traceEvents"),
-    ({"traceEvents": [1]}, r"Expected `object`, got `int` - at `\$\.traceEvents\[0\]`"),
-    ({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 1}]}, r"Expected `float \| null`, got `str` - at `\$\.traceEvents\[0\]\.ts`"),
+    ({"traceEvents": [1]}, r"traceEvents\[0\]: Expected `object`, got `int`"),
+    ({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 1}]}, r"traceEvents\[0\]\.ts: Expected `float \| null`, got `str`"),
     ({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -1}]}, "bad time: ts 1.0, duration -1.0"),
     ({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1, "dur": 1}]}, "has no name"),
     ({"traceEvents": [{"ph": "X", "cat": "python_function", "name": "f", "ts": 1, "dur": 1}]}, "torch.profiler"),

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import REALDATA
+
+from roofline.core.errors import InputError
 from roofline.importers import kineto
 from roofline.importers.kineto import stream as kineto_stream
-from roofline.importers.kineto.stream import NotStreamable, StreamedTrace, file_bytes
+from roofline.importers.kineto.stream import StreamedTrace, file_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = [ROOT / "examples" / "pytorch_cpu_trace.json.gz",
@@ -35,7 +36,7 @@ def test_streamed_equals_whole(path, tiny_chunks):
     if not path.exists():
         pytest.skip(f"{path} is not present")
     whole = kineto._checked(kineto.decode.load(path), path)
-    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    streamed = kineto._checked(StreamedTrace(file_bytes(path), path), path)
     assert summary(streamed) == summary(whole)
 
 
@@ -52,37 +53,37 @@ def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path, tiny_chunks
     path = tmp_path / "t.json.gz"
     half = len(text) // 2
     path.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]))   # two gzip members
-    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    streamed = kineto._checked(StreamedTrace(file_bytes(path), path), path)
     whole = kineto._checked(kineto.decode.load(path), path)
     assert summary(streamed) == summary(whole) and streamed.rank == 3
     assert sum(k.count for k in streamed.kernels) == 400
 
 
-def test_bare_lists_stream_and_unstreamable_files_fall_back(tmp_path, monkeypatch):
+def test_bare_lists_stream_and_what_is_no_trace_is_an_error_naming_the_line(tmp_path, monkeypatch):
     path = tmp_path / "bare.json"
     path.write_text(json.dumps([{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 1}]))
-    assert len(list(StreamedTrace(file_bytes(path)).traceEvents)) == 1
+    assert len(list(StreamedTrace(file_bytes(path), path).traceEvents)) == 1
     odd = tmp_path / "odd.json"
     odd.write_text('{"meta": 1}')
-    with pytest.raises(NotStreamable):
-        list(StreamedTrace(file_bytes(odd)).traceEvents)
-    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)     # read() falls back to the whole decode
+    with pytest.raises(InputError, match="no traceEvents list"):
+        list(StreamedTrace(file_bytes(odd), odd).traceEvents)
+    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)     # read() streams even these
     assert kineto.read(path).kernels
     bad = tmp_path / "bad.json"
     bad.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1},\n{"ph": }]}')
-    from roofline.core.errors import InputError
     with pytest.raises(InputError, match=r"bad.json:2"):
         kineto.read(bad)
 
 
-def test_gzip_bomb_is_refused_without_inflating_it_whole(tmp_path, monkeypatch):
-    from roofline.core.errors import InputError
+def test_gzip_bomb_is_refused_whole_and_streamed_in_bounded_memory(tmp_path, monkeypatch):
     from roofline.importers.kineto import decode as kineto_decode
     monkeypatch.setattr(kineto_decode, "MAX_INFLATED_BYTES", 1 << 20)
     bomb = tmp_path / "bomb.json.gz"
     bomb.write_bytes(gzip.compress(b"{" + b" " * (8 << 20)))      # 8 MiB of blanks in 8 kB
     with pytest.raises(InputError, match="inflates to more than 1 MiB"):
-        kineto.read(bomb)
+        kineto_decode.load(bomb)
+    with pytest.raises(InputError, match="no traceEvents list"):
+        kineto.read(bomb)                   # read in chunks: never all of it at once
 
 
 def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, tiny_chunks):
@@ -97,7 +98,7 @@ def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, t
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"deviceProperties": props, "traceEvents": events}))
     assert len(json.dumps(props)) > kineto_stream.CHUNK_BYTES
-    streamed = kineto._checked(StreamedTrace(file_bytes(path)), path)
+    streamed = kineto._checked(StreamedTrace(file_bytes(path), path), path)
     whole = kineto._checked(kineto.decode.load(path), path)
     assert summary(streamed) == summary(whole)
     (k,) = streamed.kernels

@@ -46,7 +46,8 @@ What becomes of the events (complete events, ``ph == "X"``, only):
 
 The reader is a pipeline, one module per stage, each importing only the
 stages before it: :mod:`.decode` (bytes -> typed events; :mod:`.stream`
-for files larger than memory) -> :mod:`.events` (events -> columns: GPU
+for files larger than memory, and every gzip file, with :mod:`.scan` to
+find the top-level keys and where events end) -> :mod:`.events` (events -> columns: GPU
 activity, and the operator columns :mod:`.operators` defines) ->
 :mod:`.operators` (operator nesting, self time and modelled work) ->
 :mod:`.attribution` (operator work -> the kernels it launched) ->
@@ -54,13 +55,14 @@ activity, and the operator columns :mod:`.operators` defines) ->
 """
 from __future__ import annotations
 
+import stat
 import zlib
 from pathlib import Path
 
 import msgspec
 
 from ...core.errors import InputError
-from ..base import ImportResult, Reader, register
+from ..base import ImportResult, Reader, checked, register
 from . import decode
 from .events import GpuEvents, Span, take_chunk
 from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
@@ -75,14 +77,10 @@ def _is_gzip(head: bytes) -> bool:
 
 def sniff(path: Path, head: bytes) -> bool:
     if _is_gzip(head):
-        try:
-            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            text = d.decompress(head, 65536)
-        except zlib.error:
-            return False
+        text = _inflated_head(head)
     else:
         text = head
-    text = text.lstrip()
+    text = text.removeprefix(decode.UTF8_BOM).lstrip()
     if not text.startswith((b"{", b"[")):
         return False
     if b'"traceEvents"' in text or (b'"schemaVersion"' in text and b'"deviceProperties"' in text):
@@ -90,26 +88,42 @@ def sniff(path: Path, head: bytes) -> bool:
     return text.startswith(b"[") and b'"ph"' in text and b'"ts"' in text
 
 
+def _inflated_head(head: bytes) -> bytes:
+    """What the gzip bytes of a file's head inflate to, a bad checksum
+    aside (read reports that, where it is not taken for another format)."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        text = inflate.decompress(head[:-8], 65536)   # all but a trailer: its CRC is checked last
+    except zlib.error:
+        return b""
+    if len(text) < 65536:
+        try:
+            text += inflate.decompress(inflate.unconsumed_tail + head[-8:], 65536 - len(text))
+        except zlib.error:
+            pass
+    return text
+
+
 # Files above this size are decoded a chunk at a time (.stream), so a
 # trace larger than memory still reads, and faster (chunks stay in cache);
-# smaller ones are decoded whole.
+# smaller ones are decoded whole. Every gzip file is read in chunks: its
+# size on disk says nothing of its size inflated.
 STREAM_ABOVE_BYTES = 1 << 20
 
 
 def read(path: str | Path) -> ImportResult:
     path = Path(path)
     try:
-        big = path.stat().st_size > STREAM_ABOVE_BYTES
+        info = path.stat()
         with open(path, "rb") as fh:
-            gz = fh.read(2) == b"\x1f\x8b"    # its size on disk says nothing of its size inflated
-    except OSError:
-        big = gz = False
-    if big or gz:
-        from .stream import NotStreamable, StreamedTrace, file_bytes
-        try:
-            return _checked(StreamedTrace(file_bytes(path)), path)
-        except NotStreamable:
-            pass            # decoded whole below (which names any syntax error's line)
+            gz = _is_gzip(fh.read(2))
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(path, None, "not a regular file: save the trace to a file first")
+    if info.st_size > STREAM_ABOVE_BYTES or gz:
+        from .stream import StreamedTrace, file_bytes
+        return _checked(StreamedTrace(file_bytes(path), path), path)
     return _checked(decode.load(path), path)
 
 
@@ -125,11 +139,17 @@ def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
 
 
 def _checked(trace, path: Path) -> ImportResult:
+    """The import result of ``trace``, its times and counts checked as every
+    reader's are (:func:`..base.checked`)."""
     try:
         with decode.no_gc():
-            return _parse(trace, path)
+            return checked(_parse(trace, path))
     except InputError:
         raise
+    except MemoryError:
+        raise InputError(path, None, "the trace does not fit in memory") from None
+    except OSError as exc:                 # a read failing half-way (the chunked reader reads as it goes)
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
         raise InputError(path, None, f"malformed Kineto trace ({type(exc).__name__}: {exc})") from None
 

@@ -10,13 +10,16 @@ integers or ``"stream 7"``, ROCm's ``size`` as a string) are decoded as
 """
 from __future__ import annotations
 
+import io
+import re
 import zlib
 from pathlib import Path
 
 import msgspec
 
-from ...core.gcpause import paused
 from ...core.errors import InputError
+from ...core.gcpause import paused
+from .scan import top_level_keys
 
 # One field per (scope, precision, operation) of the CUPTI range profiler's
 # SASS FLOP counters (see kineto.flops_from_counters).
@@ -95,41 +98,124 @@ class LeanTrace(Trace):
     traceEvents: list[LeanEvent] | None = None
 
 
-# A gzip file inflating past this in one piece is refused: the chunked
-# reader handles real traces of any size, so only a file it cannot read
-# (or a decompression bomb) comes here.
+# The whole-file decoder holds the file's bytes and every event decoded
+# from them at once (several times the file's size): past this, in a file or
+# inflated from one, it refuses. read() sends every file above a MiB, and
+# every gzip file, to the chunked reader (.stream), which has no such limit.
 MAX_INFLATED_BYTES = 256 << 20
+MAX_WHOLE_BYTES = MAX_INFLATED_BYTES
+GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_INFLATE_STEP = 1 << 20
 
 
 def raw_bytes(path: Path) -> bytes:
-    """The file's JSON bytes (gzip-compressed or not)."""
+    """The file's JSON bytes (gzip-compressed or not), as UTF-8 without a
+    byte-order mark."""
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_WHOLE_BYTES:
+            raise InputError(path, None, f"{size:,} bytes: too big to decode whole (at most "
+                             f"{MAX_WHOLE_BYTES:,}); kineto.read() reads it in chunks")
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
+    if raw[:2] == GZIP_MAGIC:
         raw = _inflate(raw, path)
-    return raw
+    return utf8(raw, path)
 
 
 def _inflate(raw: bytes, path) -> bytes:
-    out, data = [], raw
-    size = 0
-    while data:
-        inflate = zlib.decompressobj(wbits=31)
-        try:
-            chunk = inflate.decompress(data, MAX_INFLATED_BYTES - size + 1)
-        except zlib.error as exc:
-            raise InputError(path, None, f"corrupt gzip stream: {exc}") from None
-        size += len(chunk)
-        out.append(chunk)
-        if size > MAX_INFLATED_BYTES or inflate.unconsumed_tail:
-            raise InputError(path, None, f"inflates to more than {MAX_INFLATED_BYTES >> 20} MiB and is "
-                             "not a Kineto trace that can be read in chunks (a decompression bomb?)")
-        if not inflate.eof:
-            raise InputError(path, None, "corrupt gzip stream: truncated")
-        data = inflate.unused_data        # the next gzip member, if any
+    out, size = [], 0
+    for piece in gunzip(io.BytesIO(raw).read, path, _INFLATE_STEP):
+        size += len(piece)
+        if size > MAX_INFLATED_BYTES:
+            raise InputError(path, None, f"inflates to more than {MAX_INFLATED_BYTES >> 20} MiB, too much "
+                             "to decode whole (a decompression bomb?); kineto.read() reads it in chunks")
+        out.append(piece)
     return b"".join(out)
+
+
+def gunzip(read, path, piece_bytes: int):
+    """The inflated bytes of the gzip file ``read(n)`` reads, every member,
+    at most ``piece_bytes`` at a time (a small file may inflate to GBs).
+    Zero padding after the last member is skipped, as gzip(1) does; damage
+    is an InputError saying what is wrong."""
+    data = read(piece_bytes)
+    inflate = zlib.decompressobj(wbits=31)
+    while True:
+        try:
+            out = inflate.decompress(data, piece_bytes)
+        except zlib.error as exc:
+            raise InputError(path, None, gzip_damage(exc)) from None
+        if out:
+            yield out
+        if inflate.eof:            # a member ended: what follows is another one, padding or nothing
+            data = _after_member(inflate.unused_data, read, piece_bytes)
+            if not data:
+                return
+            if data[:2] != GZIP_MAGIC:
+                raise InputError(path, None, "corrupt gzip stream: the bytes after its end are "
+                                 "neither another gzip member nor zero padding")
+            inflate = zlib.decompressobj(wbits=31)
+            continue
+        data = inflate.unconsumed_tail or read(piece_bytes)
+        if not data:
+            rest = inflate.flush()             # output zlib still holds for consumed input
+            if rest:
+                yield rest
+            if not inflate.eof:
+                raise InputError(path, None, "corrupt gzip stream: truncated (the file ends inside it)")
+            return
+
+
+def _after_member(data: bytes, read, piece_bytes: int) -> bytes:
+    """The bytes after a gzip member, zero padding skipped (b"": nothing more)."""
+    data = data.lstrip(b"\0")
+    while len(data) < 2:            # enough to tell a gzip magic number from padding
+        more = read(piece_bytes)
+        if not more:
+            return data
+        data = (data + more) if data else more.lstrip(b"\0")
+    return data
+
+
+def gzip_damage(exc: zlib.error) -> str:
+    """What zlib's complaint about a gzip stream means."""
+    text = str(exc)
+    if "incorrect data check" in text:
+        return "corrupt gzip stream: CRC mismatch (the file is damaged)"
+    if "incorrect length check" in text:
+        return "corrupt gzip stream: length mismatch (the file is damaged)"
+    return f"corrupt gzip stream: the file is damaged ({text.split(': ', 1)[-1]})"
+
+
+def utf8(raw: bytes, path) -> bytes:
+    """``raw`` without a UTF-8 byte-order mark; UTF-16 with one re-encoded
+    as UTF-8; UTF-16 without one refused (nothing says its byte order)."""
+    if raw.startswith(UTF8_BOM):
+        return raw[len(UTF8_BOM):]
+    if raw.startswith(UTF16_BOMS):
+        try:
+            return raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, None, f"not valid UTF-16 (byte {exc.start})") from None
+    refuse_utf16_without_bom(raw[:64], path)
+    return raw
+
+
+def refuse_utf16_without_bom(head: bytes, path) -> None:
+    """An InputError when the first bytes are UTF-16 without a byte-order
+    mark: a NUL beside nearly every character, on one side."""
+    sample = head[:64]
+    half = len(sample) // 2
+    if half < 2 or b"\0" not in sample:
+        return
+    even, odd = sample[0:2 * half:2].count(0), sample[1:2 * half:2].count(0)
+    if min(even, odd) <= 0.1 * half and max(even, odd) >= 0.9 * half:
+        order = "little-endian" if odd > even else "big-endian"
+        raise InputError(path, 1, f"UTF-16 ({order}) without a byte-order mark: re-save the trace as UTF-8")
 
 
 # The top level is an object with traceEvents or (older tools) a bare list.
@@ -143,31 +229,81 @@ def decode(raw: bytes, path: Path) -> Trace:
         with no_gc():
             data = _DECODERS[events_type(raw)].decode(raw)
     except msgspec.ValidationError as exc:
-        raise InputError(path, None, f"not a Chrome/Kineto trace: {exc}") from None
-    except msgspec.DecodeError as exc:
-        raise InputError(path, _line_of(raw, str(exc)), f"not valid JSON: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 JSON (byte {exc.start})") from None
+        raise InputError(path, None, validation_message(exc)) from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise syntax_error(path, raw, exc) from None
+    except MemoryError:
+        raise InputError(path, None, f"{len(raw):,} bytes of JSON do not fit in memory decoded") from None
     if isinstance(data, list):
-        data = Trace(traceEvents=data)
+        return Trace(traceEvents=data)
     if not isinstance(data.traceEvents, list):
         raise InputError(path, None, "no traceEvents list: not a Chrome/Kineto trace")
+    _refuse_duplicate(raw, path)
     return data
+
+
+DUPLICATE = "a second traceEvents array at the top level: the trace is damaged (which one holds the events?)"
+
+
+def _refuse_duplicate(raw: bytes, path) -> None:
+    """An InputError when the top-level object has two traceEvents keys
+    (msgspec, like json.loads, would keep the last without a word). Only a
+    file that names the key twice, or spells it with escapes, is scanned."""
+    if raw.count(b'"traceEvents"') < 2 and b"\\u" not in raw:
+        return
+    keys = top_level_keys(raw, "traceEvents")
+    if len(keys) > 1:
+        raise InputError(path, raw.count(b"\n", 0, keys[1]) + 1, DUPLICATE)
+
+
+_EVENT_PATH = re.compile(r"`\$(?:\.traceEvents)?\[(\d+)\]([^`]*)`")
+
+
+def validation_message(exc: msgspec.ValidationError, first: int = 0) -> str:
+    """msgspec's complaint about a value, naming the event by its index in
+    traceEvents (``first``: the index of the decoded chunk's first event)."""
+    text = str(exc)
+    m = _EVENT_PATH.search(text)
+    if m is None:
+        return f"not a Chrome/Kineto trace: {text}"
+    what = text[:m.start()].removesuffix(" - at ")
+    return f"traceEvents[{first + int(m.group(1))}]{m.group(2)}: {what} (not a Chrome/Kineto trace event)"
+
+
+def syntax_error(path, raw, exc: Exception, line0: int = 0, start: int = 0, offset: int = 0,
+                 base: int = 0) -> InputError:
+    """The InputError for JSON that does not parse, naming its line and
+    byte: ``raw`` holds the file's text from its byte ``base`` on, starting
+    at ``raw[start]``, with ``line0`` lines before it; byte 0 of what
+    msgspec decoded is ``raw[offset]``."""
+    if isinstance(exc, UnicodeDecodeError):     # its position is in a string, not in raw
+        try:
+            bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as where:
+            line = line0 + raw.count(b"\n", start, max(where.start, start)) + 1
+            return InputError(path, line, f"not UTF-8 text (byte {base + where.start - start}): "
+                              "save the trace as UTF-8")
+        return InputError(path, None, f"not UTF-8 text ({exc})")
+    text = str(exc)
+    at = byte_of(text)
+    if at is None:
+        return InputError(path, None, f"not valid JSON: {text}")
+    at = max(at + offset, start)
+    text = f"{text[:text.rfind('byte ')]}byte {base + at - start})"
+    return InputError(path, line0 + raw.count(b"\n", start, at) + 1, f"not valid JSON: {text}")
 
 
 no_gc = paused  # kept for the readers that import it from here
 
 
-def _line_of(raw: bytes, message: str) -> int | None:
-    """The 1-based line of the byte offset msgspec names ("... at byte 123")."""
+def byte_of(message: str) -> int | None:
+    """The byte offset msgspec names ("... (byte 123)"), or None."""
     marker = "byte "
     at = message.rfind(marker)
     if at < 0:
         return None
     digits = "".join(ch for ch in message[at + len(marker):] if ch.isdigit())
-    if not digits:
-        return None
-    return raw.count(b"\n", 0, int(digits)) + 1
+    return int(digits) if digits else None
 
 
 def load(path: Path) -> Trace:

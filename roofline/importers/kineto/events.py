@@ -21,6 +21,7 @@ import msgspec
 import numpy as np
 
 from ...core.errors import InputError
+from ..base import MAX_TIME_S
 from . import decode
 from .operators import OpEvents
 
@@ -38,6 +39,7 @@ _WEIGHT = {"add": 1.0, "mul": 1.0, "fma": 2.0}
 _LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers": "registers_per_thread",
                 "shared": "shared_memory_bytes"}
 _LAUNCH_FIELD = {name: key for key, name in _LAUNCH_ARGS.items()}
+_C_INT = (-2 ** 63, 2 ** 63)
 
 
 def flops_from_counters(args: dict) -> dict[str, float]:
@@ -49,16 +51,35 @@ def flops_from_counters(args: dict) -> dict[str, float]:
         if not m:
             continue
         scope, prec, op = m.groups()
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise ValueError(f"counter {key} is not a non-negative number: {value!r}")
+        count = _count(value)
+        if count is None:
+            raise ValueError(f"counter {key} is not a non-negative number: {_short(value)}")
         if (prec, op) in seen and seen[(prec, op)][0] == "smsp":
             continue
-        seen[(prec, op)] = (scope, float(value))
+        seen[(prec, op)] = (scope, count)
     flops: dict[str, float] = {}
     for (prec, op), (_, value) in seen.items():
         p = _PRECISION[prec]
         flops[p] = flops.get(p, 0.0) + _WEIGHT[op] * value
     return flops
+
+
+def _count(value) -> float | None:
+    """``value`` as a float when it is a finite, non-negative number (an
+    integer too big for a float is not), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        x = float(value)
+    except OverflowError:
+        return None
+    return x if math.isfinite(x) and x >= 0 else None
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+
 
 class GpuEvents:
     """GPU activity of a trace: kernel launches as columns, copies and sets
@@ -104,7 +125,11 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
     batches = _by_kind([e for e in chunk if e.ph == "X"])
     where = _Where(chunk, first, path)
     for e in batches.pop("range", ()):
-        gpu.ranges.setdefault(where.name_of(e), []).append(flops_from_counters(_counter_args(e.args)))
+        try:
+            flops = flops_from_counters(_counter_args(e.args))
+        except ValueError as exc:
+            where.fail(e, f"({e.name!r}): {exc}")
+        gpu.ranges.setdefault(where.name_of(e), []).append(flops)
     if span.t0 is None:
         span.t0 = _first_time(chunk, batches)
     for kind, events in batches.items():
@@ -117,7 +142,7 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
             continue
         span.cover(ts, dur)
         if kind == "api":
-            _apis(gpu, names, ts, dur, [e.tid for e in events], args)
+            _apis(gpu, names, ts, dur, events, args, where)
         elif kind == "kernel":
             _kernels(gpu, names, ts, dur, events, args, where)
         else:   # copies and sets together, so their groups keep the file's order
@@ -166,6 +191,13 @@ def _first_time(chunk: list, batches: dict) -> float | None:
             return e.ts
     return None
 
+# Kineto timestamps are microseconds from the epoch, taken from 64-bit
+# nanosecond clocks: none is past 2^63 ns. No event lasts a year (the bound
+# importers.base.checked puts on every reader's times).
+MAX_TS_US = 2.0 ** 63 / 1e3
+MAX_DUR_US = MAX_TIME_S * 1e6
+
+
 class _Where:
     """Checks on a batch of events, naming the first bad one's index."""
 
@@ -206,6 +238,16 @@ class _Where:
         if bad.any():
             j = int(np.argmax(bad))
             self.fail(events[j], f"({names[j]!r}): bad time: ts {ts[j]}, duration {dur[j]}")
+        late = np.abs(t) > MAX_TS_US
+        if late.any():
+            j = int(np.argmax(late))
+            self.fail(events[j], f"({names[j]!r}): ts {ts[j]:.6g} us is past 2^63 ns from the epoch (the year "
+                      "2262): no clock gives it (a damaged timestamp)")
+        long = d > MAX_DUR_US
+        if long.any():
+            j = int(np.argmax(long))
+            self.fail(events[j], f"({names[j]!r}): duration {dur[j]:.6g} us is beyond a year: not a "
+                      "measurement (an overflowed or damaged duration)")
         return t, d
 
 
@@ -221,7 +263,8 @@ def _counter_args(args) -> dict:
             if value is not None}
 
 
-def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, tids: list, args: list) -> None:
+def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
+          where: _Where) -> None:
     """API time by name; per correlation id the call's thread and start,
     its External id and the bytes it names (for copies without their own)."""
     api = gpu.api
@@ -229,16 +272,19 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, tids: li
         api[name] = api.get(name, 0.0) + d * 1e-6
     corr = [None if a is None else a.correlation for a in args]
     gpu.api_corr += corr
-    gpu.api_tid += tids
+    gpu.api_tid += [e.tid for e in events]
     gpu.api_ts += ts.tolist()
     gpu.api_ext_col += [None if a is None else (a.external_id if a.external_id is not None
                                                 else a.external_id_2021) for a in args]
-    for c, a in zip(corr, args):
+    for c, a, e in zip(corr, args, events):
         if c is None or (a.bytes is None and a.size is None):
             continue
         try:
             gpu.api_sizes[c] = float(a.bytes if a.bytes is not None else a.size)
-        except (TypeError, ValueError):
+        except OverflowError:
+            where.fail(e, f"({e.name!r}): size {_short(a.bytes if a.bytes is not None else a.size)} "
+                       "is no byte count a trace holds")
+        except (TypeError, ValueError):   # not a number: the copy's bytes stay unknown
             pass
 
 
@@ -288,11 +334,10 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
     nbytes = args.bytes if args is not None else None
     if nbytes is None:
         gpu.pending_bytes.append((g, args.correlation if args is not None else None))
-    elif (isinstance(nbytes, bool) or not isinstance(nbytes, (int, float))
-          or not math.isfinite(nbytes) or nbytes < 0):
-        where.fail(e, f"({name!r}): bytes is not a non-negative number: {nbytes!r}")
+    elif _count(nbytes) is None:
+        where.fail(e, f"({name!r}): bytes is not a non-negative number: {_short(nbytes)}")
     else:
-        g["bytes"] += float(nbytes)
+        g["bytes"] += _count(nbytes)
 
 
 def _launch_raw(args) -> tuple | None:
@@ -323,6 +368,8 @@ def _launch(args) -> dict:
                 hash(value)
             except TypeError:
                 continue
+            if isinstance(value, int) and not _C_INT[0] <= value < _C_INT[1]:
+                continue                     # no launch figure is that big: damaged
             out[name] = value
     return out
 
@@ -337,7 +384,8 @@ def decoded_launch(launch: dict) -> dict:
                 value = msgspec.json.decode(value)
             except msgspec.DecodeError:
                 continue
-            if not (isinstance(value, list) and all(isinstance(v, int) for v in value)):
+            if not (isinstance(value, list) and all(isinstance(v, int) and _C_INT[0] <= v < _C_INT[1]
+                                                    for v in value)):
                 continue
             value = tuple(value)
         out[key] = value

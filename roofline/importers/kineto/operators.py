@@ -124,7 +124,12 @@ def _json(raw: bytes | None):
 
 
 def _is_count(x) -> bool:
-    return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x >= 0
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x) and x >= 0
+    except OverflowError:        # an integer past any float: no count
+        return False
 
 
 @dataclass
