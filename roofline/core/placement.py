@@ -40,6 +40,7 @@ from .errors import Advice
 from .evidence import FixedCosts, fixed_costs, group_keys, under_filled
 from .kernel_precision import precision_from_name
 from .model import Device, KernelSet
+from .units import whole_counts
 
 COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN = "compute", "bandwidth", "overhead", "unknown"
 CLASSES = (COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN)
@@ -214,7 +215,7 @@ class Placements:
         return {
             "name": _strings(ks.names[idx]), "family": _texts(ks.families[idx]),
             "variant": _texts(ks.variants[idx]), "operator": _texts(ks.operators[idx]),
-            "modelled": ks.modelled[idx].tolist(), "count": ks.count[idx].astype(np.int64).tolist(),
+            "modelled": ks.modelled[idx].tolist(), "count": whole_counts(ks.count[idx]).tolist(),
             "time_s": _numbers(ks.time_s[idx]), "flops": _numbers(self.work[idx]),
             "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items()},
             "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),

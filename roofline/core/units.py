@@ -137,3 +137,14 @@ def format_percent(fraction: float | None) -> str:
     if fraction is None:
         return "n/a"
     return f"{100 * fraction:.0f}%" if fraction < 100 else f"{100 * fraction:.2g}%"
+
+
+def whole_counts(counts):
+    """Call counts (floats, whole numbers) as integers: int64 while they fit,
+    else Python ints, which do not wrap (a sum of rows each below 2**53 can
+    pass 2**63, where int64 turns it negative)."""
+    import numpy as np
+    counts = np.asarray(counts, dtype=float)
+    if not counts.size or np.nanmax(counts) < 2.0 ** 63:
+        return np.nan_to_num(counts).astype(np.int64)
+    return np.array([int(c) for c in np.nan_to_num(counts).tolist()], dtype=object)

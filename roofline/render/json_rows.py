@@ -25,6 +25,7 @@ from typing import Iterator
 import numpy as np
 
 from ..core.placement import Placements
+from ..core.units import whole_counts
 
 # field order of Placements.records()
 TEXT = ("name", "family", "variant", "operator")
@@ -77,7 +78,7 @@ def _columns(p: Placements) -> list[tuple[str, str, object]]:
     cols = [(k, "json", _strings(v, empty_is_null=k != "name"))
             for k, v in zip(TEXT, (ks.names, ks.families, ks.variants, ks.operators))]
     cols.append(("modelled", "bool", np.asarray(ks.modelled, dtype=bool)))
-    cols.append(("count", "int", np.asarray(ks.count).astype(np.int64)))
+    cols.append(("count", "int", whole_counts(ks.count)))
     cols += [("time_s", "float", ks.time_s), ("flops", "float", p.work)]
     cols.append(("bytes", "levels", ks.bytes))
     cols += [(k, "json", _strings(getattr(p, k), empty_is_null=k != "bound")) for k in LABELS]
@@ -102,6 +103,8 @@ def _slice_text(columns, a: int, b: int) -> bytes:
             text = _level_object({lv: v[a:b] for lv, v in values.items()})
         elif kind == "float":
             text = _floats(np.asarray(values[a:b], dtype=float))
+        elif values.dtype == object:  # counts past int64 (units.whole_counts): Python ints
+            text = pa.array([str(v) for v in values[a:b]])
         else:
             text = pac.cast(pa.array(values[a:b]), pa.string())
         pieces.append(pac.fill_null(text, "null") if isinstance(text, pa.Array) else text)

@@ -10,7 +10,7 @@ from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
 from ..core.placement import Placements
 from .terminal import visible
-from ..core.units import format_percent, format_si
+from ..core.units import format_percent, format_si, whole_counts
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
               "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
@@ -50,7 +50,7 @@ def placements_csv_bytes(p: Placements) -> bytes:
     with paused():
         ks = p.kernels
         columns = {
-            "name": ks.names, "family": ks.families, "count": ks.count.astype(np.int64),
+            "name": ks.names, "family": ks.families, "count": whole_counts(ks.count),
             "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
             "overhead_kind": p.overhead_kind, "reason": p.reason, "fixed_s": p.fixed_s,
             "achieved_flop_s": p.achieved_flop_s,
