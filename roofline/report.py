@@ -46,7 +46,7 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
         device = find_device(device)
     from .core.aggregate import MAX_MARKERS, MAX_POINTS, group_keys
     max_points = MAX_POINTS if max_points is None else max_points
-    results, kernel_objs, sets = _collect(inputs)
+    results, kernel_objs, sets, starts = _collect(inputs)
     parts = ([KernelSet.from_kernels(kernel_objs)] if kernel_objs else []) + sets
     if not parts or sum(len(s) for s in parts) == 0:
         where = ", ".join(r.path for r in results) or "the input"
@@ -82,22 +82,27 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
                   title=title or "Roofline report", top=top, max_points=max_points,
                   extra_warnings=tuple(extra),
                   row_ranks=None if row_ranks is None else np.asarray(row_ranks, dtype=np.int64),
-                  doubts=tuple(doubts_for(device, results)))
+                  doubts=tuple(doubts_for(device, results)), result_rows=tuple(starts))
 
 
 def _collect(inputs):
+    """Results, Kernel objects, KernelSets, and the first row of each
+    result's kernels in the rows placed (Kernel objects first, in input
+    order, then the sets)."""
     from .importers import ImportResult, read_profile
     if isinstance(inputs, (str, Path, KernelSet, ImportResult, Kernel, Placements)):
         inputs = [inputs]
-    results, kernels, sets = [], [], []
+    results, kernels, sets, where = [], [], [], []
     for item in inputs:
         if isinstance(item, (str, Path)):
             item = read_profile(item)
         if isinstance(item, ImportResult):
             results.append(item)
             if isinstance(item.kernels, KernelRows):   # columns: no object per row
+                where.append(("set", len(sets)))
                 sets.append(item.kernels.columns)
             else:
+                where.append(("objects", len(kernels)))
                 kernels.extend(item.kernels)
         elif isinstance(item, Kernel):
             kernels.append(item)
@@ -110,4 +115,6 @@ def _collect(inputs):
         else:
             raise RooflineError(f"cannot report on {type(item).__name__}: give profile paths, "
                                 "ImportResults, KernelSets or Kernels")
-    return results, kernels, sets
+    set_starts = np.cumsum([len(kernels)] + [len(s) for s in sets])
+    starts = [at if kind == "objects" else int(set_starts[at]) for kind, at in where]
+    return results, kernels, sets, starts

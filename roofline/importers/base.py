@@ -66,6 +66,9 @@ class ImportResult:
     compute_capability: str | None = None
     device_kind: str | None = None
     device_properties: Mapping[str, object] | None = None
+    # time per (kernel row, step, phase) where the file marks a training step
+    # (roofline.importers.kineto.phases.PhaseTable); None where it cannot
+    phases: object = None
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ import numpy as np
 
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 from .html_tables import TABLE_JS, kernels_section
+from .step_sections import steps_html
 
-SECTIONS = (("summary", "Summary"), ("rooflines", "Rooflines"), ("kernels", "Kernels"), ("variants", "Variants"),
+SECTIONS = (("summary", "Summary"), ("steps", "Step split"), ("rooflines", "Rooflines"), ("kernels", "Kernels"), ("variants", "Variants"),
             ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
             ("overhead", "Overhead"), ("warnings", "Warnings"))
 
@@ -114,6 +115,7 @@ class _HtmlWriter:
         writers = {"summary": self.summary, "rooflines": self.rooflines, "kernels": lambda: kernels_section(r),
                    "variants": self.variants, "families": self.families, "ranks": self.ranks,
                    "operators": self.operators, "instruction": self.instruction, "overhead": self.overhead,
+                   "steps": lambda: steps_html(r, _table, _e),
                    "warnings": self.warnings}
         parts += [writers[key]() for key, _ in self._sections()]
         from .._version import __version__
@@ -201,7 +203,9 @@ class _HtmlWriter:
         instruction roofline when there is one or the input came from a
         profiler that can count instructions (its note says what to collect)."""
         r = self.r
+        split = r.step_split()
         applies = {"ranks": r.row_ranks is not None, "variants": bool(r.variant_rows()),
+                   "steps": split is not None and (len(split.overall) > 1 or bool(split.steps)),
                    "operators": bool(np.any(r.placements.kernels.operators != "")),
                    "instruction": r.instruction is not None
                    or any(str(getattr(x, "format", "")).startswith(("ncu", "nvprof")) for x in r.results)}
@@ -248,7 +252,7 @@ class _HtmlWriter:
         out.append("<h3>Per operator</h3><p>Work from the operator models where <i>modelled</i> is above 0: "
                    "FLOPs of the direct algorithm and the compulsory bytes (every input read once, every "
                    "output written once), a lower bound on traffic, so each point is an upper bound on "
-                   "intensity. Operators with no model stay <i>no counters</i>.</p>")
+                   "intensity. Operators with no model stay <i>unknown</i>: their time is shown, not their work.</p>")
         out.append(_table(["operator", "calls", "time", "share", "FLOP/s", "% of roof", "main bound", "modelled"],
                           [[_e(o.operator), f"{o.calls:,}", _e(_t(o.time_s)), _e(_pct(o.share)), _e(_rate(o.flop_s)),
                             _e(_pct(o.efficiency, 0)), _e(o.bound), _e(_pct(o.modelled, 0))] for o in shown],

@@ -74,6 +74,10 @@ def render_markdown(r, images: dict[str, str]) -> str:
           f"{k['count']:,}", _t(k["time_s"]), _pct(k["share"]), _rate(k["achieved_flop_s"]),
           _pct(k["efficiency"], 0), _md_text(_bound_text(k)), _md_text(_reason_text(k))]
          for k in r.top_kernels()])]
+    split = r.step_split()
+    if split is not None and (len(split.overall) > 1 or split.steps):
+        from .step_sections import steps_markdown
+        out += steps_markdown(r, _md_table, _md_text)
     out += ["## Rooflines", ""]
     if not r.views():
         out += ["No kernel has FLOPs, bytes and a time together, so none can be placed on a FLOP roofline.", ""]

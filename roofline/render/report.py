@@ -74,6 +74,7 @@ class Report:
     _instruction: object = field(default=None, repr=False)
     row_ranks: np.ndarray | None = None   # each placement row's rank (a multi-rank job)
     doubts: tuple = ()                    # why the profile's roofs may not hold (devices.trust)
+    result_rows: tuple = ()               # first placement row of each result's kernels (None: unknown)
 
     def banner(self) -> str:
         """One paragraph on why the device profile's roofs may not hold for
@@ -143,6 +144,13 @@ class Report:
     def operator_rows(self) -> list[OperatorRow]:
         """Per framework operator (rows whose trace named one), by time."""
         return operator_rows(self)
+
+    def step_split(self):
+        """Time by phase of the training step (forward, backward, optimizer,
+        communication, data loading, other), overall and per ProfilerStep;
+        None when no input marks phases (:mod:`.step_rows`)."""
+        from .step_rows import step_split
+        return step_split(self)
 
     def work_split(self) -> list[SplitRow]:
         """Time by kind of work (GEMM, convolution, attention,

@@ -48,11 +48,16 @@ FLOP_CHECK_TOLERANCE = 0.01
 COUNTER_CHECK_TOLERANCE = 0.10
 
 
-def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None) -> list[Kernel]:
+def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None,
+                links: dict | None = None) -> list[Kernel]:
+    """One row per (operator, input shapes) for operators that do work, per
+    operator name otherwise. ``links``, when given, receives each operator's
+    row (``op_row``), self time and parent, for the step split (.phases)."""
     _warn_no_shapes(ops, warnings)
     tree = build(ops)
     labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
     groups: dict[tuple, dict] = {}
+    op_row = np.zeros(len(ops), dtype=np.int64)
     for i in range(len(ops)):
         name = ops.names[i]
         w = tree.counted[i] if tree.does_work[i] else tree.work[i]
@@ -64,12 +69,16 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
             key = (name, "", "unknown")
         g = groups.get(key)
         if g is None:
-            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else ""}
+            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
+                               "row": len(groups)}
+        op_row[i] = g["row"]
         g["t"] += tree.self_time_us[i]
         g["n"] += 1
         if key[2] == "work":
             _add_work(g, w, 1.0, gpu=False)
     out = [_row(key, g, threads) for key, g in groups.items()]
+    if links is not None:
+        links.update(op_row=op_row, self_time_us=tree.self_time_us, parent=tree.parent)
     _warn_unknown(out, warnings, what="operator")
     _check_torch_flops(ops, tree, warnings)
     return out
@@ -88,11 +97,13 @@ def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
 
 
 def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
-                   share: np.ndarray) -> dict[tuple, dict]:
+                   share: np.ndarray, links: dict | None = None) -> dict[tuple, dict]:
     """Rows keyed by (kernel name, operator name, whether it got work): time
     and calls summed, and the operators' work times each kernel's share
     summed per precision (bincounts over row codes, no loop per kernel)."""
     codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working)
+    if links is not None:
+        links["launch_row"] = codes
     m = len(keys)
     t = np.bincount(codes, weights=np.asarray(gpu.kernel_dur, dtype=float), minlength=m)
     calls = np.bincount(codes, minlength=m)
@@ -179,8 +190,10 @@ def _add_work(g: dict, w, share: float, gpu: bool) -> None:
     g["bytes"] += float(w.bytes) * float(share)
 
 
-def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
-    """One row per (kernel name, operator that launched it)."""
+def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None = None) -> list[Kernel]:
+    """One row per (kernel name, operator that launched it). ``links``, when
+    given, receives each launch's row (``launch_row``) and operator
+    (``op_of``) and the operators' parents, for the step split (.phases)."""
     n = len(gpu.kernel_names)
     if n == 0:
         return []
@@ -191,7 +204,9 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice]) -> list[Kernel]:
     share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
-    groups = _kernel_groups(gpu, ops, tree, op_of, working, share)
+    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links)
+    if links is not None:
+        links.update(op_of=op_of, parent=tree.parent if tree is not None else None)
     out = []
     counted = _counter_rows(gpu, groups)
     assumed_fp32 = False

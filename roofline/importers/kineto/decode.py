@@ -51,6 +51,8 @@ _ARG_FIELDS = [
     ("input_strides", msgspec.Raw, msgspec.field(default=None, name="Input Strides")),
     ("concrete", msgspec.Raw, msgspec.field(default=None, name="Concrete Inputs")),
     ("flops", object, None),
+    # autograd marks the operators it runs in the backward pass with the forward's thread
+    ("fwd_thread", object, msgspec.field(default=None, name="Fwd thread id")),
 ]
 
 # gc=False: millions of small structs that never form reference cycles;

@@ -31,6 +31,8 @@ MEMCPY_CATS = frozenset({"gpu_memcpy", "memcpy"})
 MEMSET_CATS = frozenset({"gpu_memset", "memset"})
 API_CATS = frozenset({"cuda_runtime", "runtime", "cuda_driver", "driver"})
 RANGE_CATS = frozenset({"cuda_profiler_range"})
+# record_function ranges: ProfilerStep#N, Optimizer.step#SGD.step, user "## forward ##"
+ANNOTATION_CATS = frozenset({"user_annotation"})
 
 _COUNTER = re.compile(r"^(sm|smsp)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
 _PRECISION = {"d": "fp64", "f": "fp32", "h": "fp16"}
@@ -140,6 +142,9 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
         if kind == "op":
             ops.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events], args)
             continue
+        if kind == "annotation":       # the step split's ranges (kineto.phases), no time of their own
+            ops.annotations.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events])
+            continue
         span.cover(ts, dur)
         if kind == "api":
             _apis(gpu, names, ts, dur, events, args, where)
@@ -158,7 +163,7 @@ def _by_kind(events: list) -> dict[str, list]:
     except TypeError:                      # a list as category: not one of ours
         cats = [c if isinstance(c, str) else None for c in cats]
         distinct = set(cats)
-    kinds = [None, "kernel", "op", "api", "copy", "range"]
+    kinds = [None, "kernel", "op", "api", "copy", "range", "annotation"]
     code_of = {c: kinds.index(_batch_kind(c)) for c in distinct}
     codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
     out = {}
@@ -253,7 +258,8 @@ class _Where:
 
 _KIND = {**{c: "kernel" for c in KERNEL_CATS}, **{c: "memcpy" for c in MEMCPY_CATS},
          **{c: "memset" for c in MEMSET_CATS}, **{c: "api" for c in API_CATS},
-         **{c: "range" for c in RANGE_CATS}, **{c: "op" for c in OP_CATS}}
+         **{c: "range" for c in RANGE_CATS}, **{c: "op" for c in OP_CATS},
+         **{c: "annotation" for c in ANNOTATION_CATS}}
 
 
 def _counter_args(args) -> dict:

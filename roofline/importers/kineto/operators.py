@@ -52,6 +52,26 @@ _NEST_SLACK_US = 2e-3
 
 
 @dataclass
+class Annotations:
+    """``record_function`` ranges (``user_annotation``) as columns: the
+    ProfilerStep#N, Optimizer.step#... and user ranges the step split reads."""
+
+    names: list = field(default_factory=list)
+    ts: list = field(default_factory=list)
+    dur: list = field(default_factory=list)
+    thread: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def extend(self, names: list, ts: list, dur: list, threads: list) -> None:
+        self.names += names
+        self.ts += ts
+        self.dur += dur
+        self.thread += threads
+
+
+@dataclass
 class OpEvents:
     """The ``cpu_op`` events of a trace as columns, in file order. The
     arguments of a call (shapes, dtypes, strides, concrete inputs) are kept
@@ -66,6 +86,8 @@ class OpEvents:
     call: list = field(default_factory=list)
     torch_flops: list = field(default_factory=list)
     calls: list = field(default_factory=list)          # (dims, types, strides, concrete) raw JSON bytes
+    backward: list = field(default_factory=list)       # autograd ran it (its Fwd thread id is not 0)
+    annotations: Annotations = field(default_factory=Annotations)
     _call_ids: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -80,6 +102,8 @@ class OpEvents:
         self.external_id += [None if a is None else (a.external_id if a.external_id is not None
                                                      else a.external_id_2021) for a in args]
         self.call += [self._call(a) for a in args]
+        # forward operators carry Fwd thread id 0; autograd's nodes the forward's thread
+        self.backward += [a is not None and a.fwd_thread not in (None, 0, "0") for a in args]
         flops = [None if a is None else a.flops for a in args]
         if flops.count(None) == len(flops):
             self.torch_flops += [math.nan] * len(flops)

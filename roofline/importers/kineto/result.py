@@ -10,12 +10,14 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
+
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
 from ..base import ImportResult, ProgramTime
 from ..timeline import busy_time
-from . import attribution
+from . import attribution, phases
 from .events import GpuEvents
 from .operators import OpEvents
 
@@ -25,12 +27,18 @@ _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECA
 def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
     warnings: list[Advice] = []
     cpu_trace = bool(len(ops)) and not gpu.kernel_names and not gpu.copies and not gpu.ranges
+    links: dict = {}
     if cpu_trace:
-        out = attribution.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace))
+        out = attribution.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
+        split = phases.cpu_phases(ops, links["op_row"], links["self_time_us"], links["parent"])
     else:
-        out = attribution.gpu_kernels(gpu, ops, warnings)
+        out = attribution.gpu_kernels(gpu, ops, warnings, links=links)
+        launched = len(out)
         out += _range_only_kernels(gpu, warnings)
         out += _copy_kernels(gpu, warnings)
+        split = phases.gpu_phases(gpu, ops, links.get("launch_row", np.zeros(0, dtype=np.int64)),
+                                  links.get("op_of", np.zeros(0, dtype=np.int64)), links.get("parent"),
+                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])])
     device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)
     if len(gpu.device_time) > 1:
         warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
@@ -45,7 +53,7 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
     properties = _cpu_identity(trace) if cpu_trace else _identity(device)
     return ImportResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
                         program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
-                        device_properties=properties)
+                        device_properties=properties, phases=split)
 
 
 def _rank(info) -> int | None:

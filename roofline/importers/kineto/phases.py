@@ -1,0 +1,248 @@
+"""The step split: where a trace's kernel time goes in a training step.
+
+Each kernel launch (GPU trace) or operator (CPU trace) gets a phase and a
+step, from what the trace marks:
+
+* **step**: the ``ProfilerStep#N`` range (``torch.profiler`` with a
+  schedule) holding the launch's CPU time, on any thread (autograd runs the
+  backward pass on threads of its own); -1 outside every step.
+* **communication**: a kernel whose name is a collective's
+  (:func:`roofline.core.families.family_of`), whatever launched it.
+* **optimizer**: launched inside an ``Optimizer.step#...`` or
+  ``Optimizer.zero_grad#...`` range on the same thread.
+* **backward**: launched by an operator autograd ran: its args name the
+  forward thread (``Fwd thread id``), or it or an enclosing operator is one
+  of autograd's (``autograd::engine::evaluate_function: ...``,
+  ``MmBackward0``), or a ``## backward ##`` range holds it.
+* **data loading**: inside an ``enumerate(DataLoader)#...`` range.
+* **forward**: any other launch by an operator.
+* **other**: no operator launched it (copies, kernels before the
+  profiler's CPU window).
+
+On a CPU trace an operator's self time is its row's time; the time of a
+range outside every operator (Python between operators, the optimizer's own
+loop) is kept too, as rows -1 with the range's phase: no time disappears.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.families import family_of
+from ...core.phases import PHASES
+from .operators import OpEvents, _levels, _nesting
+
+FORWARD, BACKWARD, OPTIMIZER, COMMUNICATION, DATA, OTHER = range(len(PHASES))
+OUTSIDE_OPERATORS = -1       # row of host time in a range but in no operator
+
+_STEP = re.compile(r"^ProfilerStep#(\d+)$")
+_OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)#")
+_DATA = re.compile(r"^enumerate\(DataLoader\)#")
+_BACKWARD_RANGE = re.compile(r"^##\s*backward\s*##$", re.IGNORECASE)
+_AUTOGRAD_OP = re.compile(r"^autograd::engine::evaluate_function|Backward\d*$")
+
+
+@dataclass(frozen=True, eq=False)
+class PhaseTable:
+    """Time per (kernel row, step, phase): columns, rows summed."""
+
+    row: np.ndarray      # index into the result's kernels; -1: host time outside operators
+    step: np.ndarray     # N of ProfilerStep#N; -1: outside every step
+    phase: np.ndarray    # index into PHASES
+    time_s: np.ndarray
+    basis: tuple[str, ...]   # what the split rests on, e.g. ("ProfilerStep ranges", "Fwd thread id")
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def __eq__(self, other) -> bool:    # column by column (ImportResults compare equal by value)
+        return (isinstance(other, PhaseTable) and self.basis == other.basis
+                and all(np.array_equal(getattr(self, c), getattr(other, c))
+                        for c in ("row", "step", "phase", "time_s")))
+
+    __hash__ = None
+
+
+class _Ranges:
+    """Which of some ranges holds a time (on a thread, or on any)."""
+
+    def __init__(self, starts, ends, threads=None):
+        starts, ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+        self.by_thread: dict = {}
+        for key, idx in _groups(threads, len(starts)):
+            order = idx[np.argsort(starts[idx], kind="stable")]
+            # the latest-starting range that began before t holds t if any
+            # range up to it still runs: the running maximum of the ends
+            self.by_thread[key] = (order, starts[order], np.maximum.accumulate(ends[order]))
+
+    def holding(self, times, threads=None) -> np.ndarray:
+        """Index of the latest-starting range holding each time (-1: none)."""
+        times = np.asarray(times, dtype=float)
+        out = np.full(len(times), -1, dtype=np.int64)
+        for key, members in _groups(threads, len(times)):
+            found = self.by_thread.get(key)
+            if found is None:
+                continue
+            order, starts, reach = found
+            k = np.searchsorted(starts, times[members], side="right") - 1
+            ok = (k >= 0) & (times[members] < reach[np.maximum(k, 0)])
+            out[members[ok]] = order[k[ok]]
+        return out
+
+
+def _groups(threads, n: int):
+    """(thread, indices) per distinct thread; one group (None) without threads."""
+    if threads is None:
+        yield None, np.arange(n)
+        return
+    from .attribution import _codes
+    threads = list(threads)
+    codes = _codes(threads)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    for idx in np.split(order, bounds):
+        if len(idx):
+            yield threads[int(idx[0])], idx
+
+
+def _annotation_ranges(ops: OpEvents, pattern: re.Pattern) -> tuple[list[int], _Ranges | None]:
+    a = ops.annotations
+    chosen = [i for i, name in enumerate(a.names) if pattern.search(str(name))]
+    if not chosen:
+        return chosen, None
+    ts = np.array([a.ts[i] for i in chosen], dtype=float)
+    ends = ts + np.array([a.dur[i] for i in chosen], dtype=float)
+    return chosen, _Ranges(ts, ends, [a.thread[i] for i in chosen])
+
+
+def _steps(ops: OpEvents):
+    """(step number per ProfilerStep range, ranges on any thread) or None."""
+    a = ops.annotations
+    chosen = [(i, int(m.group(1))) for i, name in enumerate(a.names) if (m := _STEP.match(str(name)))]
+    if not chosen:
+        return None
+    ts = np.array([a.ts[i] for i, _ in chosen], dtype=float)
+    ends = ts + np.array([a.dur[i] for i, _ in chosen], dtype=float)
+    return np.array([n for _, n in chosen], dtype=np.int64), _Ranges(ts, ends)
+
+
+def _step_of(steps, times) -> np.ndarray:
+    if steps is None:
+        return np.full(len(times), -1, dtype=np.int64)
+    numbers, ranges = steps
+    k = ranges.holding(times)
+    return np.where(k >= 0, numbers[np.maximum(k, 0)], -1)
+
+
+def operator_phases(ops: OpEvents, parent: np.ndarray | None = None) -> np.ndarray:
+    """The phase of every operator (FORWARD, BACKWARD, OPTIMIZER or DATA)."""
+    n = len(ops)
+    if parent is None:
+        parent = _nesting(ops)[0]
+    names = {name: bool(_AUTOGRAD_OP.search(str(name))) for name in set(ops.names)}
+    backward = np.fromiter((names[x] for x in ops.names), dtype=bool, count=n)
+    backward |= np.asarray(ops.backward, dtype=bool) if len(ops.backward) == n else False
+    for level in _levels(parent):          # what autograd runs, it runs all the way down
+        backward[level] |= backward[parent[level]]
+    ts, threads = np.asarray(ops.ts, dtype=float), ops.thread
+    phase = np.where(backward, BACKWARD, FORWARD).astype(np.int8)
+    for code, pattern in ((BACKWARD, _BACKWARD_RANGE), (DATA, _DATA), (OPTIMIZER, _OPTIMIZER)):
+        _, ranges = _annotation_ranges(ops, pattern)
+        if ranges is not None:
+            phase[ranges.holding(ts, threads) >= 0] = code
+    return phase
+
+
+def _basis(ops: OpEvents, steps) -> tuple[str, ...]:
+    out = ["ProfilerStep ranges" if steps is not None else "no ProfilerStep ranges (one step)"]
+    if any(ops.backward):
+        out.append("autograd's Fwd thread id")
+    if any(_OPTIMIZER.search(str(n)) for n in ops.annotations.names):
+        out.append("Optimizer.* ranges")
+    return tuple(out)
+
+
+def gpu_phases(gpu, ops: OpEvents, launch_row: np.ndarray, op_of: np.ndarray, parent,
+               extra_rows: list[tuple[int, float]]) -> PhaseTable | None:
+    """Time per (row, step, phase) of a GPU trace's kernel launches;
+    ``extra_rows``: (row, seconds) of the rows with no launches of their own
+    (copies, range-profiler rows), put under "other"."""
+    n = len(gpu.kernel_names)
+    if n == 0 and not extra_rows:
+        return None
+    from .attribution import _runtime_calls
+    steps = _steps(ops)
+    call = _runtime_calls(gpu) if n else np.zeros(0, dtype=np.int64)
+    api_ts = np.asarray(gpu.api_ts, dtype=float)
+    op_ts = np.asarray(ops.ts, dtype=float) if len(ops) else np.zeros(0)
+    when = np.where(call >= 0, api_ts[np.maximum(call, 0)] if len(api_ts) else np.nan,
+                    np.where(op_of >= 0, op_ts[np.maximum(op_of, 0)] if len(op_ts) else np.nan, np.nan))
+    phase = np.full(n, OTHER, dtype=np.int8)
+    if len(ops):
+        by_op = operator_phases(ops, parent)
+        phase[op_of >= 0] = by_op[op_of[op_of >= 0]]
+    comm = {name: family_of(name) == "communication" for name in set(gpu.kernel_names)}
+    phase[np.fromiter((comm[x] for x in gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
+    step = _step_of(steps, np.nan_to_num(when, nan=-np.inf))
+    time = np.nan_to_num(np.asarray(gpu.kernel_dur, dtype=float)) * 1e-6
+    rows = [np.asarray(launch_row, dtype=np.int64)] + [np.array([r]) for r, _ in extra_rows]
+    return _summed(np.concatenate(rows),
+                   np.concatenate([step, np.full(len(extra_rows), -1)]),
+                   np.concatenate([phase, np.full(len(extra_rows), OTHER)]),
+                   np.concatenate([time, [t for _, t in extra_rows]]), _basis(ops, steps))
+
+
+def cpu_phases(ops: OpEvents, op_row: np.ndarray, self_time_us: np.ndarray, parent) -> PhaseTable | None:
+    """Time per (row, step, phase) of a CPU trace's operators, and the
+    ranges' own time outside every operator (row -1)."""
+    if not len(ops):
+        return None
+    steps = _steps(ops)
+    ts = np.asarray(ops.ts, dtype=float)
+    phase = operator_phases(ops, parent)
+    host_row, host_step, host_phase, host_time = _outside_operators(ops, steps)
+    return _summed(np.concatenate([np.asarray(op_row, dtype=np.int64), host_row]),
+                   np.concatenate([_step_of(steps, ts), host_step]),
+                   np.concatenate([phase, host_phase]),
+                   np.concatenate([np.asarray(self_time_us, dtype=float) * 1e-6, host_time]),
+                   _basis(ops, steps))
+
+
+def _outside_operators(ops: OpEvents, steps):
+    """Each range's time in no operator and no range inside it: rows -1."""
+    a = ops.annotations
+    if not len(a):
+        return (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.int8), np.zeros(0))
+    both = _Intervals(list(ops.ts) + list(a.ts), list(ops.dur) + list(a.dur), list(ops.thread) + list(a.thread))
+    _, self_time = _nesting(both)
+    own = self_time[len(ops):]
+    names = [str(x) for x in a.names]
+    phase = np.array([OPTIMIZER if _OPTIMIZER.search(x) else DATA if _DATA.search(x)
+                      else BACKWARD if _BACKWARD_RANGE.search(x) else OTHER if _STEP.match(x) else FORWARD
+                      for x in names], dtype=np.int8)
+    step = _step_of(steps, np.asarray(a.ts, dtype=float) + 1e-3)    # a step's own range is in itself
+    keep = own > 0
+    return (np.full(int(keep.sum()), OUTSIDE_OPERATORS, dtype=np.int64), step[keep], phase[keep],
+            own[keep] * 1e-6)
+
+
+@dataclass
+class _Intervals:
+    """Operators and ranges together, for their common nesting."""
+
+    ts: list
+    dur: list
+    thread: list
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+
+def _summed(row, step, phase, time_s, basis) -> PhaseTable:
+    """Rows with equal (row, step, phase) added up."""
+    keys = np.stack([row, step, phase.astype(np.int64)])
+    unique, inverse = np.unique(keys, axis=1, return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=time_s, minlength=unique.shape[1])
+    return PhaseTable(unique[0], unique[1], unique[2].astype(np.int8), total, basis)
