@@ -132,7 +132,9 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
 
 def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
     path = Path(text)
-    if path.suffix.lower() in (".yaml", ".yml", ".json") or (path.exists() and not path.is_dir()):
+    roofline_csv = path.is_dir() and (path / "roofline.csv").is_file()    # a rocprof-compute workload
+    a_file = path.exists() and not path.is_dir()
+    if path.suffix.lower() in (".yaml", ".yml", ".json", ".csv") or roofline_csv or a_file:
         return DeviceChoice(_load_path(path), text)
     try:
         match = resolve_typed(text, {s: i.name for s, i in infos.items()})
@@ -284,6 +286,9 @@ def _load(info: ProfileInfo) -> Device:
 
 
 def _load_path(path: Path) -> Device:
+    if path.is_dir() or path.suffix.lower() == ".csv":     # rocprof-compute's measured roofline.csv
+        from .rocprof_roofline import read_rocprof_roofline
+        return read_rocprof_roofline(path)
     if path.suffix.lower() == ".json":
         from .ert import read_ert_device
         return read_ert_device(path)

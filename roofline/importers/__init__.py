@@ -4,7 +4,9 @@
 module registers itself on import; the import order below is the sniffing
 order (most specific first). The PyTorch/Kineto reader is a pipeline of
 its own (:mod:`.kineto`); the GPU counter readers share :mod:`.metrics`,
-:mod:`.counters` and :mod:`.results`; :mod:`.rank_files` reads the per-rank
+:mod:`.counters` and :mod:`.results`, the AMD ones (rocprof, rocprofv3,
+rocprof-compute) :mod:`.amd_counters`, :mod:`.rocprof_table` and
+:mod:`.rocprof_common`; :mod:`.rank_files` reads the per-rank
 traces of one job (in parallel with Dask).
 
 May import: ``roofline.core``, ``roofline.ops`` (operator cost models for
@@ -20,6 +22,8 @@ from . import kernels_csv  # noqa: F401  (registers the project's own format)
 from . import nsys  # noqa: F401  (Nsight Systems SQLite exports and nsys stats CSV)
 from . import kineto  # noqa: F401  (PyTorch profiler / Kineto Chrome traces)
 from . import ert  # noqa: F401  (ERT results: device profiles, recognised to say so)
+from . import rocprof_json  # noqa: F401  (rocprofv3 JSON: kernel dispatches, counters, agents)
+from . import rocprof_csv  # noqa: F401  (rocprof v1/v2, rocprofv3 and rocprof-compute CSV tables)
 from . import ncu_rep  # noqa: F401  (Nsight Compute .ncu-rep, needs ncu-report)
 from . import ncu_csv  # noqa: F401  (Nsight Compute CSV: details, raw, section exports)
 from . import nvprof  # noqa: F401  (nvprof summary, GPU trace, metrics/events; CSV or text)

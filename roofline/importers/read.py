@@ -19,7 +19,7 @@ def read_profile(path: str | Path) -> ImportResult:
     is no regular file, text that cannot be read, and times, counts or
     counters that are no measurement."""
     path = Path(path)
-    result = checked(detect(path).read(path))
+    result = checked(_folder(path) or detect(path).read(path))
     if isinstance(result.kernels, KernelRows):
         fill_families(result.kernels.columns)
         return result
@@ -27,6 +27,18 @@ def read_profile(path: str | Path) -> ImportResult:
         return result
     kernels = tuple(k if k.family else replace(k, family=family_of(k.name)) for k in result.kernels)
     return replace(result, kernels=kernels)
+
+
+def _folder(path: Path) -> ImportResult | None:
+    """The result of a profiler's output folder (a rocprof-compute
+    workload), None for anything else (files, and folders no reader takes:
+    detect() then says what they are)."""
+    if not path.is_dir():
+        return None
+    from . import rocprof_compute
+    if rocprof_compute.is_workload(path):
+        return rocprof_compute.read_workload(path)
+    return None
 
 
 def fill_families(ks) -> None:
