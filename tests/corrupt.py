@@ -1,6 +1,7 @@
-"""Shared by the importer tests: real files from ../shared/realdata (skipped
-when absent) and corrupted copies of files for the hypothesis tests that
-check nothing but a RooflineError escapes a reader.
+"""Shared by the importer tests: real files from conftest.REALDATA (skipped
+when absent; tests/realdata_registry.py says where they are) and corrupted
+copies of files for the hypothesis tests that check nothing but a
+RooflineError escapes a reader.
 
 Two ways of corrupting a file:
 
@@ -19,16 +20,17 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-from conftest import REALDATA
+from conftest import REAL_FILES_ABSENT, REALDATA
+from realdata_registry import holds_files
 from roofline.core.errors import RooflineError
 from roofline.importers import ImportResult, read_profile
 
-NOT_PRESENT = "../shared/realdata is not present"
+NOT_PRESENT = REAL_FILES_ABSENT
 
 
 def needs_folder(folder: Path) -> pytest.MarkDecorator:
-    """Skip a test when ``folder`` (in ../shared/realdata) is absent."""
-    return pytest.mark.skipif(not folder.is_dir(), reason=NOT_PRESENT)
+    """Skip a test when ``folder`` (REALDATA or one of its folders) is absent or empty."""
+    return pytest.mark.skipif(not holds_files(folder), reason=f"{REAL_FILES_ABSENT} in {folder}")
 
 
 needs_realdata = needs_folder(REALDATA)
@@ -37,7 +39,7 @@ needs_realdata = needs_folder(REALDATA)
 def real_file(path: Path) -> Path:
     """``path``, or skip the test when the file is absent."""
     if not path.exists():
-        pytest.skip(f"{path} is not present")
+        pytest.skip(f"{REAL_FILES_ABSENT}: {path}")
     return path
 
 
