@@ -28,6 +28,7 @@ from . import rocprof_csv  # noqa: F401  (rocprof v1/v2, rocprofv3 and rocprof-c
 from . import ncu_rep  # noqa: F401  (Nsight Compute .ncu-rep, needs ncu-report)
 from . import ncu_csv  # noqa: F401  (Nsight Compute CSV: details, raw, section exports)
 from . import nvprof  # noqa: F401  (nvprof summary, GPU trace, metrics/events; CSV or text)
+from . import neutrino  # noqa: F401  (Neutrino probe traces: result/*.bin, a run's event.log or probe.toml)
 from .read import fill_families, read_profile  # noqa: F401
 
 __all__ = ["ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "register"]

@@ -31,13 +31,15 @@ def read_profile(path: str | Path) -> ImportResult:
 
 def _folder(path: Path) -> ImportResult | None:
     """The result of a profiler's output folder (a rocprof-compute
-    workload), None for anything else (files, and folders no reader takes:
+    workload, a Neutrino run), None for anything else (files, and folders no reader takes:
     detect() then says what they are)."""
     if not path.is_dir():
         return None
-    from . import rocprof_compute
+    from . import neutrino, rocprof_compute
     if rocprof_compute.is_workload(path):
         return rocprof_compute.read_workload(path)
+    if neutrino.is_run_folder(path):
+        return neutrino.read_run(path)
     return None
 
 

@@ -20,10 +20,11 @@ import numpy as np
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 from .html_tables import TABLE_JS, kernels_section
 from .step_sections import steps_html
+from . import block_sched
 
 SECTIONS = (("summary", "Summary"), ("steps", "Step split"), ("rooflines", "Rooflines"), ("kernels", "Kernels"), ("variants", "Variants"),
             ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
-            ("overhead", "Overhead"), ("warnings", "Warnings"))
+            ("overhead", "Overhead"), ("block-sched", "Block scheduling"), ("warnings", "Warnings"))
 
 
 def render_html(report, images: dict[str, str], full: bool = True, interactive: str = "",
@@ -115,6 +116,7 @@ class _HtmlWriter:
         writers = {"summary": self.summary, "rooflines": self.rooflines, "kernels": lambda: kernels_section(r),
                    "variants": self.variants, "families": self.families, "ranks": self.ranks,
                    "operators": self.operators, "instruction": self.instruction, "overhead": self.overhead,
+                   "block-sched": lambda: block_sched.section_html(r, self.images),
                    "steps": lambda: steps_html(r, _table, _e),
                    "warnings": self.warnings}
         parts += [writers[key]() for key, _ in self._sections()]
@@ -208,7 +210,8 @@ class _HtmlWriter:
                    "steps": split is not None and (len(split.overall) > 1 or bool(split.steps)),
                    "operators": bool(np.any(r.placements.kernels.operators != "")),
                    "instruction": r.instruction is not None
-                   or any(str(getattr(x, "format", "")).startswith(("ncu", "nvprof")) for x in r.results)}
+                   or any(str(getattr(x, "format", "")).startswith(("ncu", "nvprof")) for x in r.results),
+                   "block-sched": block_sched.has_block_clocks(r)}
         return [(k, t) for k, t in SECTIONS if applies.get(k, True)]
 
     def ranks(self) -> str:

@@ -126,7 +126,9 @@ def render_markdown(r, images: dict[str, str]) -> str:
         out += [_md_text(r.instruction_note()), ""]
     from .overhead import overhead_text
     out += ["## Overhead", "", *_md_block(overhead_text(r.overhead).rstrip()), "",
-            f"![Time per call against work]({images['overhead']})", "", "## Warnings", ""]
+            f"![Time per call against work]({images['overhead']})", ""]
+    from .block_sched import section_markdown
+    out += [section_markdown(r, images), "## Warnings", ""]
     items = r.warnings()
     out += [f"- {_md_text(w)}" for w in items] or ["None."]
     return "\n".join(out) + "\n"

@@ -256,6 +256,8 @@ class Report:
         if inst is not None:
             figs["instruction"] = inst
         figs["overhead"] = self.plot_overhead()
+        from .block_sched import figures as block_sched_figures
+        figs.update({k: f for k, f in block_sched_figures(self).items() if k not in skip})
         return figs
 
     # ------------------------------------------------------------ output

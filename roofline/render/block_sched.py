@@ -1,0 +1,276 @@
+"""Block scheduling inside kernels (:mod:`roofline.analysis.block_sched`)
+written out and drawn: the report's section in HTML (:func:`section_html`)
+and Markdown (:func:`section_markdown`), beside each kernel's roofline
+verdict, the per-SM timeline (:func:`timeline_figure`, matplotlib imported
+when called) and plain text (:func:`block_sched_text`).
+
+The report hands in itself (its ``results``, ``device`` and ``grouped``
+placements); nothing here imports the report, the HTML or Markdown writers.
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+import weakref
+
+import numpy as np
+
+from ..analysis.block_sched import BlockSchedule, schedules
+from ..core.units import format_si
+from .cells import _bound_text, _pct, _short, _t
+from .style import plain_text
+
+MAX_CHARTS = 3            # timelines drawn: the launches with the largest scheduling share
+MAX_ROWS = 40             # launches listed
+MAX_BARS = 200_000        # blocks drawn in one timeline (the SMs with the lowest ids first)
+BAR, GAP = "#0072B2", "#D55E00"
+
+
+def report_schedules(report) -> list[BlockSchedule]:
+    """Every launch with block clocks among the report's inputs, converted
+    with the report's device (computed once per report)."""
+    hit = _CACHE.get(id(report))
+    if hit is not None and hit[0]() is report:
+        return hit[1]
+    out = []
+    for kernels in _kernel_lists(report):
+        out += schedules(kernels, report.device)
+    key = id(report)
+    try:
+        _CACHE[key] = (weakref.ref(report, lambda _: _CACHE.pop(key, None)), out)
+    except TypeError:        # an object without weak references: computed each time
+        pass
+    return out
+
+
+def has_block_clocks(report) -> bool:
+    """Whether any input launch carries block clocks (cheap: no analysis)."""
+    return any(k.launch and k.launch.get("block_sched") is not None
+               for kernels in _kernel_lists(report) for k in kernels)
+
+
+def _kernel_lists(report):
+    """The Kernel objects of the report's inputs; column results (huge
+    traces, :class:`~roofline.core.model.KernelRows`) carry no launch
+    details and are not turned into objects."""
+    for result in getattr(report, "results", ()):
+        if isinstance(result.kernels, (tuple, list)):
+            yield result.kernels
+
+
+_CACHE: dict[int, tuple] = {}
+
+
+def verdicts(report) -> dict[str, dict]:
+    """The report's grouped record of each kernel name that has a time (a
+    profile with work counters or times beside the trace)."""
+    out = {}
+    for rec in report.grouped.records():
+        t = rec.get("time_s")
+        if t is not None and math.isfinite(t) and rec.get("count"):
+            prev = out.get(rec["name"])
+            if prev is None or t > prev["time_s"]:
+                out[rec["name"]] = rec
+    return out
+
+
+def overhead_inside(s: BlockSchedule, verdict: dict | None) -> tuple[float | None, str]:
+    """Seconds per call the scheduling gaps cost, and what they were taken
+    from: share x the profiled time per call, else share x the traced span at
+    the SM clock."""
+    if verdict is not None:
+        return s.share * verdict["time_s"] / verdict["count"], "share x profiled time per call"
+    span = s.seconds(s.span_cycles)
+    if span is not None:
+        return s.share * span, "share x traced span at the SM clock"
+    return None, ""
+
+
+def rows(report) -> list[list[str]]:
+    """One row of plain cell texts per launch (see :data:`HEADER`), most
+    scheduling share first; [] when no input has block clocks."""
+    found = report_schedules(report)
+    if not found:
+        return []
+    known = verdicts(report)
+    out = []
+    for s in sorted(found, key=lambda s: -s.share)[:MAX_ROWS]:
+        v = known.get(s.name)
+        inside, _ = overhead_inside(s, v)
+        verdict = "no roofline verdict (no profile with a time for this kernel)" if v is None else \
+            f"{_bound_text(v)}, {_pct(v.get('efficiency'), 0)} of roof"
+        used = f"{s.sms_used}" + (f" of {s.sm_count}" if s.sm_count else "")
+        out.append([s.name, s.source, f"{s.blocks:,}", used, _range(s.sms.concurrent), f"{s.waves:.2f}",
+                    _cycles(s.cost_cycles), _pct(s.share), _cycles(s.tail_cycles), _t(s.seconds(s.cost_cycles)),
+                    verdict, _t(inside)])
+    return out
+
+
+HEADER = ["kernel", "trace", "blocks", "SMs used", "blocks/SM at once", "waves", "scheduling cost",
+          "share of SM time", "tail", "cost in time", "roofline verdict", "overhead inside the kernel / call"]
+
+NOTE = ("Block-scheduling cost: on each SM, the cycles between a block's end and the start of the block that "
+        "takes its slot (with k blocks resident at once, the j-th block to start follows the (j-k)-th to end), "
+        "summed over SMs; its share is that over k x the SM's busy span. It is overhead inside the kernel's GPU "
+        "time, which the roofline does not see. Waves = blocks / the block slots observed on all SMs. Tail = the "
+        "last SM's finish minus the median SM's finish (this one compares different SMs' clocks). Overhead "
+        "inside the kernel = share x the kernel's time per call from the profile beside the trace, else x the "
+        "traced span at the SM clock.")
+
+
+def clock_line(report) -> str:
+    found = report_schedules(report)
+    return found[0].clock_source if found else ""
+
+
+def section_html(report, images: dict[str, str]) -> str:
+    """``<section id="rr-block-sched">`` with the table and the timelines
+    (``images``: chart name -> URI, from :func:`figures`), or "" when no
+    input has block clocks."""
+    body = rows(report)
+    if not body:
+        return ""
+    e = _e
+    out = ['<section id="rr-block-sched"><h2>Block scheduling</h2>',
+           f'<p class="note">{e(NOTE)} Clock: {e(clock_line(report))}.</p>']
+    head = "".join(f'<th class="l">{e(h)}</th>' if i in (0, 1, 10) else f"<th>{e(h)}</th>"
+                   for i, h in enumerate(HEADER))
+    trs = []
+    for r in body:
+        cells = [f'<td class="name" title="{e(r[0])}">{e(_short(r[0]))}</td>', f'<td class="l">{e(r[1])}</td>']
+        cells += [f'<td class="l">{e(c)}</td>' if i == 10 else f"<td>{e(c)}</td>" for i, c in enumerate(r[2:], 2)]
+        trs.append("<tr>" + "".join(cells) + "</tr>")
+    out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>' + "\n".join(trs)
+               + "</tbody></table></div>")
+    more = len(report_schedules(report)) - len(body)
+    if more > 0:
+        out.append(f'<p class="note">{more:,} more launches with a smaller share.</p>')
+    for key in sorted(k for k in images if k.startswith("block-sched-")):
+        out.append(f'<figure><img src="{images[key]}" alt="per-SM block timeline"><figcaption>Per-SM timeline: '
+                   "one row per SM (its block slots stacked inside it), blocks as blue bars, scheduling gaps "
+                   "in orange.</figcaption></figure>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def section_markdown(report, images: dict[str, str]) -> str:
+    """The section as Markdown (``images``: chart name -> PNG file name), or ""."""
+    body = rows(report)
+    if not body:
+        return ""
+    lines = ["## Block scheduling", "", _md(NOTE) + f" Clock: {_md(clock_line(report))}.", "",
+             "| " + " | ".join(HEADER) + " |", "|" + "|".join("---" if i in (0, 1, 10) else "---:"
+                                                             for i in range(len(HEADER))) + "|"]
+    for r in body:
+        lines.append("| " + " | ".join([_md_code(_short(r[0]))] + [_md(c) for c in r[1:]]) + " |")
+    lines.append("")
+    more = len(report_schedules(report)) - len(body)
+    if more > 0:
+        lines += [f"{more:,} more launches with a smaller share.", ""]
+    for key in sorted(k for k in images if k.startswith("block-sched-")):
+        lines += [f"![per-SM block timeline]({images[key]})", ""]
+    return "\n".join(lines) + "\n"
+
+
+def figures(report, limit: int = MAX_CHARTS) -> dict[str, object]:
+    """``block-sched-1`` ... : the timelines of the launches with the
+    largest scheduling share."""
+    found = sorted(report_schedules(report), key=lambda s: -s.share)[:limit]
+    return {f"block-sched-{i}": timeline_figure(s) for i, s in enumerate(found, 1)}
+
+
+@plain_text
+def timeline_figure(s: BlockSchedule, size=(10, None)):
+    """One row per SM, its k block slots stacked inside the row, every block
+    a bar from its start to its end, every scheduling gap an orange segment
+    from the end of the block it followed to its start. Times from the
+    kernel's first start, in µs at the SM clock or in cycles without one."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    ids, k = s.sms.sm, s.sms.concurrent
+    keep_sms = len(ids)
+    if s.blocks > MAX_BARS:
+        keep_sms = max(1, int(np.searchsorted(np.cumsum(s.sms.blocks), MAX_BARS, side="right")))
+    shown = np.isin(s.sm, ids[:keep_sms])
+    row = np.searchsorted(ids, s.sm)
+    height = 0.8 / k[row]
+    y0 = row - 0.4 + s.lane * height
+    scale, unit = (1e6 / s.clock_hz, "µs") if s.clock_hz else (1.0, "cycles")
+    origin = s.start_cycles.min()
+    x0, x1 = (s.start_cycles - origin) * scale, (s.end_cycles - origin) * scale
+    idx = np.flatnonzero(shown)
+    verts = np.stack([np.column_stack([x0[idx], y0[idx]]), np.column_stack([x1[idx], y0[idx]]),
+                      np.column_stack([x1[idx], y0[idx] + 0.92 * height[idx]]),
+                      np.column_stack([x0[idx], y0[idx] + 0.92 * height[idx]])], axis=1)
+    w, h = size
+    fig, ax = plt.subplots(figsize=(w, h or min(14.0, 2.0 + 0.12 * keep_sms)))
+    ax.add_collection(PolyCollection(verts, facecolors=BAR, edgecolors="none", alpha=0.85))
+    later = idx[s.previous[idx] >= 0]
+    if later.size:
+        prev = s.previous[later]
+        yy = y0[later] + 0.46 * height[later]
+        segs = np.stack([np.column_stack([x1[prev], yy]), np.column_stack([x0[later], yy])], axis=1)
+        ax.add_collection(LineCollection(segs, colors=GAP, linewidths=2.0))
+    ax.set_xlim(0, float(x1[idx].max()) * 1.01 or 1.0)
+    ax.set_ylim(keep_sms - 0.5, -0.5)
+    step = max(1, keep_sms // 24)
+    ax.set_yticks(range(0, keep_sms, step))
+    ax.set_yticklabels([str(int(v)) for v in ids[:keep_sms:step]])
+    ax.set_ylabel("SM (%smid)")
+    clock = f"at {format_si(s.clock_hz, 'Hz')}" if s.clock_hz else "SM clock unknown: give a device profile"
+    ax.set_xlabel(f"time since the kernel's first block start ({unit}; {clock})")
+    more = f"; first {keep_sms} of {len(ids)} SMs drawn" if keep_sms < len(ids) else ""
+    ax.set_title(f"{_short(s.name, 70)}\nscheduling gaps {_pct(s.share)} of SM time, "
+                 f"{s.blocks:,} blocks, {s.waves:.2f} waves{more}", fontsize=10, loc="left")
+    ax.plot([], [], color=BAR, linewidth=6, label="block")
+    ax.plot([], [], color=GAP, linewidth=2, label="scheduling gap")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def block_sched_text(found: list[BlockSchedule]) -> str:
+    """Plain text: one line per launch, then the clock used."""
+    if not found:
+        return "no launch with block clocks\n"
+    lines = ["block scheduling (gaps between a block's end and the next start on the same SM)"]
+    for s in found:
+        cost = f"{_cycles(s.cost_cycles)} cycles" + (f" ({_t(s.seconds(s.cost_cycles))})" if s.clock_hz else "")
+        lines.append(f"  {_short(s.name, 50):<50} {s.blocks:>9,} blocks on {s.sms_used:>4} SMs, "
+                     f"{s.waves:6.2f} waves, gaps {cost}, {_pct(s.share)} of SM time, tail "
+                     f"{_cycles(s.tail_cycles)} cycles")
+    lines.append(f"  clock: {found[0].clock_source}")
+    return "\n".join(lines) + "\n"
+
+
+def _range(k: np.ndarray) -> str:
+    lo, hi = int(k.min()), int(k.max())
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _cycles(v) -> str:
+    if v is None or not math.isfinite(v):
+        return "–"
+    return f"{v:,.0f}" if abs(v) < 1e6 else format_si(v, "").strip()
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _md_code(text) -> str:
+    """A name as a Markdown code span (nothing inside is markup), pipes
+    escaped for the table, fenced by more backticks than it holds."""
+    s = str(text).replace("\n", " ").replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {s} {fence}" if longest else f"`{s}`"
+
+
+def _md(text) -> str:
+    s = html.escape(str(text), quote=False)
+    for ch in "\\`*[]|":
+        s = s.replace(ch, "\\" + ch)
+    return s.replace("_", "\\_").replace("\n", " ")
