@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIN_SIZES = 3          # distinct roofline times per call in a group
+MIN_SIZES = 3          # distinct roofline times per call in a group (min, max and one between)
 MIN_SPAN = 10.0        # largest / smallest roofline time per call in the group
 MAX_SCATTER = 2.0      # rms factor between the fit and the calls
 NEAR_FLOOR = 2.0       # a call this close to the profile's floor is dominated by it
@@ -89,15 +89,13 @@ def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.n
     idx = np.flatnonzero(usable)
     fitted = []
     if len(idx):
-        codes, _ = _codes(keys[idx])
-        order = np.argsort(codes, kind="stable")
-        bounds = np.flatnonzero(np.diff(codes[order])) + 1
-        for rows in np.split(idx[order], bounds):
-            a = _fit(roof_per_call[rows], time_per_call[rows])
-            if a is not None:
-                fixed[rows] = a
-                basis[rows] = FIT
-                fitted.append(a)
+        codes = _codes(keys[idx])
+        a = _fits(codes, roof_per_call[idx], time_per_call[idx])
+        ok = np.isfinite(a)
+        fitted = a[ok].tolist()
+        rows = ok[codes]
+        fixed[idx[rows]] = a[codes[rows]]
+        basis[idx[rows]] = FIT
     typical = float(np.median(fitted)) if fitted else math.nan
     timed = np.isfinite(time_per_call) & (time_per_call > 0)
     floor = typical if fitted else (float(time_per_call[timed].min()) if timed.sum() >= FLOOR_ROWS else math.nan)
@@ -111,40 +109,58 @@ def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.n
     return FixedCosts(fixed, basis, len(fitted), typical, floor)
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, list]:
-    index: dict = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
-                        count=len(values))
-    return codes, list(index)
+def _codes(values: np.ndarray) -> np.ndarray:
+    """A group number per row, equal for equal keys, numbered by first
+    appearance (Arrow's hash encoding: a million keys in a tenth of a second)."""
+    import pyarrow as pa
+    encoded = pa.array(values.tolist()).dictionary_encode()
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _fit(r: np.ndarray, t: np.ndarray) -> float | None:
-    """The fixed cost ``a`` of ``t = a + k r`` over one group's calls, or
-    None when the group cannot tell it (too few sizes, too narrow a span, a
-    poor fit). Least squares on relative error (weights 1/t^2): linear in
-    ``a`` and ``k``, so solved in closed form, with ``a >= 0``."""
-    sizes = np.unique(r)
-    if len(sizes) < MIN_SIZES or sizes[-1] < MIN_SPAN * sizes[0]:
-        return None
+    """The fixed cost of one group's calls (:func:`_fits`), None where it
+    cannot be told."""
+    a = _fits(np.zeros(len(r), dtype=np.int64), np.asarray(r, dtype=float), np.asarray(t, dtype=float))[0]
+    return None if math.isnan(a) else float(a)
+
+
+def _fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The fixed cost ``a`` of ``t = a + k r`` per group ``g`` (NaN where
+    the group cannot tell it: too few sizes, too narrow a span, a poor
+    fit). Least squares on relative error (weights 1/t^2): linear in ``a``
+    and ``k``, so solved in closed form for all groups at once, with
+    ``a >= 0``; every sum is a bincount over the groups."""
+    n = int(g.max()) + 1
+    lo = np.full(n, np.inf)
+    hi = np.zeros(n)
+    np.minimum.at(lo, g, r)
+    np.maximum.at(hi, g, r)
+    # MIN_SIZES (3) distinct sizes: the smallest, the largest and one in
+    # between (no sort needed)
+    between = np.bincount(g, weights=(r > lo[g]) & (r < hi[g]), minlength=n) > 0
+    enough = between & (hi >= MIN_SPAN * lo)
+
+    def total(x):
+        return np.bincount(g, weights=x, minlength=n)
     w = 1.0 / t ** 2
-    sw, sr, srr = w.sum(), (w * r).sum(), (w * r * r).sum()
-    st, srt = (w * t).sum(), (w * r * t).sum()
-    det = sw * srr - sr * sr
-    if not det > 0:
-        return None
-    a = (srr * st - sr * srt) / det
-    k = (sw * srt - sr * st) / det
-    if a < 0:                       # no fixed cost to speak of: t = k r
-        a, k = 0.0, srt / srr
-    if not k > 0:                   # the time does not grow with the work at all
-        a, k = st / sw, 0.0
-    model = a + k * r
-    if not np.all(model > 0):
-        return None
-    scatter = math.exp(math.sqrt(float(np.mean(np.log(model / t) ** 2))))
-    if scatter > MAX_SCATTER or not math.isfinite(a):
-        return None
-    return float(min(a, t.max()))
+    sw, sr, srr, st, srt = total(w), total(w * r), total(w * r * r), total(w * t), total(w * r * t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = sw * srr - sr * sr
+        a = (srr * st - sr * srt) / det
+        k = (sw * srt - sr * st) / det
+        no_fixed = a < 0                # no fixed cost to speak of: t = k r
+        a, k = np.where(no_fixed, 0.0, a), np.where(no_fixed, srt / srr, k)
+        flat = ~(k > 0)                 # the time does not grow with the work at all
+        a, k = np.where(flat, st / sw, a), np.where(flat, 0.0, k)
+        model = a[g] + k[g] * r
+        positive = np.bincount(g, weights=(model <= 0), minlength=n) == 0
+        calls = np.bincount(g, minlength=n)
+        log_ratio = np.log(np.where(model > 0, model, 1.0) / t)
+        scatter = np.exp(np.sqrt(total(log_ratio ** 2) / calls))
+    tmax = np.zeros(n)
+    np.maximum.at(tmax, g, t)
+    good = enough & (det > 0) & positive & (scatter <= MAX_SCATTER) & np.isfinite(a)
+    return np.where(good, np.minimum(a, tmax), np.nan)
 
 
 def carried(fixed_s: np.ndarray, count: np.ndarray, codes: np.ndarray, n: int,
