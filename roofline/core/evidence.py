@@ -113,7 +113,13 @@ def _codes(values: np.ndarray) -> np.ndarray:
     """A group number per row, equal for equal keys, numbered by first
     appearance (Arrow's hash encoding: a million keys in a tenth of a second)."""
     import pyarrow as pa
-    encoded = pa.array(values.tolist()).dictionary_encode()
+    try:
+        strings = pa.array(values.tolist(), type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        # a name that is not a string (None, NaN, a number from a hand-made
+        # table) groups by its text
+        strings = pa.array(values.astype(str).tolist(), type=pa.string())
+    encoded = strings.dictionary_encode()
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
@@ -142,9 +148,11 @@ def _fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
 
     def total(x):
         return np.bincount(g, weights=x, minlength=n)
-    w = 1.0 / t ** 2
-    sw, sr, srr, st, srt = total(w), total(w * r), total(w * r * r), total(w * t), total(w * r * t)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # times near the ends of the float range (1e-300 s, denormals) overflow
+    # the weights; such a group's sums are not finite and it gets no fit
+    with np.errstate(all="ignore"):
+        w = 1.0 / t ** 2
+        sw, sr, srr, st, srt = total(w), total(w * r), total(w * r * r), total(w * t), total(w * r * t)
         det = sw * srr - sr * sr
         a = (srr * st - sr * srt) / det
         k = (sw * srt - sr * st) / det
