@@ -7,8 +7,8 @@ Schema history (``schema_version``):
    ``samples`` (same unit), ``theoretical_*`` and ``clock_hz``; ``median``
    and ``spread`` are written for readers and recomputed on load.
 
-See docs/formats.md for the full description. Only ``yaml.safe_load`` is
-used: a profile never runs code.
+See docs/formats.md. Only ``yaml.safe_load`` is used: a profile never runs code.
+A loaded GPU profile carries its collective link roofs (:mod:`.links`).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import yaml
 from ..core.atomic import write_text_atomic
 from ..core.errors import Advice, ProfileError, UnknownDeviceError
 from ..core.model import LEVELS, PRECISIONS, Ceiling, Device, MemoryLevel
+from .links import with_links
 
 try:
     import fcntl
@@ -32,7 +33,6 @@ except ImportError:         # Windows: profiles are written without a lock
     fcntl = None
 
 SCHEMA_VERSION = 1
-
 
 # ---------------------------------------------------------------- writing
 
@@ -241,7 +241,7 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
     bad = _unusable(data)
     if bad is not None:
         reader.fail(*bad)
-    return reader.device(data)
+    return with_links(reader.device(data))
 
 
 def _unusable(data, keys: tuple = ()) -> tuple[tuple, str] | None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .core.errors import Advice, RooflineError
 from .core.evidence import carried
-from .core.model import Kernel, KernelRows, KernelSet
+from .core.model import Kernel, KernelRows, KernelSet, carry_labels
 from .core.placement import Placements, Rules, place
 from .render.report import Report
 from .render.report_rows import BoundShare, FamilyRow, OperatorRow, SplitRow, VariantRow  # noqa: F401
@@ -44,6 +44,9 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
     if isinstance(device, str):
         from .devices.profile import find_device
         device = find_device(device)
+    if device.links is None:           # collectives need the link roofs (roofline.devices.links)
+        from .devices.links import with_links
+        device = with_links(device)
     from .core.aggregate import MAX_MARKERS, MAX_POINTS, group_keys
     max_points = MAX_POINTS if max_points is None else max_points
     results, kernel_objs, sets, starts = _collect(inputs)
@@ -54,7 +57,7 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
     kernels = parts[0] if len(parts) == 1 else concat(parts)
     placements = place(kernels, device, rules)
     groups = group_keys(kernels, "variant")
-    grouped_set = aggregate_set(kernels, "variant", groups=groups)
+    grouped_set = carry_labels(kernels, aggregate_set(kernels, "variant", groups=groups), groups[0])
     # the groups keep their rows' fixed costs: their sums have lost the sizes
     fixed = carried(placements.fixed_s, placements.kernels.count, groups[0], groups[1], placements.fixed_costs())
     grouped = place(grouped_set, device, rules, fixed=fixed)

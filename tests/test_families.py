@@ -348,3 +348,34 @@ def test_aggregate_by_family_and_name():
 ])
 def test_fbgemm_is_not_gemm_and_permutes_are_not_pooling(name, family):
     assert family_of(name) == family
+
+
+# AMD names from the real ROCm files (TraceLens' MI300X trace, HTA's MI250 trace,
+# rocprofv3 and rocprof-compute outputs) and from MIOpen/CK/vLLM ROCm kernels
+AMD = [
+    ("void at::native::(anonymous namespace)::cuComputeGradGammaBeta<float, float, false>"
+     "(float const*, float const*, int, long, long, float*, float*)", "normalization"),
+    ("void at::native::(anonymous namespace)::cuComputePartGradGammaBeta<float, float, false>"
+     "(float const*, float const*, long, long, float const*, float const*)", "normalization"),
+    ("ck::kernel_grouped_conv_fwd_multiple_abd_xdl_cshuffle<ck::GridwiseGemm>", "implicit_gemm"),
+    ("MIOpenCvFwd11x11", "conv_custom"),
+    ("MIOpenLRNWithinChannel", "normalization"),
+    ("Op2dTensorGeneric", "elementwise"),
+    ("SubTensorOpWithScalar2d", "elementwise"),
+    ("wvSplitK_hf_<__half, 64, 2, 16, 8, 4, 1>", "gemm"),
+    ("void at::native::lpnorm_cleanup<float, (at::native::NormType)1, float, float>"
+     "(float const*, at::native::TensorListAddresses, int)", "reduction"),
+    ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)"
+     "::TensorListMetadata<1>, at::native::LpNormFunctor<float, (at::native::NormType)1, float, float>, "
+     "float*, int>(x)", "reduction"),
+    ("void rocprim::ROCPRIM_400001_NS::detail::lookback_scan_kernel<(rocprim::ROCPRIM_400001_NS::detail"
+     "::lookback_scan_determinism)0, true, true>(x)", "reduction"),
+    ("void rocprim::ROCPRIM_400001_NS::detail::init_lookback_scan_state_kernel<rocprim::ROCPRIM_400001_NS"
+     "::detail::lookback_scan_state<long, false, true> >(x)", "reduction"),
+    ("rocblas_gemvt_kernel<float>", "gemm"),
+]
+
+
+@pytest.mark.parametrize("name, family", AMD, ids=lambda x: x[:48] if isinstance(x, str) else None)
+def test_family_of_amd_kernels(name, family):
+    assert family_of(name) == family

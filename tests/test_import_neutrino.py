@@ -303,3 +303,11 @@ def test_the_run_folder_itself_reads_and_reports(tmp_path, toy_gpu):
     assert 'href="#rr-block-sched"' in page and "Block scheduling" in page
     text, images = r.to_markdown()
     assert "Block scheduling" in text
+
+
+def test_the_cli_reads_a_run_folder_as_one_profile_not_as_rank_traces(tmp_path, capsys):
+    from conftest import DATA
+    from roofline.cli.main import main
+    folder = run_folder(tmp_path)
+    assert main(["classify", str(folder), "--device", str(DATA / "toy_gpu.yaml"), "--format", "csv"]) == 0
+    assert NAME_A in capsys.readouterr().out

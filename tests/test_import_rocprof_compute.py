@@ -406,3 +406,11 @@ def test_real_sysinfo_is_refused_with_a_pointer():
     with pytest.raises(InputError) as err:
         read_profile(SYSINFO)
     assert "read the pmc_perf.csv beside it" in str(err.value) and str(SYSINFO) in str(err.value)
+
+
+def test_the_cli_reads_a_workload_folder_as_one_profile_not_as_rank_traces(tmp_path, capsys):
+    # a folder on the command line is a rank job only when no profiler wrote it as one run
+    from roofline.cli.main import main
+    write_workload(tmp_path / "vcopy" / "MI200")        # rocprof-compute's layout: a folder per GPU
+    assert main(["classify", str(tmp_path / "vcopy"), "--device", "mi250x", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith('"Cijk_Ailk_Bljk_DB_MT64x64x16_MI16x16x4x1"')

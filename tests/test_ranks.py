@@ -1,8 +1,7 @@
 """Many ranks of one job: per-family per-rank table, slowest rank, spread,
-collectives; serial and Dask paths give the same answer."""
+collectives; serial and parallel paths give the same answer."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -21,7 +20,6 @@ from roofline.devices.profile import find_device  # noqa: E402
 from roofline.importers.rank_files import rank_from_name, read_ranks  # noqa: E402
 from roofline.analysis.ranks import RankSet, family_rank_table, rank_spread  # noqa: E402
 
-HAS_DASK = importlib.util.find_spec("dask") is not None
 PER_RANK = 30   # kernels per rank: 10 of each kind
 
 
@@ -71,8 +69,8 @@ def test_cli_serial_table_and_json(job):
     assert table.returncode == 0 and "slowest: rank 2" in table.stdout
 
 
-@pytest.mark.skipif(not HAS_DASK, reason="dask is not installed (roofline[dask])")
-def test_dask_workers_give_the_serial_answer(job):
+def test_workers_give_the_serial_answer(job):
+    """--workers N runs its own process pool: no Dask needed."""
     serial, _ = classify(job)
     parallel, err = classify(job, "--workers", "2")
     assert parallel == serial and "one after another" not in err

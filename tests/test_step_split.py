@@ -122,3 +122,17 @@ def test_real_ddp_steps_sum_to_their_kernels():
     nccl = sum(e["dur"] for e in kernels if "nccl" in e["name"].lower()) * 1e-6
     assert float(t.time_s[t.phase == PHASES.index("communication")].sum()) == pytest.approx(nccl)
     assert sorted(set(t.step[t.step >= 0].tolist())) == sorted(n for n, _, _ in steps) == [4, 5, 6]
+
+
+def test_time_summed_per_row_step_and_phase_as_numpy_sums_columns():
+    # the reference: np.unique over the (row, step, phase) columns
+    import numpy as np
+    from roofline.importers.kineto.phases import _summed
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 5000):
+        row, step = rng.integers(-1, 300, n), rng.choice([-1, 3, 7, 12, 100_000], n)
+        phase, t = rng.integers(0, 6, n).astype(np.int8), rng.random(n)
+        got = _summed(row, step, phase, t, ())
+        keys, inverse = np.unique(np.stack([row, step, phase.astype(np.int64)]), axis=1, return_inverse=True)
+        assert np.array_equal(np.stack([got.row, got.step, got.phase]), keys)
+        assert np.allclose(got.time_s, np.bincount(inverse.ravel(), weights=t, minlength=keys.shape[1]))

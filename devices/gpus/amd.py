@@ -12,10 +12,16 @@ MI250X_SRC = {"units": f"{SRC['mi250arch']}; 110 CUs per GCD: {SRC['rocm_specs_2
               "clock": f"1.7 GHz peak engine clock, {SRC['mi250x_ds']}",
               "tensor": f"matrix cores (MFMA), {SRC['mi250arch']}; totals: {SRC['mi250x_ds']}",
               "l1": f"64 B/clk/CU, {SRC['rocprof_gfx90a']}; 16 KiB per CU: {SRC['rocm_specs_2026']}"}
+# per GCD (each GCD is one device); the pairs differ: 200 GB/s each way to the
+# other GCD of its OAM, 50 (or 100) to a GCD of another OAM; a group's GCDs
+# are not known, so every peer is taken at the lowest pair rate, one link
 MI250X_LINKS = scale_up_link(
     "Infinity Fabric (xGMI)", 8, 100e9, SRC["mi250_links"], "published",
     to_other_gcd_links=4, to_other_gcd_bidirectional_bytes_s=400e9,
-    topology="per GCD: 4 links to the other GCD of its OAM, the rest to other OAMs (one may serve as PCIe)")
+    topology="per GCD: 4 links to the other GCD of its OAM, the rest to other OAMs (one may serve as PCIe)",
+    per_peer_bidirectional_bytes_s=100e9, per_peer_basis="lowest",
+    per_peer_note=("a GCD reaches the other GCD of its OAM at 200 GB/s each way (four links), a GCD of another "
+                   "OAM at 50 (one link; 100 for GCD pairs 2-6 and 0-4): one link assumed for every peer"))
 
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
@@ -51,7 +57,8 @@ SPECS: tuple[GpuSpec, ...] = (
                "transactions": "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"},
         extra={"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64,
                "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
-               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256}),
+               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256,
+               "scale_up_link": MI250X_LINKS}),     # the MI250 document's links (MI250 and MI250X alike)
     GpuSpec(
         stem="mi250x-gcd", name="AMD Instinct MI250X (one GCD)", chip="gfx90a", family="CDNA2", vendor="AMD",
         compute_capability=None, sms=110, boost_clock_hz=1700e6,

@@ -16,6 +16,13 @@ H20_BOOST = 44e12 / (H20_SMS * 256)
 H20_TENSOR_CLOCK = 148e12 / (H20_SMS * 1024)
 H20_ASSUMED = (f"assumption: {H20_SMS} SMs ({SRC['h20_sms']}) and clocks back-derived from NVIDIA's totals "
                f"({SRC['h20']})")
+# GPU-to-GPU links (not roofline levels: the roofs of collectives, roofline.devices.links)
+A100_LINK = scale_up_link("NVLink 3", 12, 50e9, f"12 links, 600 GB/s: {SRC['ampere']}; {SRC['hgx_a100']}",
+                          "published", topology="HGX A100 8-GPU: six NVSwitches, every GPU reaches every other "
+                          "at the full 600 GB/s")
+H100_LINK = scale_up_link("NVLink 4", 18, 50e9, f"18 links, 900 GB/s: {SRC['hopper']}; {SRC['dgx_basepod']}",
+                          "published", topology="HGX H100 8-GPU: four third-generation NVSwitches (NVLink SHARP: "
+                          "reductions in the switch)")
 
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
@@ -24,14 +31,14 @@ SPECS: tuple[GpuSpec, ...] = (
         fma_per_sm=AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=A100_TENSOR,
         memory_type="HBM2", bus_bits=5120, data_rate_bps=2.43e9, dram_bytes=gib(40),
         l2_bytes=mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
-        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED),
+        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED, extra={"scale_up_link": A100_LINK}),
     GpuSpec(
         stem="a100-80gb-sxm", name="NVIDIA A100 80GB SXM4", chip="GA100", family="Ampere",
         compute_capability="8.0", sms=108, boost_clock_hz=1410e6,
         fma_per_sm=AMPERE_SM, schedulers_per_sm=4, tensor_flop_per_sm=A100_TENSOR,
         memory_type="HBM2e", bus_bits=5120, data_rate_bps=3.186e9, dram_bytes=gib(80),
         l2_bytes=mib(40), l1_bytes_per_sm=192 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
-        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED),
+        pcie_gen=4, pcie_lanes=16, src=A100_SRC, basis=PUBLISHED, extra={"scale_up_link": A100_LINK}),
     GpuSpec(
         stem="a10", name="NVIDIA A10", chip="GA102", family="Ampere",
         compute_capability="8.6", sms=72, boost_clock_hz=1695e6,
@@ -73,7 +80,8 @@ SPECS: tuple[GpuSpec, ...] = (
         memory_type="HBM3", bus_bits=5120, data_rate_bps=5.234375e9, dram_bytes=gib(80),
         l2_bytes=mib(50), l1_bytes_per_sm=256 * 1024, l2_slices=80, l2_slice_bytes_per_clk=64,
         pcie_gen=5, pcie_lanes=16, src=H100_SRC, basis=HOPPER_BASIS,
-        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure"}),
+        notes={"dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure"},
+        extra={"scale_up_link": H100_LINK}),
     GpuSpec(
         stem="h800", name="NVIDIA H800 SXM5", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
@@ -91,7 +99,10 @@ SPECS: tuple[GpuSpec, ...] = (
                         "(1e12 / (132 x 2 x 1980 MHz) = 1.9, rounded to 2)"),
                "tensor_fp64": "back-derived from the datasheet's 1 TFLOP/s FP64 Tensor Core (3.8, rounded to 4)",
                "dram": "per-pin rate back-derived from the 3.35 TB/s datasheet figure",
-               "nvlink": "NVLink 400 GB/s (H100 SXM5: 900 GB/s); not a roofline level"}),
+               "nvlink": "NVLink 400 GB/s (H100 SXM5: 900 GB/s); not a roofline level"},
+        extra={"scale_up_link": {**scale_up_link("NVLink 4", 8, 50e9, f"400 GB/s: {SRC['h800ds']}", "derived"),
+                                 "topology": "HGX H800 8-GPU through NVSwitch (as H100, 8 of its 18 links)",
+                                 "links_note": "8 links = 400 GB/s / 50 GB/s per NVLink 4 link (H100's rate)"}}),
     GpuSpec(
         stem="h100-pcie", name="NVIDIA H100 PCIe", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=114, boost_clock_hz=1755e6, tensor_clock_hz=1620e6,
@@ -101,7 +112,11 @@ SPECS: tuple[GpuSpec, ...] = (
         pcie_gen=5, pcie_lanes=16,
         src={**H100_SRC, "l2": hopper_l2(f"10 512-bit HBM2e memory controllers ({SRC['cc_h100']})")},
         basis=HOPPER_BASIS,
-        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure"}),
+        notes={"dram": "per-pin rate back-derived from the 2.0 TB/s datasheet figure"},
+        extra={"scale_up_link": scale_up_link(
+            "PCIe Gen5 x16", 1, 2 * 63e9, f"{SRC['h100ds']}; {SRC['pcie']}", "published",
+            topology="GPUs talk over PCIe; an optional NVLink bridge joins pairs at 600 GB/s (give a profile "
+                     "with that link for bridged pairs)")}),
     GpuSpec(
         stem="h200", name="NVIDIA H200 SXM", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
@@ -112,7 +127,10 @@ SPECS: tuple[GpuSpec, ...] = (
         src={**H100_SRC, "clock": SRC["hopper"] + " (H100 SXM5 clocks; H200 datasheet peaks match)",
              "dram": SRC["h200ds"] + " (six 1024-bit HBM3e stacks)", "l2": H200_L2},
         basis=HOPPER_BASIS,
-        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure"}),
+        notes={"dram": "per-pin rate back-derived from the 4.8 TB/s datasheet figure"},
+        extra={"scale_up_link": {**H100_LINK, "basis": "published",
+                                 "source": f"NVLink 900 GB/s: {SRC['h200ds']}; 18 links: {SRC['hopper']}; "
+                                           f"{SRC['dgx_basepod']}"}}),
     GpuSpec(
         stem="gh200", name="NVIDIA GH200 Grace Hopper", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=132, boost_clock_hz=1980e6, tensor_clock_hz=1830e6,
@@ -126,7 +144,11 @@ SPECS: tuple[GpuSpec, ...] = (
         basis=HOPPER_BASIS,
         notes={"dram": ("the 96 GB HBM3 model ('GH200 480GB'); per-pin rate back-derived from "
                         "4 TB/s. The 144 GB HBM3e model has 4.9 TB/s"),
-               "l2": "assumption: 50 MB of L2 as on H100 SXM5 (not in the GH200 datasheet)"}),
+               "l2": "assumption: 50 MB of L2 as on H100 SXM5 (not in the GH200 datasheet)"},
+        extra={"scale_up_link": {**H100_LINK, "basis": "derived",
+                                 "source": f"the H100's 18 NVLink 4 links ({SRC['hopper']}); {SRC['gh200ds']}",
+                                 "topology": "GH200 NVL2/NVL32: GPUs joined through NVSwitch; a lone GH200 "
+                                             "has no GPU peer"}}),
     GpuSpec(
         stem="h20", name="NVIDIA H20", chip="GH100", family="Hopper",
         compute_capability="9.0", sms=H20_SMS, boost_clock_hz=H20_BOOST, tensor_clock_hz=H20_TENSOR_CLOCK,

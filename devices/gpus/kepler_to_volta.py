@@ -6,7 +6,7 @@ from __future__ import annotations
 from .sources import (GEFORCE_ACC, KEPLER_L1, KEPLER_NOTES, KEPLER_SM, L1_TURING, L2_RATE_OLDER,
                       PASCAL_GP10X_SM, SRC, TURING_SM, V100_SRC, VOLTA_SM, l2_src, pascal_l2, tgp_clock,
                       turing_l2)
-from .spec import GpuSpec, gib, kib, mib
+from .spec import GpuSpec, gib, kib, mib, scale_up_link
 
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
@@ -144,7 +144,14 @@ SPECS: tuple[GpuSpec, ...] = (
         memory_type="HBM2", bus_bits=4096, data_rate_bps=1.752e9, dram_bytes=gib(16),
         l2_bytes=mib(6), l1_bytes_per_sm=128 * 1024, l2_slices=64, l2_slice_bytes_per_clk=32,
         pcie_gen=3, pcie_lanes=16, src=V100_SRC, basis={"l1": "published", "l2": "published"},
-        notes={"issue": "Ding & Williams 2019 use 489.6 warp GIPS for this part"}),
+        notes={"issue": "Ding & Williams 2019 use 489.6 warp GIPS for this part"},
+        extra={"scale_up_link": scale_up_link(
+            "NVLink 2", 6, 50e9, f"six links, 300 GB/s: {SRC['volta']}; {SRC['dgx1_v100']}", "published",
+            topology=("DGX-1: a hybrid cube-mesh, no switch: a pair of GPUs has two NVLinks, one, or none; three "
+                      "interwoven rings of single NVLinks use all six links of each GPU"),
+            per_peer_bidirectional_bytes_s=50e9, per_peer_basis="lowest",
+            per_peer_note=("DGX-1 hybrid cube-mesh: a pair of GPUs has two NVLinks (50 GB/s each way), one (25) or "
+                           "none (PCIe): one NVLink assumed for every peer, all six for a group of the node's 8"))}),
     GpuSpec(
         stem="v100-pcie", name="NVIDIA Tesla V100 PCIe", chip="GV100", family="Volta",
         compute_capability="7.0", sms=80, boost_clock_hz=1380e6,

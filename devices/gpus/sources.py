@@ -8,6 +8,7 @@ documents their ceilings cite (``provenance.sources``).
 from __future__ import annotations
 
 from .sources_2025 import SRC_2025
+from ..links import SRC_LINKS
 
 SRC = {
     "kepler": ("NVIDIA Kepler GK110 whitepaper (2012): SMX = 192 FP32 + 64 FP64 units, 4 warp "
@@ -119,6 +120,7 @@ SRC = {
 }
 
 SRC.update(SRC_2025)     # CDNA2-4, data-center Blackwell, H20, L40S, RTX PRO 6000 (kept apart for size)
+SRC.update(SRC_LINKS)    # GPU-to-GPU links of the older data-center GPUs, collective latencies
 
 VOLTA_SM = {"fp64": 32, "fp32": 64, "fp16": 128}
 TURING_SM = {"fp64": 2, "fp32": 64, "fp16": 128}

@@ -61,7 +61,9 @@ SRC_2025 = {
     "mi250_links": ("AMD ROCm documentation, 'AMD Instinct MI250 microarchitecture', node-level section: each "
                     "16-lane Infinity Fabric link runs at 25 GT/s, 50 GB/s per direction (100 GB/s bidirectional); "
                     "the two GCDs of an OAM are joined by four (200 GB/s per direction, 400 bidirectional); each "
-                    "GCD drives two interfaces of four links, one of which may be its PCIe link"),
+                    "GCD drives two interfaces of four links, one of which may be its PCIe link; between OAMs a "
+                    "link joins a GCD to a GCD of another OAM (50 GB/s per direction), GCD pairs 2-6 and 0-4 "
+                    "by two links (100 GB/s per direction)"),
     # ------------------------------------------------------------ NVIDIA data-center Blackwell
     "b200_specs": ("NVIDIA HGX B200 and GB200 NVL72 specifications, per-GPU table (sparse figures; dense is half): "
                    "HGX B200 FP4 18, FP8/FP6 9, INT8 9, FP16/BF16 4.5, TF32 2.2 PFLOP/s, FP32 75 and FP64/FP64 "

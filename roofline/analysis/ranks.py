@@ -104,11 +104,11 @@ def family_rank_table(placements: Placements, rank: np.ndarray) -> list[FamilyRa
         f, k = divmod(int(c), n_ranks)
         rows.append(FamilyRank(str(families[f]), int(ranks[k]), int(calls[c]), float(t[c]),
                                float(r[c]), bounds[c]))
-    return sorted(rows, key=lambda row: (-_family_time(rows, row.family), row.family, row.rank))
-
-
-def _family_time(rows, family) -> float:
-    return sum(r.time_s for r in rows if r.family == family)
+    # families by their time over all ranks, summed once (per row it was quadratic: 20 s at 10k ranks)
+    totals: dict[str, float] = {}
+    for row in rows:
+        totals[row.family] = totals.get(row.family, 0.0) + row.time_s
+    return sorted(rows, key=lambda row: (-totals[row.family], row.family, row.rank))
 
 
 def _main_bound(cell: np.ndarray, size: int, bound: np.ndarray, time: np.ndarray) -> list[str]:

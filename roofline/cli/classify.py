@@ -36,6 +36,8 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
+    from .common import add_network_argument
+    add_network_argument(p)
     from .ranks import add_rank_arguments
     add_rank_arguments(p)
     p.add_argument("--format", "-f", choices=("table", "csv", "json"), default="table",
@@ -60,7 +62,7 @@ def run(args) -> int:
         print(visible_lines(out) if args.format == "table" else out, end="")
         return 0
     kernels, results = load_inputs(args.files, merge=args.merge)
-    device = choose_device(args.device, results, "classify")
+    device = choose_device(args.device, results, "classify", getattr(args, "network", None))
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
     if args.format == "csv":

@@ -26,10 +26,22 @@ def add_device_argument(parser, required: bool = False) -> None:
     parser.add_argument("--device", "-d", required=required, metavar="NAME_OR_PATH", help=DEVICE_HELP)
 
 
+NETWORK_HELP = ("the scale-out network per GPU (one direction), the roof of collectives across nodes: "
+                "ndr (InfiniBand 400 Gb/s), hdr (200), edr (100), xdr (800), or a rate such as 400Gb/s "
+                "or 50GB/s. Default: the profile's scale_out_network, else the network of NVIDIA's "
+                "reference system for the GPU, with a warning that it is assumed")
+
+
+def add_network_argument(parser) -> None:
+    parser.add_argument("--network", metavar="RATE", help=NETWORK_HELP)
+
+
 def add_inputs_argument(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="kernels.csv, Nsight Compute CSV/.ncu-rep, nvprof, nsys (CSV/SQLite) "
-                             "or PyTorch/Kineto trace; the format is recognised from the content")
+                        help="kernels.csv, Nsight Compute CSV/.ncu-rep, nvprof, nsys (CSV/SQLite), "
+                             "PyTorch/Kineto trace, rocprofv3 JSON/CSV, rocprof results.csv, a "
+                             "rocprof-compute workload folder, TensorFlow/JAX .xplane.pb or "
+                             ".trace.json.gz; the format is recognised from the content")
     parser.add_argument("--merge", action="store_true",
                         help="the files are passes of ONE run (e.g. ncu bytes pass + FLOP pass, or "
                              "nvprof --metrics + trace): merge their counters per kernel instead of "
@@ -95,13 +107,17 @@ def find_any_device(name_or_path, command: str = "show"):
     return choose_device(str(name_or_path), [], command)
 
 
-def choose_device(requested, results, command: str):
+def choose_device(requested, results, command: str, network: str | None = None):
     """The device profile: ``--device`` when given (warning once when the
     file names another GPU), else the GPU the file names, its compute
-    capability, or my-cpu for a PyTorch CPU trace. What was chosen and why
+    capability, or my-cpu for a PyTorch CPU trace; with its collective link
+    roofs (``network``: the ``--network`` rate). What was chosen and why
     goes to stderr, so stdout stays machine-readable."""
     from ..devices.choice import device_for
+    from ..devices.links import parse_network, with_links
     from ..render.terminal import visible
+    if network:
+        parse_network(network)      # a bad rate fails before anything is read further
     choice = device_for(results, requested=requested)
     if choice.reason:
         print(visible(f"roofline {command}: using device profile {choice.profile} ({choice.reason})"),
@@ -112,7 +128,28 @@ def choose_device(requested, results, command: str):
     if banner:   # once, before any per-kernel warning
         kind = "warning" if banner.startswith("These roofs may not hold") else "note"
         print(visible(f"roofline {command}: {kind}: device profile: {banner}"), file=sys.stderr)
-    return choice.device
+    device = with_links(choice.device, network) if network or choice.device.links is None else choice.device
+    if device.links is None and _has_sized_collectives(results):
+        from ..devices.links import missing_links
+        missing = missing_links(device)
+        if missing:     # the rows say "no link roof"; this says what the profile lacks
+            what = missing.split(": ", 1)[0] + (")" if "(" in missing.split(": ", 1)[0] else "")
+            warn(command, f"links: collectives get no link roof on {device.name}: {what}; a profile "
+                 "with the link's rate (architecture.scale_up_link) places them")
+    return device
+
+
+def _has_sized_collectives(results) -> bool:
+    """Whether any result holds a collective with a size (its ``comm:bus:`` bytes)."""
+    from ..core.model import KernelRows
+    for r in results:
+        if isinstance(r.kernels, KernelRows):
+            keys = r.kernels.columns.bytes.keys()
+        else:
+            keys = {lv for k in r.kernels for lv in k.bytes}
+        if any(str(k).startswith("comm:bus:") for k in keys):
+            return True
+    return False
 
 
 def profile_banner(device, results) -> str:

@@ -30,6 +30,8 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
+    from .common import add_network_argument
+    add_network_argument(p)
     p.add_argument("-o", "--output", default="roofline.png", metavar="PATH",
                    help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
     p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware", "instruction"), default="auto")
@@ -51,7 +53,7 @@ def run(args) -> int:
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
     kernels, results = load_inputs(args.files, merge=args.merge)
     from .common import choose_device
-    device = choose_device(args.device, results, "plot")
+    device = choose_device(args.device, results, "plot", getattr(args, "network", None))
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
     from ..render.chart import plotted, roofline_chart, views

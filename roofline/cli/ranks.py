@@ -1,8 +1,10 @@
 """The multi-rank path of `classify` and `report`: a directory of traces
-(one per rank of one job) read rank by rank, on Dask workers when asked."""
+(one per rank of one job) read rank by rank, on local processes or a
+dask.distributed cluster when asked."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 RANKS_HELP = """\
@@ -10,52 +12,86 @@ many ranks:
   give a directory of traces (one per rank of one job; the rank comes from the
   trace's distributedInfo, else from the file name, e.g. rank3.json.gz). Each
   rank is summarised by kernel name where it is read; --workers N reads ranks
-  on N local processes and --scheduler ADDRESS on a running dask.distributed
-  cluster (both need `pip install 'roofline[dask]'`). The output is per kernel
-  family and rank, with the slowest rank and the spread across ranks.
+  on N local processes and --scheduler ADDRESS (tcp://HOST:PORT) on a running
+  dask.distributed cluster (needs `pip install 'roofline[dask]'`). The output
+  is per kernel family and rank, with the slowest rank and the spread across
+  ranks.
 """
 
 
 def add_rank_arguments(parser) -> None:
     from .common import positive_int
+    from ..importers.rank_files import SCHEDULER_TIMEOUT_S
     parser.add_argument("--workers", type=positive_int, metavar="N",
-                        help="ranks of a directory: read them on N local processes (needs roofline[dask])")
+                        help="ranks of a directory: read them on N local processes")
     parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="ranks of a directory: read them on this dask.distributed scheduler")
+                        help="ranks of a directory: read them on this dask.distributed scheduler "
+                             "(tcp://HOST:PORT)")
+    parser.add_argument("--scheduler-timeout", type=_seconds, metavar="S", default=SCHEDULER_TIMEOUT_S,
+                        help="seconds to wait for the scheduler to answer and to have a worker "
+                             f"(default {SCHEDULER_TIMEOUT_S:g})")
+
+
+def _seconds(text: str) -> float:
+    """argparse type: a duration in seconds, more than 0 and at most a day."""
+    import argparse
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"expected seconds (more than 0, at most 86400), not {text!r}")
+    return value
 
 
 def is_rank_job(paths) -> bool:
-    return any(Path(p).is_dir() for p in paths)
+    """A folder of rank traces among the inputs (a profiler's own output
+    folder is one profile)."""
+    from ..importers.read import is_profiler_folder
+    return any(Path(p).is_dir() and not is_profiler_folder(p) for p in paths)
 
 
 def load_ranks(args):
     """(ImportResults, each row's rank, advice) of a directory of rank traces."""
     import numpy as np
 
-    from ..importers import ImportResult
+    from ..importers.kineto.result import KinetoResult
     from ..core.model import KernelRows
-    from ..importers.rank_files import rank_files, read_ranks
+    from ..importers.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks
     files = rank_files(args.files)
-    bar = _bar(len(files))
-    try:
-        parts, notes = read_ranks(args.files, workers=args.workers, scheduler=args.scheduler,
-                                  progress=bar.update if bar else None)
+    bar = _LazyBar(len(files))
+    try:   # Ctrl-C and SIGTERM (cli.main makes it raise) stop the workers on the way out
+        parts, notes = read_ranks(files, workers=args.workers, scheduler=args.scheduler,
+                                  progress=bar.update,
+                                  timeout=getattr(args, "scheduler_timeout", SCHEDULER_TIMEOUT_S))
     finally:
-        if bar:
-            bar.close()
-    results = [ImportResult(p.path, "rank", KernelRows(p.summary), device_name=p.device_name,
-                            device_properties=p.device_properties, rank=p.rank) for p in parts]
+        bar.close()
+    results = [KinetoResult(p.path, "rank", KernelRows(p.summary), device_name=p.device_name,
+                            device_properties=p.device_properties, rank=p.rank,
+                            communication=p.communication) for p in parts]
     ranks = np.concatenate([np.full(len(p.summary), p.rank, dtype=np.int64) for p in parts])
     warnings = list(notes) + [f"rank {p.rank}: {w}" for p in parts for w in p.warnings[:3]]
     return results, ranks, warnings
 
 
-def _bar(total: int):
-    import sys
-    if total < 4 or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, unit="rank", desc="reading ranks", file=sys.stderr, leave=False)
+class _LazyBar:
+    """A progress bar on a terminal, made at the first update: tqdm starts a
+    monitor thread, and the workers are forked before that."""
+
+    def __init__(self, total: int):
+        self.total, self.bar = total, None
+
+    def update(self, n: int) -> None:
+        if self.bar is None and self.total >= 4 and sys.stderr.isatty():
+            from tqdm import tqdm
+            self.bar = tqdm(total=self.total, unit="rank", desc="reading ranks", file=sys.stderr, leave=False)
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def classify_ranks(args, requested: str | None) -> str:
@@ -67,7 +103,7 @@ def classify_ranks(args, requested: str | None) -> str:
     from .common import warn_all
     results, ranks, warnings = load_ranks(args)
     from .common import choose_device
-    device = choose_device(requested, results, "classify")
+    device = choose_device(requested, results, "classify", getattr(args, "network", None))
     sets = [r.kernels.columns for r in results]
     kernels = sets[0] if len(sets) == 1 else concat(sets)
     placements = place(kernels if isinstance(kernels, KernelSet) else kernels, device)
@@ -77,12 +113,13 @@ def classify_ranks(args, requested: str | None) -> str:
     records = [{"family": c.family, "rank": c.rank, "calls": c.calls, "time_s": c.time_s,
                 "roofline_time_s": c.roofline_time_s, "fraction_of_roof": _num(c.fraction_of_roof),
                 "bound": c.bound} for c in rows]
+    comm = _communication(results)
     if args.format == "json":
         return json.dumps({"ranks": [int(r) for r in spread.ranks], "slowest_rank": spread.slowest,
                            "spread": _num(spread.spread),
                            "kernel_time_s": [float(t) for t in spread.time_s],
                            "collectives_s": [float(t) for t in spread.collectives_s],
-                           "families": records}, indent=1) + "\n"
+                           "communication": comm, "families": records}, indent=1) + "\n"
     if args.format == "csv":
         import csv
         import io
@@ -91,7 +128,32 @@ def classify_ranks(args, requested: str | None) -> str:
         w.writeheader()
         w.writerows({k: ("" if v is None else v) for k, v in r.items()} for r in records)
         return out.getvalue()
-    return _rank_text(rows, spread, args.top)
+    return _rank_text(rows, spread, args.top) + _communication_text(comm)
+
+
+def _communication(results) -> list[dict]:
+    """Per rank: its collective kernels' time, the part no compute kernel
+    overlaps (exposed) and the time it waited in collectives for the other
+    ranks (roofline.analysis.collectives)."""
+    from ..analysis.collectives import exposed_rows, rank_waits, wait_by_rank
+    launches = {r.rank: getattr(r, "communication", None) for r in results}
+    launches = {k: v for k, v in launches.items() if v is not None}
+    waited = wait_by_rank(rank_waits(launches)) if len(launches) > 1 else {}
+    return [{"rank": x.rank, "communication_s": x.comm_s, "exposed_s": x.exposed_s,
+             "waiting_s": waited.get(x.rank)} for x in exposed_rows(launches)]
+
+
+def _communication_text(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    from ..core.units import format_si
+    lines = ["", "communication per rank (exposed: not overlapped by compute; waiting: in collectives, "
+             "for the other ranks)", f"{'rank':>4}  {'collectives':>11}  {'exposed':>9}  {'waiting':>9}"]
+    for r in rows:
+        wait = "-" if r["waiting_s"] is None else format_si(r["waiting_s"], "s")
+        lines.append(f"{r['rank']:>4}  {format_si(r['communication_s'], 's'):>11}  "
+                     f"{format_si(r['exposed_s'], 's'):>9}  {wait:>9}")
+    return "\n".join(lines) + "\n"
 
 
 def _num(x):

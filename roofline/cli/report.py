@@ -40,6 +40,8 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
+    from .common import add_network_argument
+    add_network_argument(p)
     from .ranks import add_rank_arguments
     add_rank_arguments(p)
     p.add_argument("-o", "--output", default="report.html", metavar="PATH",
@@ -75,7 +77,7 @@ def run(args) -> int:
             warn("report", note)
     else:
         _, results = load_inputs(args.files, merge=args.merge)
-    device = choose_device(args.device, results, "report")
+    device = choose_device(args.device, results, "report", getattr(args, "network", None))
     report = build_report(results, device, variants=args.variants, title=args.title, top=args.top,
                           row_ranks=ranks)
     for advice in report.warnings():

@@ -21,6 +21,15 @@ demangled form.
 
 Rules, in order (``FAMILIES`` lists the names)
 ----------------------------------------------
+0. TorchInductor's Triton kernels (``triton_{poi,red,per,tem,for,spl}_fused_<ops>_<n>``)
+   are read from their kind and the fused ops their name lists, not from
+   substrings (``triton_poi_fused_addmm_gelu_0`` is the pointwise epilogue
+   of a GEMM, not one): a template (``tem``) is ``gemm`` (``mm``, ``addmm``,
+   ``bmm``...), ``implicit_gemm`` (``convolution``) or ``attention``
+   (``flex_attention``, ``sdpa``); otherwise ``softmax`` or
+   ``normalization`` when a fused op is one, else ``elementwise`` (``poi``,
+   ``for``) or ``reduction`` (``red``, ``per``, ``spl``). Names without
+   ops (``triton__0d1d2d``) go through the rules below.
 1. ``memcpy``: a copy-engine transfer, named as profilers name them:
    ``[CUDA memcpy HtoD]`` (nvprof, nsys), ``Memcpy HtoD (Pageable -> Device)``
    (Kineto), ``[Unified Memory Memcpy DtoH]``, ``[CUDA Unified Memory memcpy
@@ -29,8 +38,12 @@ Rules, in order (``FAMILIES`` lists the names)
    ``memcpy_kernel`` is not one.
 2. ``memset``: ``[CUDA memset]``, ``Memset (Device)``, ROCm's ``FillBuffer``.
 3. ``communication``: collective and point-to-point kernels (``nccl``,
-   ``rccl``, ``AllReduce``, ``AllGather``, ``ReduceScatter``, ``SendRecv``).
-   Not "reduction": they are bound by the interconnect.
+   ``rccl``, ``AllReduce``, ``AllGather``, ``ReduceScatter``, ``SendRecv``;
+   RCCL's ``ncclDevKernel_Generic``; DeepEP's expert-parallel dispatch and
+   combine, ``dpsk::ep::``/``deep_ep::``; PyTorch symmetric memory's
+   ``multimem_all_reduce`` and one/two-shot all-reduce; vLLM's custom
+   all-reduce ``cross_device_reduce_*``; MSCCL, NVSHMEM). Not "reduction":
+   they are bound by the interconnect.
 4. ``attention``: fused attention (``flash_fwd_kernel``, ``fmha_cutlassF``,
    ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``).
 5. ``winograd``: fused and non-fused Winograd convolution
@@ -55,11 +68,13 @@ Rules, in order (``FAMILIES`` lists the names)
    CUTLASS/XMMA ``fprop``/``dgrad``/``wgrad`` kernels, cuDNN ``dgrad_engine``,
    and the architecture-prefixed cuDNN
    kernels (``volta_scudnn_128x64_relu_interior_nn_v1``,
-   ``turing_fp16_s1688cudnn_fp16_*``), MIOpen ``igemm_fwd_*``.
+   ``turing_fp16_s1688cudnn_fp16_*``), MIOpen ``igemm_fwd_*``, Composable
+   Kernel's ``kernel_grouped_conv_fwd_*`` (XDL implicit GEMM).
 9. ``gemm``: cuBLAS, cuBLASLt and CUTLASS GEMM/GEMV (``volta_sgemm_128x128_tn``,
    ``ampere_bf16_s16816gemm_*``, ``sm90_xmma_gemm_*``, ``nvjet_*``,
    ``cutlass::Kernel2<...gemm...>``, ``gemv2T_kernel_val``,
-   ``gemvx``, ``cublasGemv*``, ``splitKreduce_kernel``), Eigen contractions,
+   ``gemvx``, ``cublasGemv*``, ``splitKreduce_kernel``, ROCm's skinny-GEMM
+   ``wvSplitK``), Eigen contractions,
    ``*matmul*``/``*_mm_*``, hand-written ``matrixMulCUDA<32>`` (the CUDA
    sample), ``matrixMultiplyShared``/``matrix_multiply`` (``matrix_?mul``
    anywhere) and ``mmKernel``, Triton ``triton_tem_fused_*mm`` and AMD
@@ -67,7 +82,9 @@ Rules, in order (``FAMILIES`` lists the names)
    inside a non-fused Winograd convolution lands here: the name cannot tell.
 10. ``normalization``: batch, layer, group, instance and RMS norm
     (``cudnn::bn_fw_tr_1C11_kernel_NCHW``, ``vectorized_layer_norm_kernel``,
-    ``batch_norm_collect_statistics_kernel``, ``cuApplyLayerNorm``).
+    ``batch_norm_collect_statistics_kernel``, ``cuApplyLayerNorm``; the
+    weight and bias gradients ``cuComputePartGradGammaBeta``/``cuComputeGradGammaBeta``
+    of layer norm's backward), MIOpen's local response norm ``MIOpenLRN*``.
 11. ``softmax``: any name containing ``softmax``.
 12. ``pooling``: any name containing ``pool`` (``pooling_fw_4d_kernel``,
     ``max_pool_forward_nchw``, ``adaptive_average_pool``).
@@ -77,7 +94,8 @@ Rules, in order (``FAMILIES`` lists the names)
     ``forward_kernel_tiled``, and its ``unroll_kernel``), ``conv_forward_kernel``,
     PyTorch's depthwise and direct convolutions: a name with ``conv`` (not
     ``convert``/``conversion``) or a component named ``forward_kernel[_*]``
-    or ``unroll_kernel``; and cuDNN's direct backward kernels, whose names
+    or ``unroll_kernel``; MIOpen's direct ``MIOpenCvFwd*``/``Bwd``/``Wrw``;
+    and cuDNN's direct backward kernels, whose names
     state no GEMM (``cudnn::detail::dgrad2d_alg1_1``,
     ``wgrad2d_grouped_direct_kernel``, any ``*direct_kernel``). Those are
     library kernels, not custom ones, but calling them implicit GEMM would
@@ -89,12 +107,16 @@ Rules, in order (``FAMILIES`` lists the names)
     ``MapPlanKernel<..., ReduceWithAxisExp<...>>``), scans, arg-max, top-k,
     Triton ``triton_red_*``/``triton_per_*``, bias gradients (TensorFlow
     ``BiasGradNHWC_SharedAtomics``: a sum over all but one axis), CUB's
-    exclusive/inclusive sums and histograms, dot products (``vector_dot``).
+    exclusive/inclusive sums and histograms, dot products (``vector_dot``),
+    rocPRIM's ``lookback_scan`` kernels, the L-p norms of a tensor list
+    (``multi_tensor_apply_kernel<..., LpNormFunctor>``, ``lpnorm_cleanup``:
+    gradient clipping).
     ``reduced_divisor`` (a cuDNN parameter type) does not count.
 15. ``elementwise``: pointwise and data-movement kernels: Eigen
     ``EigenMetaKernel``, mshadow ``MapPlan*``, PyTorch
     ``vectorized_elementwise_kernel``/``unrolled_elementwise_kernel``/
     ``elementwise_kernel``, cuDNN ``op_generic_tensor_kernel`` and epilogues,
+    MIOpen's tensor ops (``Op2dTensorGeneric``, ``SubTensorOpWithScalar*``),
     layout changes (``nchwToNhwcKernel``, transpose, TensorFlow
     ``ShuffleInTensor3``/``SwapDimension1And2InTensor3UsingTiles``), padding
     (``PadInputCustomKernelNHWC``), copies, fills and random fills, casts and
@@ -128,7 +150,8 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
     ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )*memcpy(\b|[hdp]2[hdp]|(htod|dtoh|dtod|htoh|ptop)\b)"
                r"|^\s*\[?\s*copy(host|device)to(host|device)\b"),
     ("memset", r"^\s*\[?\s*(cuda |hip )?memset\b|^\s*fillbuffer\b"),
-    ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"),
+    ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"
+                      r"|dpsk::ep::|deep_?ep::|multimem|cross_device_reduce|msccl|nvshmem"),
     ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_"),
     ("winograd", r"winograd"),
     ("fft", r"fft|_r2c|_c2r|\br2c|\bc2r|flip_filter|compute_gemm_pointers"
@@ -138,20 +161,20 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
                       r"|precompute_indices|cask_cudnn::computeoffsets|cutlass::conv::"
                       r"|(xmma|cutlass)\w*(fprop|dgrad|wgrad)|\b(fprop|dgrad|wgrad)_"
                       r"|(^|[_:\s])(maxwell|pascal|volta|turing|ampere|ada|hopper|blackwell|sm\d+)_\w*cudnn"
-                      r"|igemm_(fwd|bwd|wrw)"),
+                      r"|igemm_(fwd|bwd|wrw)|kernel_grouped_conv_(fwd|bwd)"),
     ("gemm", r"gemm|gemv|cublas|cutlass|nvjet|matmul|matrix_?mul|contraction|splitkreduce|(^|\s)cijk_"
-             r"|(^|[_:\s])(bmm|addmm|mm)(_|$)|(^|[_:\s])mm_?kernel|triton_tem_fused_\w*mm"),
+             r"|(^|[_:\s])(bmm|addmm|mm)(_|$)|(^|[_:\s])mm_?kernel|triton_tem_fused_\w*mm|wvsplitk"),
     ("normalization", r"(batch|layer|group|instance|rms|weight)_?norm|(^|::|_|\s)bn_|welford"
-                      r"|rowwisemoments|norm_(fw|bw|fwd|bwd|forward|backward)"),
+                      r"|rowwisemoments|norm_(fw|bw|fwd|bwd|forward|backward)|gradgammabeta|miopenlrn"),
     ("softmax", r"softmax"),
     # data movement of recommendation models (fbgemm_gpu): not pooling
     ("elementwise", r"permute_pooled_embs|permute_\w*(data|indices|embs|sparse|lengths)|bucketize"),
     ("pooling", r"pool"),
-    ("conv_custom", r"conv(?!ert|ersion)|(^|::|\s)forward_kernel(\b|_)|(^|::|\s)unroll(_input|_x)?_?kernel\b"
+    ("conv_custom", r"conv(?!ert|ersion)|miopencv(fwd|bwd|wrw)|(^|::|\s)forward_kernel(\b|_)|(^|::|\s)unroll(_input|_x)?_?kernel\b"
                     r"|(dgrad|wgrad)2d_|grouped_direct|direct_kernel"),
     ("reduction", r"reduc(?!ed_?divisor)|\bscan|devicescan|(ex|in)clusive_?sum|histogram|argmax|argmin|topk"
-                  r"|cumsum|triton_(red|per)_|bias_?grad|(^|[_:\s])dot(_?product)?($|_)"),
-    ("elementwise", r"eigen|mapplan|elementwise|op_generic_tensor|optensor|epilogue|nchwtonhwc|nhwctonchw"
+                  r"|cumsum|triton_(red|per)_|bias_?grad|(^|[_:\s])dot(_?product)?($|_)|lookback_scan|lpnorm"),
+    ("elementwise", r"eigen|mapplan|elementwise|op_generic_tensor|optensor|op[1-5]d_?tensor|subtensorop|epilogue|nchwtonhwc|nhwctonchw"
                     r"|transpose|shuffle|swapdimension|permute|(^|[_:\s])pad|copy|fill|philox|random|cast"
                     r"|convert|conversion|bias|relu|gelu|silu|sigmoid"
                     r"|tanh|activation|dropout|gather|scatter|index|arange|upsample|concat|multi_tensor_apply"
@@ -215,10 +238,32 @@ def strip_parameters(name: str) -> str:
     return text
 
 
+_TRITON = re.compile(r"^triton_(poi|red|per|tem|for|spl)_(?:fused_)?(.*?)(?:_\d+)?$")
+_TRITON_KIND = {"poi": "elementwise", "for": "elementwise", "red": "reduction", "per": "reduction",
+                "spl": "reduction"}
+
+
+def _triton_family(kind: str, ops: str) -> str:
+    """Rule 0: a Triton kernel's family from its kind and fused ops."""
+    words = f"_{ops}_"
+    if kind == "tem":
+        if re.search(r"flex_attention|sdpa|_attention|attn", words):
+            return "attention"
+        return "implicit_gemm" if "convolution" in words else "gemm"
+    if "softmax" in words:
+        return "softmax"
+    if re.search(r"(layer|batch|group|instance|rms)_norm", words):
+        return "normalization"
+    return _TRITON_KIND[kind]
+
+
 @lru_cache(maxsize=65536)
 def family_of(name: str) -> str:
     """The family of one kernel name (see the module doc for the rules)."""
     key = strip_parameters(demangle_identifiers(str(name))).lower()
+    triton = _TRITON.match(key)
+    if triton:
+        return _triton_family(*triton.groups())
     # the library name fbgemm is no GEMM: its permute, bucketize and
     # embedding kernels must not match the gemm rule
     key = key.replace("fbgemm", "fbg")

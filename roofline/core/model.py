@@ -121,6 +121,9 @@ class Device:
     architecture: Mapping[str, object] = field(default_factory=dict)
     provenance: Mapping[str, object] = field(default_factory=dict)
     warnings: tuple[Advice, ...] = ()
+    # the links collectives run on (roofline.core.comm.LinkRoofs), derived
+    # from the profile when it is loaded (roofline.devices.links); not saved
+    links: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.kind not in ("cpu", "gpu"):
@@ -206,6 +209,10 @@ class Kernel:
     modelled: bool = False
     operator: str = ""  # the framework operator behind it (aten::addmm), when the trace says
     threads: int | None = None  # CPU threads it ran on; None: all cores (or not known)
+    # what a communication kernel communicates (roofline.core.comm.Collective);
+    # its sizes ride in ``bytes`` under the comm: keys
+    collective: object = None
+    why: str = ""       # why it has no work, when it has none (roofline.core.reasons)
 
     def __post_init__(self):
         object.__setattr__(self, "flops", _frozen(self.flops))
@@ -228,7 +235,8 @@ class KernelSet:
 
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
-                 modelled=None, operators=None, threads=None, sources=None, blocks=None):
+                 modelled=None, operators=None, threads=None, sources=None, blocks=None,
+                 collectives=None, whys=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -250,6 +258,10 @@ class KernelSet:
         # Thread blocks (CUDA) or workgroups per launch, from the launch
         # configuration (NaN: not known); the largest launch of a group.
         self.blocks = _column(np.full(n, math.nan) if blocks is None else blocks, n, "blocks")
+        # per row: its Collective (None), and why it has no work ("": not said);
+        # sums of rows drop both (their comm: bytes are summed)
+        self.collectives = _objects(collectives, n, "collectives", None)
+        self.whys = _objects(whys, n, "whys", "")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -260,7 +272,8 @@ class KernelSet:
                        bytes=self.bytes, families=self.families, variants=self.variants,
                        instructions=self.instructions, transactions=self.transactions,
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
-                       sources=self.sources, blocks=self.blocks)
+                       sources=self.sources, blocks=self.blocks, collectives=self.collectives,
+                       whys=self.whys)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -289,6 +302,8 @@ class KernelSet:
             threads=[nan if k.threads is None else k.threads for k in ks],
             sources=[k.source for k in ks],
             blocks=[_blocks(k.launch) for k in ks],
+            collectives=[k.collective for k in ks] if any(k.collective is not None for k in ks) else None,
+            whys=[k.why for k in ks] if any(k.why for k in ks) else None,
         )
 
     def kernels(self) -> list[Kernel]:
@@ -303,7 +318,7 @@ class KernelSet:
                 family=str(self.families[i]), variant=str(self.variants[i]),
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
-                source=str(self.sources[i])))
+                source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i])))
         return out
 
     def work(self) -> np.ndarray:
@@ -357,6 +372,43 @@ def _blocks(launch) -> float:
     if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
         return math.nan
     return float(math.prod(grid))
+
+
+def carry_labels(rows: KernelSet, grouped: KernelSet, codes: np.ndarray) -> KernelSet:
+    """``grouped`` (rows summed into groups, ``codes`` each row's group) with
+    what sums of rows drop: why a group has no work (that of its member with
+    the most time that states one) and its collective (when every member
+    has the same one)."""
+    if not rows.whys.any() and not any(c is not None for c in rows.collectives):
+        return grouped
+    n = len(grouped)
+    whys = np.full(n, "", dtype=object)
+    best = np.full(n, -1.0)
+    time = np.nan_to_num(rows.time_s, nan=0.0)
+    for i in np.flatnonzero(rows.whys != "").tolist():
+        g = int(codes[i])
+        if time[i] > best[g]:
+            best[g], whys[g] = time[i], rows.whys[i]
+    colls = np.full(n, None, dtype=object)
+    mixed = np.zeros(n, dtype=bool)
+    for i, c in enumerate(rows.collectives.tolist()):
+        g = int(codes[i])
+        if colls[g] is None and not mixed[g]:
+            colls[g] = c
+        elif colls[g] != c:
+            colls[g], mixed[g] = None, True
+    return grouped.with_columns(whys=whys, collectives=colls)
+
+
+def _objects(values, n: int, what: str, empty) -> np.ndarray:
+    if values is None:
+        return np.full(n, empty, dtype=object)
+    arr = np.empty(n, dtype=object)
+    values = list(values)
+    if len(values) != n:
+        raise ValueError(f"{what} has {len(values)} values, expected {n}")
+    arr[:] = values
+    return arr
 
 
 def _column(values, n: int, what: str) -> np.ndarray:

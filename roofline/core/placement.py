@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import reasons as R
+from .comm import comm_columns, is_comm_key, link_times, link_warnings
+from .placement_warnings import ABOVE_ROOF_TOLERANCE, warn_above_roof, warn_missing, warn_substituted  # noqa: F401
 from .compulsory import place_compulsory
 from .cores import one_core_device
 from .errors import Advice
@@ -50,9 +52,6 @@ OVERHEAD_REASONS = (R.DISPATCH, R.NO_WORK, R.FIXED, R.UNDER_FILLED)
 # Kernel families whose FLOPs are matrix multiply-adds (tensor-core candidates).
 MATRIX_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom",
                              "convolution", "attention"})
-
-# A point this far above its roof is reported (counter or ceiling error).
-ABOVE_ROOF_TOLERANCE = 1.05
 
 
 def _quiet():
@@ -102,6 +101,7 @@ class Placements:
     typical_fixed_s: float = math.nan       # median fixed cost of the profile's fits
     floor_s: float = math.nan               # the least a call costs here (evidence.fixed_costs)
     fitted_groups: int = 0                  # operators or kernels whose fixed cost was fitted
+    link: object = None                     # collectives' link times (roofline.core.comm.LinkTimes)
 
     def fixed_costs(self) -> FixedCosts:
         """This placement's fixed costs, to carry into sums of its rows."""
@@ -217,7 +217,7 @@ class Placements:
             "variant": _texts(ks.variants[idx]), "operator": _texts(ks.operators[idx]),
             "modelled": ks.modelled[idx].tolist(), "count": whole_counts(ks.count[idx]).tolist(),
             "time_s": _numbers(ks.time_s[idx]), "flops": _numbers(self.work[idx]),
-            "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items()},
+            "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items() if not is_comm_key(lv)},
             "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),
             "predicted_bound": _texts(self.predicted_bound[idx]),
             "overhead_kind": _texts(self.overhead_kind[idx]), "limiter": _texts(self.limiter[idx]),
@@ -227,6 +227,7 @@ class Placements:
             "attainable_flop_s": _numbers(self.attainable_flop_s[idx]),
             "roofline_time_s": _numbers(self.roofline_time_s[idx]),
             "efficiency": _numbers(self.efficiency[idx]),
+            **comm_columns(self, idx),
         }
 
     def records(self, indices=None) -> list[dict]:
@@ -287,6 +288,10 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         t_compute = np.where(single, _compute_time(kernels, one), t_compute)
         t_one, _ = _level_times(kernels, one, work, [])
         t_levels = {lv: np.where(single, t_one[lv], t) if lv in t_one else t for lv, t in t_levels.items()}
+    link = link_times(kernels, device.links)     # collectives on their link roofs (roofline.core.comm)
+    if link is not None:
+        t_levels.update(link.terms())
+        warnings += link_warnings(link, device.links)
 
     stack = np.vstack([t_compute] + list(t_levels.values()))
     limiter_names = ("compute",) + tuple(t_levels)
@@ -315,27 +320,29 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         fixed = fixed_costs(group_keys(kernels.names, kernels.operators), time_s / count, t_roof / count,
                             floor_cap_s=rules.substantial_s)
     evidence = _evidence(kernels, device, one, single, compulsory.from_cache, fixed, t_roof,
-                         limiter_index, work)
+                         limiter_index, work, link)
     below = timed & (efficiency < rules.near_roof)
     with _quiet():
         fixed_most = fixed.fixed_s >= rules.fixed_share * (time_s / count)    # of each call
     # a kernel the roof explains half of or more is bound by it, whatever
     # fixed cost the fits give (the rest of its time then beat the roof)
     unexplained = efficiency < 1 - rules.fixed_share
-    candidate = timed & (evidence.dispatch | evidence.no_work
+    candidate = timed & (evidence.dispatch | evidence.no_work | evidence.latency
                          | ((fixed_most | evidence.under_filled) & unexplained & ~(t_roof == 0)))
     overhead = candidate & ~(t_roof / count >= rules.substantial_s)
     reason = R.reasons(evidence, below & timed, efficiency, overhead)
     code[overhead] = _CODE[OVERHEAD]
+    unplaced = ~known       # no work: the importer's why (roofline.core.reasons.WITHOUT_WORK)
+    reason[unplaced] = R.without_work(_whys(kernels, device), time_s)[unplaced]
 
-    _warn_substituted(kernels, device, warnings)
-    _warn_missing(kernels, work, known, no_flop_family, warnings)
-    _warn_above_roof(kernels, efficiency, device, warnings)
+    warn_substituted(kernels, device, warnings)
+    warn_missing(kernels, work, known, no_flop_family, warnings)
+    warn_above_roof(kernels, efficiency, device, warnings)
     return Placements(kernels, device, work, t_compute, t_levels, t_roof,
                       limiter_names, limiter_index, code, efficiency, intensity, warnings,
                       reason_code=reason, fixed_s=fixed.fixed_s, cache_level=compulsory.cache_level,
                       fits_cache=compulsory.fits_cache, typical_fixed_s=fixed.typical_s, floor_s=fixed.floor_s,
-                      fitted_groups=fixed.groups_fitted)
+                      fitted_groups=fixed.groups_fitted, link=link)
 
 
 def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[str, np.ndarray]:
@@ -351,7 +358,7 @@ def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[
 
 def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np.ndarray,
               from_cache: np.ndarray, fixed: FixedCosts, t_roof: np.ndarray, limiter_index: np.ndarray,
-              work: np.ndarray) -> R.Evidence:
+              work: np.ndarray, link=None) -> R.Evidence:
     """The boolean columns the reasons and the overhead class rest on."""
     count = np.maximum(kernels.count, 1)
     fixed_s = fixed.fixed_s
@@ -363,12 +370,28 @@ def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np
         dispatch=no_roof & kernels.modelled,
         no_work=no_roof & ~kernels.modelled,
         fixed=explains & ~no_roof,
-        under_filled=under_filled(kernels.blocks, _multiprocessors(device), t_roof / count, fixed.floor_s),
+        # a collective is placed on its link, not the SMs (NCCL launches few blocks by design)
+        under_filled=under_filled(kernels.blocks, _multiprocessors(device), t_roof / count, fixed.floor_s)
+        & (link is None or np.asarray(link.level == "")),
         fewer_threads=_fewer_threads(kernels, device, one, single),
         from_cache=from_cache,
         precision_assumed=_precision_assumed(kernels, device, work),
         modelled_bandwidth=kernels.modelled & (limiter_index > 0),
+        latency=(np.zeros(len(kernels), dtype=bool) if link is None else
+                 np.nan_to_num(link.latency_s) >= 0.5 * np.where(np.isfinite(link.time_s), link.time_s, np.inf)),
     )
+
+
+def _whys(kernels: KernelSet, device: Device) -> np.ndarray:
+    """The importer's reasons, and ``no link roof`` for collectives with a
+    size on a device without links."""
+    whys = kernels.whys
+    if device.links is None and any(k.startswith("comm:bus:") for k in kernels.bytes):
+        sized = np.zeros(len(kernels), dtype=bool)
+        for k, v in kernels.bytes.items():
+            sized |= k.startswith("comm:bus:") & (np.nan_to_num(v) > 0)
+        whys = np.where(sized, R.NO_LINK, whys)
+    return whys
 
 
 def _multiprocessors(device: Device) -> int | None:
@@ -424,6 +447,8 @@ def _level_times(kernels: KernelSet, device: Device, work: np.ndarray,
                  warnings: list[Advice]) -> tuple[dict, dict]:
     times, intensity = {}, {}
     for lv, nbytes in kernels.bytes.items():
+        if is_comm_key(lv):          # a collective's quantities: its link term (roofline.core.comm)
+            continue
         if lv not in device.memory:
             if np.any(~np.isnan(nbytes)):
                 warnings.append(Advice(
@@ -435,58 +460,3 @@ def _level_times(kernels: KernelSet, device: Device, work: np.ndarray,
             intensity[lv] = np.where(nbytes > 0, work / nbytes, math.nan)
     order = [lv for lv in device.memory if lv in times]
     return {lv: times[lv] for lv in order}, {lv: intensity[lv] for lv in order}
-
-
-def _warn_substituted(kernels, device, warnings):
-    for precision, flops in kernels.flops.items():
-        key = device.compute_key(precision)
-        if key != precision and np.nansum(flops) > 0:
-            warnings.append(Advice(
-                f"device {device.name!r} has no {precision} ceiling; that work is timed on its {key} roof",
-                f"add a {precision} ceiling to the device profile for an exact roof", subject=precision))
-
-
-def _warn_missing(kernels, work, known, no_flop_family, warnings):
-    no_counters = ~known
-    unmodelled_ops = no_counters & (kernels.operators != "")
-    if unmodelled_ops.any():
-        warnings.append(Advice(
-            f"{int(unmodelled_ops.sum())} row(s) linked to PyTorch operators have no modelled work and "
-            "cannot be placed", "they are listed as unknown; the report's operator table shows their time",
-            subject="models"))
-    no_counters &= kernels.operators == ""
-    if no_counters.any():
-        warnings.append(Advice(
-            f"{int(no_counters.sum())} kernel(s) have neither FLOP nor byte counters and cannot be placed",
-            "collect FLOP and byte metrics (ncu --section SpeedOfLight_RooflineChart) "
-            "or supply work from a cost model", subject="counters"))
-    no_flops = known & np.isnan(work) & ~no_flop_family
-    if no_flops.any():
-        warnings.append(Advice(
-            f"{int(no_flops.sum())} kernel(s) have byte counters but no FLOP counters; "
-            "their compute roof is not checked",
-            "add ncu --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,"
-            "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,"
-            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", subject="counters"))
-
-
-def _times(ratio: float) -> str:
-    """2.13x; 6.4e+295x for a time of 1e-300 s; past the float range
-    (5e-324 s), more than 1e308x."""
-    if not math.isfinite(ratio):
-        return "more than 1e308x"
-    return f"{ratio:.2f}x" if ratio < 1e4 else f"{ratio:.2g}x"
-
-
-def _warn_above_roof(kernels, efficiency, device, warnings, listed: int = 5):
-    above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
-    where = ("the CPU the trace was recorded on" if device.kind == "cpu"
-             else "the GPU the profile came from")
-    check = "its operator model" if device.kind == "cpu" else "the counters"
-    for i in above[:listed]:
-        warnings.append(Advice(
-            f"runs at {_times(efficiency[i])} its roof",
-            f"check {check} and that the device profile matches {where}",
-            subject=str(kernels.names[i])))
-    if len(above) > listed:
-        warnings.append(Advice(f"{len(above) - listed} more kernel(s) above their roof", subject="roof"))

@@ -27,7 +27,18 @@ reason                          evidence
                                 tensor read and written once); a bandwidth-bound
                                 kernel far below that roof likely moves more
 ``no evidence``                 below its roof, and nothing in the profile says why
+``link latency``                a collective whose latency (NCCL's latency model,
+                                :mod:`.comm`) is at least half of its time on the
+                                link roof: small messages (overhead-bound)
 =============================== ===================================================
+
+A kernel without work (bound ``unknown``) says why instead, as its
+importer found it (``Kernel.why``; :data:`WITHOUT_WORK`, each with what to
+do about it in :data:`FIXES`): launched before the profiler's CPU window,
+no launching operator, no shapes recorded, a compiled graph without
+shapes, a custom extension kernel, no model for its operator, a
+collective without a size (or with no traffic), no link roof; else ``no
+time measured`` or ``no counters``.
 """
 from __future__ import annotations
 
@@ -39,7 +50,46 @@ import numpy as np
  NO_EVIDENCE) = range(10)
 REASONS = ("", "dispatch", "no work counted", "fixed cost", "under-fills the device",
            "fewer threads than the roof", "data from cache", "precision assumed", "traffic above compulsory",
-           "no evidence")
+           "no evidence", "link latency")
+LATENCY = 10
+# Why a kernel has no work (codes after LATENCY, in this order), and the fix.
+BEFORE_WINDOW = "launched before the CPU window"
+NO_OPERATOR = "no launching operator"
+NO_SHAPES = "no shapes recorded"
+COMPILED = "compiled graph without shapes"
+EXTENSION = "custom extension kernel"
+NO_MODEL = "no model for the operator"
+NO_SIZE = "collective without a size"
+NO_TRAFFIC = "no traffic"
+NO_LINK = "no link roof"
+HELPER = "helper of a modelled operator"
+NO_TIME = "no time measured"
+NO_COUNTERS = "no counters"
+FIXES = {
+    BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
+                    "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
+                    "torch.profiler.schedule) so launches and kernels are both inside it"),
+    NO_OPERATOR: ("no operator of the trace encloses its launch; profile with ProfilerActivity.CPU and "
+                  "record_shapes=True so every launch has its operator"),
+    NO_SHAPES: "its operator has no input shapes: record with torch.profiler.profile(record_shapes=True)",
+    COMPILED: ("launched inside a compiled graph (CompiledFunction, Torch-Compiled Region) whose calls carry no "
+               "shapes: a newer torch records Inductor's extern kernel calls with shapes, and "
+               "TORCHINDUCTOR_BENCHMARK_KERNEL=1 (torch >= 2.9) writes kernel_flop/kernel_num_gb on every "
+               "Triton launch"),
+    EXTENSION: ("launched by a custom (non-ATen) operator, which has no cost model here; counters "
+                "(Nsight Compute) give its work"),
+    NO_MODEL: "its operator has no cost model yet: docs/pytorch.md lists the operators modelled",
+    NO_SIZE: ("a communication kernel whose message size the trace does not record: a newer torch writes "
+              "In/Out msg nelems, Group size and dtype on record_param_comms and on the kernel"),
+    NO_TRAFFIC: "a collective of 0 elements or on a group of one rank: nothing crosses a link",
+    NO_LINK: "the device profile names no links: give --network and a GPU profile with its scale-up link",
+    HELPER: ("launched beside the main kernel of a modelled operator, which takes the operator's work (a bias "
+             "copy, a layout transform)"),
+    NO_TIME: "the profile has counters but no time for it: merge a trace of the same run (--merge)",
+    NO_COUNTERS: "the profile has neither counters nor an operator model for it: collect FLOP and byte metrics",
+}
+WITHOUT_WORK = tuple(FIXES)
+REASONS = REASONS + WITHOUT_WORK
 
 # A modelled bandwidth-bound kernel below this share of its roof likely moves
 # more than its compulsory bytes.
@@ -58,6 +108,7 @@ class Evidence:
     from_cache: np.ndarray
     precision_assumed: np.ndarray
     modelled_bandwidth: np.ndarray   # modelled bytes limit it
+    latency: np.ndarray | None = None   # a collective whose link latency is most of its link time
 
 
 def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np.ndarray) -> np.ndarray:
@@ -68,6 +119,7 @@ def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np
     out = np.full(n, NONE, dtype=np.int8)
     needs = below | overhead
     rules = (
+        (LATENCY, e.latency if e.latency is not None else np.zeros(n, dtype=bool)),
         (DISPATCH, e.dispatch),
         (NO_WORK, e.no_work),
         (FIXED, e.fixed),
@@ -84,4 +136,14 @@ def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np
         undecided &= ~hit
     out[undecided] = NO_EVIDENCE
     out[~needs & e.from_cache] = FROM_CACHE
+    return out
+
+
+def without_work(whys: np.ndarray, time_s: np.ndarray) -> np.ndarray:
+    """Reason codes for rows without work: the importer's ``why`` where it
+    gave one, else ``no time measured`` (no time) or ``no counters``."""
+    code = {w: REASONS.index(w) for w in WITHOUT_WORK}
+    out = np.array([code.get(w, 0) for w in whys.tolist()], dtype=np.int8)
+    out[(out == 0) & np.isnan(time_s)] = REASONS.index(NO_TIME)
+    out[out == 0] = REASONS.index(NO_COUNTERS)
     return out

@@ -1,23 +1,34 @@
-"""Reading the per-rank profiles of one job, one rank per task.
+"""Reading the per-rank profiles of one job, a batch of ranks per task.
 
-Each task reads one file and reduces it to one row per kernel name
-(:func:`summarise`), so a worker holds one rank at a time
-and only the summaries come back. With Dask installed
-(``pip install 'roofline[dask]'``) the tasks run on local processes
-(``workers``) or on a running ``dask.distributed`` scheduler
-(``scheduler``); without it they run one after another here.
+Each task reads its files and reduces each to one row per kernel name
+(:func:`summarise`), so a worker holds one rank at a time and only the
+summaries come back. ``workers`` reads them on local processes
+(:mod:`.rank_pool`); ``scheduler`` on a running ``dask.distributed``
+cluster (:mod:`.rank_cluster`, needs ``pip install 'roofline[dask]'``);
+otherwise they are read one after another here.
 """
 from __future__ import annotations
 
+import errno
+import os
 import re
-import sys
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.errors import Advice, InputError
 
 _RANK_IN_NAME = re.compile(r"(?:rank|node|worker)[_\-.]?(\d+)", re.IGNORECASE)
 TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
+# ranks are numbered like torch.distributed's (a C int); a bigger number is
+# not a rank, and would not fit the int64 columns the ranks go into
+MAX_RANK = 2**31 - 1
+SCHEDULER_TIMEOUT_S = 5.0
+# a task reads about this share of the job's bytes: small enough that the
+# workers finish together, big enough that tiny ranks do not each pay for a
+# dispatch (10,000 one-kernel ranks took twice as long on 2 workers as on 1
+# with one rank per task)
+_BATCHES_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -30,110 +41,198 @@ class RankPart:
     device_name: str | None
     warnings: tuple[str, ...]
     device_properties: object = None   # what the trace says of its GPU besides the name
+    communication: object = None       # its collective launches (roofline.core.comm.CommLaunches)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A task's InputError, sent back as data: the error class itself does not
+    survive pickling (its constructor takes three arguments, its args one)."""
+
+    path: str | None
+    line: int | None
+    detail: str
+
+    def raise_it(self):
+        raise InputError(self.path, self.line, self.detail)
 
 
 def rank_files(paths) -> list[Path]:
     """The trace files of the given files and directories (a directory
-    gives every ``*.json``/``*.json.gz`` in it, sorted)."""
+    gives every ``*.json``/``*.json.gz`` in it, sorted). Each must be a
+    regular file (after links): a FIFO would block the reader forever."""
     out = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(TRACE_SUFFIXES))
+            found = _listed(p)
             if not found:
                 raise InputError(p, None, "no trace files (*.json, *.json.gz) in this directory")
             out += found
         else:
             out.append(p)
+    for f in out:
+        _check_regular(f)
     return out
 
 
+def _listed(folder: Path) -> list[Path]:
+    try:
+        return sorted(f for f in folder.iterdir() if f.name.endswith(TRACE_SUFFIXES))
+    except OSError as exc:
+        raise InputError(folder, None, f"cannot list this directory: {exc.strerror}") from None
+
+
+def _check_regular(path: Path) -> None:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        what = ("a symbolic link loop" if exc.errno == errno.ELOOP else
+                "a link to nothing" if path.is_symlink() else exc.strerror)
+        raise InputError(path, None, f"{what}: expected a trace file") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(path, None, f"{_kind(mode)}, not a regular file: expected a trace file")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
 def rank_from_name(path: Path) -> int | None:
+    """The rank a file name gives; a number too big for a rank is part of
+    some other name (a hash, a date) and gives none."""
     m = _RANK_IN_NAME.search(path.name)
-    return int(m.group(1)) if m else None
+    if not m or len(m.group(1)) > len(str(MAX_RANK)):   # int() of a huge digit run is slow
+        return None
+    rank = int(m.group(1))
+    return rank if rank <= MAX_RANK else None
 
 
 def summarise(ks):
     """One row per kernel name (times, calls, FLOPs and bytes summed): what
     a rank's worker sends back."""
-    from ..core.aggregate import aggregate_set
-    return aggregate_set(ks, by="name")
+    from ..core.aggregate import aggregate_set, group_keys
+    from ..core.model import carry_labels
+    groups = group_keys(ks, "name")
+    return carry_labels(ks, aggregate_set(ks, by="name", groups=groups), groups[0])
 
 
 def read_rank(path: str) -> RankPart:
-    """One task: read one rank's file and summarise it (runs in a worker)."""
+    """Read one rank's file and summarise it (runs in a worker)."""
     from .read import read_profile
     from ..core.model import KernelSet
     r = read_profile(path)
-    rank = r.rank if getattr(r, "rank", None) is not None else rank_from_name(Path(path))
+    rank = getattr(r, "rank", None)
+    if rank is not None and not 0 <= rank <= MAX_RANK:
+        raise InputError(path, None, f"distributedInfo rank {rank} is not a rank: "
+                         f"expected a whole number from 0 to {MAX_RANK}")
+    if rank is None:
+        rank = rank_from_name(Path(path))
     ks = r.kernels.columns if hasattr(r.kernels, "columns") else KernelSet.from_kernels(r.kernels)
     return RankPart(-1 if rank is None else int(rank), str(path), summarise(ks), r.device_name,
-                    tuple(str(w) for w in r.warnings), getattr(r, "device_properties", None))
+                    tuple(str(w) for w in r.warnings), getattr(r, "device_properties", None),
+                    getattr(r, "communication", None))
+
+
+def read_batch(paths: list[str]) -> list[RankPart] | Refused:
+    """One task: the ranks of these files, or why the first bad one was refused."""
+    out = []
+    for path in paths:
+        try:
+            out.append(read_rank(path))
+        except InputError as exc:
+            return Refused(exc.path, exc.line, exc.detail)
+    return out
+
+
+def batches(files: list[str], workers: int) -> list[list[str]]:
+    """The files in order, cut into runs of about equal bytes (a file bigger
+    than a run is a run of its own)."""
+    sizes = [_size(f) for f in files]
+    limit = max(sum(sizes) / (_BATCHES_PER_WORKER * max(workers, 1)), 1)
+    out, run, run_bytes = [], [], 0
+    for f, size in zip(files, sizes):
+        if run and run_bytes + size > limit:
+            out.append(run)
+            run, run_bytes = [], 0
+        run.append(f)
+        run_bytes += size
+    return out + [run] if run else out
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:   # gone since it was listed: its reader will say so
+        return 0
 
 
 def read_ranks(paths, workers: int | None = None, scheduler: str | None = None,
-               progress=None) -> tuple[list[RankPart], list[Advice]]:
-    """Every rank's summary, in rank order, and advice on how they were read."""
+               progress=None, timeout: float = SCHEDULER_TIMEOUT_S) -> tuple[list[RankPart], list[Advice]]:
+    """Every rank's summary, in rank order, and advice on how they were read.
+    ``timeout``: seconds to wait for the scheduler to answer and to have a worker."""
     files = [str(p) for p in rank_files(paths)]
     notes: list[Advice] = []
-    if scheduler or (workers or 1) > 1:
-        try:
-            import dask  # noqa: F401
-        except ImportError:
-            notes.append(Advice("dask is not installed: the ranks were read one after another",
-                                "pip install 'roofline[dask]' to read them in parallel (--workers N)",
-                                subject="ranks"))
-            scheduler, workers = None, 1
-    if scheduler:
-        parts = _on_cluster(files, scheduler)
-    elif (workers or 1) > 1:
-        parts = _on_processes(files, workers)
+    address = _cluster_address(scheduler, notes)
+    if address:
+        from .rank_cluster import on_cluster
+        done = on_cluster(lambda threads: batches(files, threads), read_batch, address, timeout, progress)
+    elif (workers or 1) > 1 and len(files) > 1:
+        from .rank_pool import on_processes
+        done = on_processes(batches(files, workers), read_batch, workers, progress)
     else:
-        parts = []
-        for f in files:
-            parts.append(read_rank(f))
-            if progress:
-                progress(1)
-        if len(files) > 1 and workers is None:
+        done = [_one_after_another(files, progress)]
+        if len(files) > 1 and workers is None and not notes:
             notes.append(Advice(f"{len(files)} ranks read one after another",
-                                "--workers N reads them on N processes (needs roofline[dask])",
-                                subject="ranks"))
-    return _numbered(parts), notes
+                                "--workers N reads them on N processes", subject="ranks"))
+    # (a batch a worker refused was raised as it came back)
+    return _numbered([p for batch in done for p in batch]), notes
 
 
-def _on_processes(files: list[str], workers: int) -> list[RankPart]:
-    import dask
-    import dask.bag as db
-    bag = db.from_sequence(files, npartitions=len(files)).map(read_rank)
-    # forked workers start with roofline already imported (spawned ones
-    # would import it again, about a second each)
-    context = "fork" if sys.platform.startswith("linux") else "spawn"
-    with dask.config.set({"multiprocessing.context": context}):
-        # chunksize=1: a task is a whole rank; Dask's default batches 6 tasks
-        # per dispatch, which gave one of 2 workers 6 of 8 ranks (1.26x
-        # instead of 1.98x with 2 workers on 2 cores)
-        return bag.compute(scheduler="processes", num_workers=workers, chunksize=1)
+def _cluster_address(scheduler: str | None, notes: list) -> str | None:
+    """The scheduler's address, checked; None (and a note) without dask.distributed."""
+    if scheduler is None:
+        return None
+    from .rank_cluster import check_address
+    address = check_address(scheduler)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        notes.append(Advice("dask.distributed is not installed: the ranks were read one after another",
+                            "pip install 'roofline[dask]' to read them on a cluster (--scheduler)",
+                            subject="ranks"))
+        return None
+    return address
 
 
-def _on_cluster(files: list[str], address: str) -> list[RankPart]:
-    from dask.distributed import Client
-    with Client(address) as client:
-        return client.gather(client.map(read_rank, files, pure=False))
+def _one_after_another(files: list[str], progress) -> list[RankPart]:
+    parts = []
+    for f in files:
+        parts.append(read_rank(f))
+        if progress:
+            progress(1)
+    return parts
 
 
 def _numbered(parts: list[RankPart]) -> list[RankPart]:
     """Ranks from the traces or file names; files without one numbered in
     file order after the known ones. Two files of one rank is an error."""
-    known = [p.rank for p in parts if p.rank >= 0]
-    dupes = sorted({r for r in known if known.count(r) > 1})
-    if dupes:
-        same = [p.path for p in parts if p.rank == dupes[0]]
-        raise InputError(same[1], None, f"rank {dupes[0]} also comes from {same[0]}: "
-                         "give the traces of one step of one job")
-    nxt = max(known, default=-1) + 1
+    seen: dict[int, str] = {}
+    for p in parts:
+        if p.rank >= 0 and p.rank in seen:
+            raise InputError(p.path, None, f"rank {p.rank} also comes from {seen[p.rank]}: "
+                             "give the traces of one step of one job")
+        if p.rank >= 0:
+            seen[p.rank] = p.path
+    nxt = max(seen, default=-1) + 1
     out = []
     for p in parts:
         if p.rank < 0:
-            p = RankPart(nxt, p.path, p.summary, p.device_name, p.warnings, p.device_properties)
+            p = replace(p, rank=nxt)
             nxt += 1
         out.append(p)
     return sorted(out, key=lambda p: p.rank)

@@ -29,6 +29,13 @@ def read_profile(path: str | Path) -> ImportResult:
     return replace(result, kernels=kernels)
 
 
+def is_profiler_folder(path) -> bool:
+    """A folder one profiler wrote for one run (a rocprof-compute workload, a
+    Neutrino run), read as one profile: not a folder of rank traces."""
+    from . import neutrino, rocprof_compute
+    return rocprof_compute.is_workload(path) or neutrino.is_run_folder(path)
+
+
 def _folder(path: Path) -> ImportResult | None:
     """The result of a profiler's output folder (a rocprof-compute
     workload, a Neutrino run), None for anything else (files, and folders no reader takes:

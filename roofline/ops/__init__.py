@@ -9,7 +9,10 @@ FLOPs are matrix multiply-adds, and the assumptions made. One module per
 family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
 :mod:`.softmax`, :mod:`.elementwise`, :mod:`.reduction`, :mod:`.pooling`,
 :mod:`.embedding`, :mod:`.optimizer`, :mod:`.views`; layer-level models of
-convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`.
+convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`;
+TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
+by their launcher) in :mod:`.triton`; what a collective is and moves in
+:mod:`.collectives`.
 
 May import: ``roofline.core`` only (and the standard library): a model
 takes a call's shapes and returns work; it reads no file and knows no
@@ -18,7 +21,7 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 from __future__ import annotations
 
 from . import attention, conv, elementwise, embedding, matmul, norm, optimizer, pooling
-from . import reduction, softmax
+from . import reduction, softmax, triton
 from .call import FAMILIES, Args, OpCall, OpWork, tensor_core_key
 from .views import VIEWS
 
@@ -43,7 +46,7 @@ def is_view(name: str) -> bool:
 
 
 def has_model(name: str) -> bool:
-    return name in MODELLED_OPERATORS
+    return name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
 
 
 def op_work(call: OpCall) -> OpWork | None:
@@ -52,6 +55,11 @@ def op_work(call: OpCall) -> OpWork | None:
     short = _short(call.name)
     if short in VIEWS:
         return _NO_WORK
+    if call.name.startswith(triton.PREFIX):
+        try:
+            return triton.triton_work(call.name, Args(call))
+        except (LookupError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+            return None
     model = _MODELS.get(short)
     if model is None:
         return None

@@ -19,11 +19,12 @@ import numpy as np
 
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 from .html_tables import TABLE_JS, kernels_section
+from .collectives import communication_html, has_communication
 from .step_sections import steps_html
 from . import block_sched
 
 SECTIONS = (("summary", "Summary"), ("steps", "Step split"), ("rooflines", "Rooflines"), ("kernels", "Kernels"), ("variants", "Variants"),
-            ("families", "Families"), ("ranks", "Ranks"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
+            ("families", "Families"), ("ranks", "Ranks"), ("communication", "Communication"), ("operators", "Operators"), ("instruction", "Instruction roofline"),
             ("overhead", "Overhead"), ("block-sched", "Block scheduling"), ("warnings", "Warnings"))
 
 
@@ -118,6 +119,7 @@ class _HtmlWriter:
                    "operators": self.operators, "instruction": self.instruction, "overhead": self.overhead,
                    "block-sched": lambda: block_sched.section_html(r, self.images),
                    "steps": lambda: steps_html(r, _table, _e),
+                   "communication": lambda: communication_html(r, _table, _e),
                    "warnings": self.warnings}
         parts += [writers[key]() for key, _ in self._sections()]
         from .._version import __version__
@@ -207,6 +209,7 @@ class _HtmlWriter:
         r = self.r
         split = r.step_split()
         applies = {"ranks": r.row_ranks is not None, "variants": bool(r.variant_rows()),
+                   "communication": has_communication(r),
                    "steps": split is not None and (len(split.overall) > 1 or bool(split.steps)),
                    "operators": bool(np.any(r.placements.kernels.operators != "")),
                    "instruction": r.instruction is not None

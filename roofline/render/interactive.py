@@ -131,7 +131,7 @@ def roofline_html(p: Placements, x: np.ndarray, row_ids: list[str], title: str,
     from bokeh.embed import components
     from bokeh.layouts import column, row
     from bokeh.models import (CDSView, ColumnDataSource, CustomJS, GroupFilter, HoverTool, IndexFilter,
-                              Legend, LegendItem, MultiChoice, TapTool)
+                              Legend, LegendItem, TapTool)
     from bokeh.plotting import figure
 
     drawn = np.isfinite(x) & (x > 0) & np.isfinite(p.achieved_flop_s) & (p.achieved_flop_s > 0)

@@ -24,6 +24,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..core.comm import COMM_FIELDS, comm_arrays, is_comm_key
 from ..core.placement import Placements
 from ..core.units import whole_counts
 
@@ -80,11 +81,15 @@ def _columns(p: Placements) -> list[tuple[str, str, object]]:
     cols.append(("modelled", "bool", np.asarray(ks.modelled, dtype=bool)))
     cols.append(("count", "int", whole_counts(ks.count)))
     cols += [("time_s", "float", ks.time_s), ("flops", "float", p.work)]
-    cols.append(("bytes", "levels", ks.bytes))
+    cols.append(("bytes", "levels", {lv: v for lv, v in ks.bytes.items() if not is_comm_key(lv)}))
     cols += [(k, "json", _strings(getattr(p, k), empty_is_null=k != "bound")) for k in LABELS]
     cols.append(("fixed_s", "float", p.fixed_s))
     cols.append(("intensity", "levels", p.intensity))
     cols += [(k, "float", getattr(p, k)) for k in RATES]
+    comm = comm_arrays(p)           # the collective fields (roofline.core.comm)
+    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_FIELDS[:2]]
+    cols.append(("group_size", "nint", comm["group_size"]))
+    cols += [(k, "float", comm[k]) for k in COMM_FIELDS[3:]]
     return cols
 
 
@@ -103,6 +108,9 @@ def _slice_text(columns, a: int, b: int) -> bytes:
             text = _level_object({lv: v[a:b] for lv, v in values.items()})
         elif kind == "float":
             text = _floats(np.asarray(values[a:b], dtype=float))
+        elif kind == "nint":           # whole numbers, null where NaN
+            v = np.asarray(values[a:b], dtype=float)
+            text = pac.cast(pa.array(np.nan_to_num(v).astype(np.int64), mask=~np.isfinite(v)), pa.string())
         elif values.dtype == object:  # counts past int64 (units.whole_counts): Python ints
             text = pa.array([str(v) for v in values[a:b]])
         else:

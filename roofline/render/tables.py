@@ -8,13 +8,14 @@ import numpy as np
 
 from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
+from ..core.comm import COMM_FIELDS, comm_arrays
 from ..core.placement import Placements
 from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
               "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
-              "modelled", "predicted_bound")
+              "modelled", "predicted_bound") + COMM_FIELDS
 
 
 def measured_again_text(provenance: dict) -> str:
@@ -56,7 +57,7 @@ def placements_csv_bytes(p: Placements) -> bytes:
             "achieved_flop_s": p.achieved_flop_s,
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
-            "predicted_bound": p.predicted_bound}
+            "predicted_bound": p.predicted_bound, **comm_arrays(p)}
         arrow = _arrow_csv(columns)
         if arrow is not None:
             return arrow

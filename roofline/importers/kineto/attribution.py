@@ -28,13 +28,17 @@ import math
 
 import numpy as np
 
+from ...core.comm import comm_bytes
 from ...core.errors import Advice
 from ...core.families import family_of
 from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import has_model, tensor_core_key
+from . import comms as C
+from .compiled import apply_inductor_counts
 from .events import decoded_launch
 from .operators import OpEvents, OpTree, build, shape_label
+from .why import WhyOf
 
 # Operator families (roofline.ops) as kernel families where the kernel's
 # own name says nothing (family "other").
@@ -97,11 +101,13 @@ def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
 
 
 def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
-                   share: np.ndarray, links: dict | None = None) -> dict[tuple, dict]:
-    """Rows keyed by (kernel name, operator name, whether it got work): time
-    and calls summed, and the operators' work times each kernel's share
-    summed per precision (bincounts over row codes, no loop per kernel)."""
-    codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working)
+                   share: np.ndarray, links: dict | None = None, comm=None) -> dict[tuple, dict]:
+    """Rows keyed by (kernel name, operator name, whether it got work, its
+    collective's index in ``comm.collectives`` or -1): time and calls
+    summed, and the operators' work times each kernel's share summed per
+    precision (bincounts over row codes, no loop per kernel)."""
+    codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working,
+                             None if comm is None else comm.code)
     if links is not None:
         links["launch_row"] = codes
     m = len(keys)
@@ -115,9 +121,16 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         w_idx = np.flatnonzero(working)
         w_codes = codes[w_idx]
         w_share = share[w_idx]
-        # each distinct operator's work once, then gathered per kernel
-        op_list, gather = np.unique(op_of[w_idx], return_inverse=True)
-        works = [tree.counted[o] for o in op_list.tolist()]
+        # each distinct work once (operators of one call share their model's
+        # answer), then gathered per operator and per kernel
+        op_list, op_gather = np.unique(op_of[w_idx], return_inverse=True)
+        ids: dict = {}
+        works: list = []
+        for w in (tree.counted[o] for o in op_list.tolist()):
+            if ids.setdefault(id(w), len(works)) == len(works):
+                works.append(w)
+        gather = np.fromiter((ids[id(tree.counted[o])] for o in op_list.tolist()), dtype=np.int64,
+                             count=len(op_list))[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
                              minlength=m)
         by_key: dict[str, np.ndarray] = {}
@@ -138,20 +151,24 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         for r, f in zip(rows.tolist(), op_family[gather[named[first]]].tolist()):
             families[r] = f
     groups = {}
+    first = np.full(m, len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
     for c, key in enumerate(keys):
         groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
                        "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
-                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c])}
+                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c])}
     return groups
 
 
 def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
-               working: np.ndarray) -> tuple[np.ndarray, list[tuple]]:
-    """A row code per launch for (kernel name, operator name, working), rows
-    numbered by first launch, and the keys of the rows."""
+               working: np.ndarray, comm: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple]]:
+    """A row code per launch for (kernel name, operator name, working,
+    collective), rows numbered by first launch, and the keys of the rows."""
     kernel_code = _codes(kernel_names)
     op_code = np.append(_codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
     combined = (kernel_code * (len(op_names) + 2) + (op_code + 1)) * 2 + working
+    if comm is not None and (comm >= 0).any():           # one row per message of a collective
+        combined = combined * (int(comm.max()) + 2) + (comm + 1)
     _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")       # rows in order of first appearance
     rank = np.empty_like(order)
@@ -159,7 +176,8 @@ def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
     keys = []
     for j in first[order].tolist():
         o = int(op_of[j])
-        keys.append((kernel_names[j], op_names[o] if o >= 0 else "", bool(working[j])))
+        keys.append((kernel_names[j], op_names[o] if o >= 0 else "", bool(working[j]),
+                     -1 if comm is None else int(comm[j])))
     return rank[inverse.ravel()], keys
 
 
@@ -197,21 +215,26 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     n = len(gpu.kernel_names)
     if n == 0:
         return []
-    tree = build(ops) if len(ops) and ops.has_shapes else None
+    tree = build(ops) if len(ops) and (ops.has_shapes or gpu.extras.op_counts) else None
+    if tree is not None and gpu.extras.op_counts:      # Inductor's own counts win (.compiled)
+        apply_inductor_counts(tree, ops, gpu.extras)
     op_of = _launch_operators(gpu, ops, tree)
     if len(ops):
         _warn_no_shapes(ops, warnings)
     share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
-    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links)
+    comm = C.launch_comms(gpu, ops, op_of, tree.parent if tree is not None else None,
+                          getattr(gpu.extras, "job", None) or C.Job())
+    why = WhyOf(gpu, ops, tree, op_of, comm)
+    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm)
     if links is not None:
-        links.update(op_of=op_of, parent=tree.parent if tree is not None else None)
+        links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm)
     out = []
     counted = _counter_rows(gpu, groups)
     assumed_fp32 = False
     for key, g in groups.items():
-        name, operator, working = key
+        name, operator, working, coll = key
         fam = family_of(name)
         if fam == "other" and g["family"]:
             fam = _KERNEL_FAMILY.get(g["family"], g["family"])
@@ -221,10 +244,15 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
         elif working:
             flops = _named_precision(name, g["flops"]) or g["flops"] or {"fp32": 0.0}
             assumed_fp32 |= g.get("matrix_fp32", False) and flops is g["flops"]
+        nbytes = {"DRAM": g["bytes"]} if working else {}
+        collective = comm.collectives[coll] if coll >= 0 else None
+        if collective is not None:
+            nbytes = comm_bytes(collective, g["n"], C.algorithm_in_switch(collective))
         out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops or {},
-                          bytes={"DRAM": g["bytes"]} if working else {}, launch=decoded_launch(gpu.launch.get(name, {})),
+                          bytes=nbytes, launch=decoded_launch(gpu.launch.get(name, {})),
                           family=fam, modelled=working and flops is not None and key not in counted,
-                          operator=operator))
+                          operator=operator, collective=collective,
+                          why="" if working or collective is not None or key in counted else why(g["first"])))
     if assumed_fp32:
         warnings.append(Advice("fp32 matrix work of kernels whose names do not say their unit is placed on "
                                "the fp32 units: the trace does not say whether TF32 was allowed (PyTorch's "

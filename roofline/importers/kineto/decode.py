@@ -11,6 +11,7 @@ integers or ``"stream 7"``, ROCm's ``size`` as a string) are decoded as
 from __future__ import annotations
 
 import io
+import operator
 import re
 import zlib
 from pathlib import Path
@@ -54,6 +55,27 @@ _ARG_FIELDS = [
     # autograd marks the operators it runs in the backward pass with the forward's thread
     ("fwd_thread", object, msgspec.field(default=None, name="Fwd thread id")),
 ]
+# What a collective moves (on record_param_comms and, since 2024, on the NCCL
+# kernel) and Inductor's counts on a Triton launch: rare fields, decoded only
+# from the bytes that name one (COMM_MARKS): each field costs every event.
+_COMM_FIELDS = [
+    ("coll_name", object, msgspec.field(default=None, name="Collective name")),
+    ("in_nelems", object, msgspec.field(default=None, name="In msg nelems")),
+    ("out_nelems", object, msgspec.field(default=None, name="Out msg nelems")),
+    ("group_size", object, msgspec.field(default=None, name="Group size")),
+    ("dtype", object, None),
+    ("pg_name", object, msgspec.field(default=None, name="Process Group Name")),
+    ("pg_ranks", object, msgspec.field(default=None, name="Process Group Ranks")),
+    # Inductor's own counts on a Triton launch (torch >= 2.9, TORCHINDUCTOR_BENCHMARK_KERNEL=1)
+    ("kernel_flop", object, None),
+    ("kernel_num_gb", object, None),
+]
+# Events that may carry them: a chunk decoded without the fields is decoded
+# again with them only when it holds one (a scan of every chunk's bytes for
+# the keys cost several times the decode of the fields themselves).
+COMM_EVENT_PREFIXES = ("record_param_comms", "nccl", "rccl")
+INDUCTOR_PREFIX = "triton_"
+INDUCTOR_MARKS = (b'"kernel_num_gb"', b'"kernel_flop"')
 
 # gc=False: millions of small structs that never form reference cycles;
 # tracking them made the garbage collector run through every one of them
@@ -61,8 +83,9 @@ _ARG_FIELDS = [
 # Two argument structs: with the range profiler's 12 counter fields, and
 # without them for the bytes that hold none of them (almost every trace:
 # the smaller struct decodes a BERT-size trace about 15 % faster).
-Args = msgspec.defstruct("Args", _ARG_FIELDS + _counter_fields(), kw_only=True, gc=False)
+Args = msgspec.defstruct("Args", _ARG_FIELDS + _COMM_FIELDS + _counter_fields(), kw_only=True, gc=False)
 LeanArgs = msgspec.defstruct("LeanArgs", _ARG_FIELDS, kw_only=True, gc=False)
+CommArgs = msgspec.defstruct("CommArgs", _ARG_FIELDS + _COMM_FIELDS, kw_only=True, gc=False)
 COUNTER_MARK = b"sass_thread_inst_executed_op_"
 
 
@@ -76,12 +99,44 @@ def _event_struct(name: str, args_type):
 
 Event = _event_struct("Event", Args)
 LeanEvent = _event_struct("LeanEvent", LeanArgs)
+CommEvent = _event_struct("CommEvent", CommArgs)
+EVENT_TYPES = (Event, CommEvent, LeanEvent)
 
 
 def events_type(raw) -> type:
     """The event struct for these bytes: with counter fields only where
-    the bytes name a counter."""
+    the bytes name a counter (the collective and Inductor fields: see
+    :func:`needs_comm_fields`)."""
     return Event if COUNTER_MARK in raw else LeanEvent
+
+
+_NAME_OF = operator.attrgetter("name")
+
+
+def needs_comm_fields(events: list, raw, end: int | None = None) -> bool:
+    """Whether events decoded as ``LeanEvent`` from ``raw[:end]`` (bytes or
+    a bytearray: not a memoryview, which has no substring search) must be
+    decoded again as ``CommEvent``: one of them may carry a collective's
+    arguments (``record_param_comms``, an NCCL/RCCL kernel) or is a Triton
+    launch and the bytes hold Inductor's counts."""
+    if not events or type(events[0]) is not LeanEvent:
+        return False
+    end = len(raw) if end is None else end
+    # the distinct names, gathered in C (map, attrgetter): a byte search for
+    # the four words costs half the decode, a set comprehension a sixth
+    try:
+        names = set(map(_NAME_OF, events))
+    except TypeError:               # a damaged event names itself with a list
+        names = {e.name for e in events if isinstance(e.name, str)}
+    starts = [n for n in names if isinstance(n, str) and n.startswith(COMM_EVENT_PREFIXES + (INDUCTOR_PREFIX,))]
+    if any(not n.startswith(INDUCTOR_PREFIX) for n in starts):
+        return True
+    return bool(starts) and any(raw.find(mark, 0, end) >= 0 for mark in INDUCTOR_MARKS)
+
+
+def has_comm_fields(args) -> bool:
+    """Whether decoded args carry the collective and Inductor fields."""
+    return hasattr(type(args), "coll_name")
 
 
 def counter_values(args) -> list:
@@ -98,6 +153,10 @@ class Trace(msgspec.Struct):
 
 class LeanTrace(Trace):
     traceEvents: list[LeanEvent] | None = None
+
+
+class CommTrace(Trace):
+    traceEvents: list[CommEvent] | None = None
 
 
 # The whole-file decoder holds the file's bytes and every event decoded
@@ -222,7 +281,8 @@ def refuse_utf16_without_bom(head: bytes, path) -> None:
 
 # The top level is an object with traceEvents or (older tools) a bare list.
 _DECODERS = {Event: msgspec.json.Decoder(Trace | list[Event]),
-             LeanEvent: msgspec.json.Decoder(LeanTrace | list[LeanEvent])}
+             LeanEvent: msgspec.json.Decoder(LeanTrace | list[LeanEvent]),
+             CommEvent: msgspec.json.Decoder(CommTrace | list[CommEvent])}
 
 
 def decode(raw: bytes, path: Path) -> Trace:
@@ -230,6 +290,9 @@ def decode(raw: bytes, path: Path) -> Trace:
     try:
         with no_gc():
             data = _DECODERS[events_type(raw)].decode(raw)
+            events = data if isinstance(data, list) else data.traceEvents
+            if isinstance(events, list) and needs_comm_fields(events, raw):
+                data = _DECODERS[CommEvent].decode(raw)
     except msgspec.ValidationError as exc:
         raise InputError(path, None, validation_message(exc)) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:

@@ -23,6 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ..base import MAX_TIME_S
 from . import decode
+from .extras import Extras
 from .operators import OpEvents
 
 KERNEL_CATS = frozenset({"kernel"})
@@ -107,6 +108,11 @@ class GpuEvents:
         self.ends: list[float] = []
         self.device_time: dict = {}
         self.launch_first: dict = {}
+        # each launch's start (us from the first event) and stream (its tid), for overlap
+        self.kernel_ts: list = []
+        self.kernel_stream: list = []
+        self.extras = Extras()           # collectives' and Triton launches' arguments (.extras)
+        self.name_ids: dict = {}          # kernel name -> its one string object
 
 class Span:
     """First and last instant of GPU activity and API calls, relative to
@@ -140,10 +146,12 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
         ts -= span.t0
         args = [e.args for e in events]
         if kind == "op":
+            gpu.extras.take_ops(len(ops), args)
             ops.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events], args)
             continue
         if kind == "annotation":       # the step split's ranges (kineto.phases), no time of their own
             ops.annotations.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events])
+            gpu.extras.take_annotations(names, ts.tolist(), dur.tolist(), events)   # nccl:* sizes
             continue
         span.cover(ts, dur)
         if kind == "api":
@@ -296,7 +304,15 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
 
 def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
              where: _Where) -> None:
-    gpu.starts += ts.tolist()
+    gpu.extras.take_kernels(len(gpu.kernel_names), args)
+    # one string object per distinct name: a trace repeats a few hundred names
+    # (400 characters each in some), and every later set, dict and equality
+    # over them then compares pointers, not characters
+    names = list(map(gpu.name_ids.setdefault, names, names))
+    starts = ts.tolist()
+    gpu.starts += starts
+    gpu.kernel_ts += starts
+    gpu.kernel_stream += [e.tid for e in events]
     gpu.ends += (ts + dur).tolist()
     durations = dur.tolist()
     gpu.kernel_names += names

@@ -131,14 +131,15 @@ class OpEvents:
     def decoded(self, call: int) -> tuple:
         """(dims, types, strides, concrete) of a distinct call as Python
         values (None where the trace has no such field or it is not JSON)."""
-        return tuple(_json(raw) for raw in self.calls[call])
+        return tuple(json_or_none(raw) for raw in self.calls[call])
 
 
 def _raw(x) -> bytes | None:
     return None if x is None else bytes(x)
 
 
-def _json(raw: bytes | None):
+def json_or_none(raw: bytes | None):
+    """Raw JSON bytes decoded (None for None and for bytes that are not JSON)."""
     if raw is None:
         return None
     try:

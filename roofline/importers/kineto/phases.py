@@ -242,7 +242,14 @@ class _Intervals:
 
 def _summed(row, step, phase, time_s, basis) -> PhaseTable:
     """Rows with equal (row, step, phase) added up."""
-    keys = np.stack([row, step, phase.astype(np.int64)])
-    unique, inverse = np.unique(keys, axis=1, return_inverse=True)
-    total = np.bincount(inverse.ravel(), weights=time_s, minlength=unique.shape[1])
-    return PhaseTable(unique[0], unique[1], unique[2].astype(np.int8), total, basis)
+    # one int64 key per (row, step, phase), in that order of significance:
+    # np.unique over columns (axis=1) sorts byte strings, 30x slower
+    row, step = np.asarray(row, dtype=np.int64), np.asarray(step, dtype=np.int64)
+    steps, step_code = np.unique(step, return_inverse=True)
+    n_phases = len(PHASES)
+    n_steps = max(len(steps), 1)
+    key = ((row + 1) * n_steps + step_code.ravel()) * n_phases + phase.astype(np.int64)
+    unique, inverse = np.unique(key, return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=time_s, minlength=len(unique))
+    return PhaseTable(unique // n_phases // n_steps - 1, steps[unique // n_phases % n_steps],
+                      (unique % n_phases).astype(np.int8), total, basis)

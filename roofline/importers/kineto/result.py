@@ -2,12 +2,14 @@
 work of the operators behind them, :mod:`.attribution`), copies and sets
 with their bytes, kernels known only from range-profiler counters, the
 program's API, busy and span times, the device the trace names and the
-rank of a distributed job.
+rank of a distributed job; its communication launches with their exposed
+time (:mod:`.overlap`), carried by :class:`KinetoResult`.
 """
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +20,21 @@ from ...core.model import Kernel
 from ..base import ImportResult, ProgramTime
 from ..timeline import busy_time
 from . import attribution, phases
+from .comms import Job
+from .compiled import compiled_cpu_note
 from .events import GpuEvents
+from .overlap import comm_launches
 from .operators import OpEvents
 
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class KinetoResult(ImportResult):
+    """A Kineto import result, with the trace's communication launches
+    (:class:`roofline.core.comm.CommLaunches`, None without any)."""
+
+    communication: object = None
 
 
 def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
@@ -30,8 +43,10 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
     links: dict = {}
     if cpu_trace:
         out = attribution.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
+        compiled_cpu_note(ops, warnings)
         split = phases.cpu_phases(ops, links["op_row"], links["self_time_us"], links["parent"])
     else:
+        gpu.extras.job = Job.of(trace)       # the job's groups, for collectives (.comms)
         out = attribution.gpu_kernels(gpu, ops, warnings, links=links)
         launched = len(out)
         out += _range_only_kernels(gpu, warnings)
@@ -51,9 +66,10 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
         raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
     properties = _cpu_identity(trace) if cpu_trace else _identity(device)
-    return ImportResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
+    communication = comm_launches(gpu, links["comm"]) if "comm" in links else None
+    return KinetoResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
                         program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
-                        device_properties=properties, phases=split)
+                        device_properties=properties, phases=split, communication=communication)
 
 
 def _rank(info) -> int | None:

@@ -31,11 +31,13 @@ from .decode import (
     GZIP_MAGIC,
     UTF8_BOM,
     UTF16_BOMS,
+    EVENT_TYPES,
+    CommEvent,
     Event,
-    LeanEvent,
     Trace,
     byte_of,
     events_type,
+    needs_comm_fields,
     gunzip,
     refuse_utf16_without_bom,
     syntax_error,
@@ -58,7 +60,7 @@ QUICK_TRIES = 2
 # A syntax error this near the end of a chunk that ends inside an event may
 # be a token cut short: only an earlier one is reported before the chunk grows.
 PROBE_SLACK = 64
-_EVENTS = {Event: msgspec.json.Decoder(list[Event]), LeanEvent: msgspec.json.Decoder(list[LeanEvent])}
+_EVENTS = {t: msgspec.json.Decoder(list[t]) for t in EVENT_TYPES}
 _META = msgspec.json.Decoder(Trace)
 _CLOSE = np.array([ord("}"), ord("]")], dtype=np.uint8)
 _BLANKS_THEN_COMMA = re.compile(rb"[ \t\r\n]*,")
@@ -309,7 +311,10 @@ class _EventArray:
             buf[comma] = 0x5D
             try:
                 with memoryview(buf) as view:
-                    return decoder.decode(view[:comma + 1]), comma
+                    events = decoder.decode(view[:comma + 1])
+                    if needs_comm_fields(events, buf, comma + 1):     # a collective's args (.decode)
+                        events = _EVENTS[CommEvent].decode(view[:comma + 1])
+                    return events, comma
             except msgspec.ValidationError as exc:
                 raise InputError(self.path, None, validation_message(exc, self.first)) from None
             except (msgspec.DecodeError, UnicodeDecodeError):
@@ -322,7 +327,10 @@ class _EventArray:
         """The events of ``buf[:end]``, which ends at an event boundary."""
         try:
             with memoryview(buf) as view:
-                return _EVENTS[events_type(buf)].decode(view[:end])
+                events = _EVENTS[events_type(buf)].decode(view[:end])
+                if needs_comm_fields(events, buf, end):
+                    events = _EVENTS[CommEvent].decode(view[:end])
+                return events
         except msgspec.ValidationError as exc:
             raise InputError(self.path, None, validation_message(exc, self.first)) from None
         except (msgspec.DecodeError, UnicodeDecodeError) as exc:

@@ -1,0 +1,108 @@
+"""Why a kernel of a Kineto trace got no work (``Kernel.why``), from its
+launch (docs/pytorch.md, "Kernels without work"):
+
+* no runtime call of the trace has its correlation id, and the id is
+  below the first one the trace holds: it was **launched before the
+  profiler's CPU window** (the GPU buffer was flushed, the CPU side was not
+  recorded yet);
+* otherwise, no operator encloses its launch: **no launching operator**;
+* a communication kernel without a size (or of 0 elements, or one rank):
+  its collective's reason (:mod:`.comms`);
+* its operator, or one around it, is a **compiled graph**
+  (``CompiledFunction``, ``CompiledFunctionBackward``, ``Torch-Compiled
+  Region``) and has no shapes: nothing in the trace sizes the kernel;
+* the trace recorded no shapes at all, or not for this operator: **no
+  shapes recorded**;
+* an ATen operator with a model whose work went to another kernel it
+  launched: a **helper** (bias copy, layout transform); one without a
+  model (or whose arguments its model cannot read): **no model for the
+  operator**;
+* an operator of another namespace (``_C::rms_norm``, ``vllm::``,
+  ``fbgemm::``, ``trtllm::``): a **custom extension kernel**.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core import reasons as R
+from ...ops import has_model
+from .operators import is_autograd
+
+COMPILED_GRAPHS = ("CompiledFunction", "CompiledFunctionBackward", "Torch-Compiled Region",
+                   "## Call CompiledFxGraph")
+_FRAMEWORK = ("aten::", "autograd::", "torch::autograd", "c10d::", "record_param_comms", "nccl:", "cudnn::")
+
+
+class WhyOf:
+    """``why(j)``: the reason launch ``j`` got no work (computed once per
+    operator)."""
+
+    def __init__(self, gpu, ops, tree, op_of: np.ndarray, comms, parent=None):
+        self.gpu, self.ops, self.tree, self.op_of, self.comms = gpu, ops, tree, op_of, comms
+        self._parent = parent if parent is not None else (tree.parent if tree is not None else None)
+        self._by_op: dict[int, str] = {}
+        self._first_corr = None
+
+    @property
+    def parent(self):
+        if self._parent is None:
+            from .operators import _nesting
+            self._parent = _nesting(self.ops)[0]
+        return self._parent
+
+    def __call__(self, j: int) -> str:
+        o = int(self.op_of[j]) if len(self.op_of) else -1
+        if o < 0 and self._before_window(j):
+            return R.BEFORE_WINDOW
+        if j in self.comms.why:
+            return self.comms.why[j]
+        if o < 0:
+            return R.NO_OPERATOR
+        why = self._by_op.get(o)
+        if why is None:
+            why = self._by_op[o] = self._operator(o)
+        return why
+
+    def _before_window(self, j: int) -> bool:
+        corr = _number(self.gpu.kernel_corr[j])
+        if corr is None:
+            return False
+        if self._first_corr is None:
+            ids = [c for c in map(_number, self.gpu.api_corr) if c is not None]
+            self._first_corr = min(ids) if ids else math.inf
+        return corr < self._first_corr
+
+    def _operator(self, o: int) -> str:
+        ops = self.ops
+        name = ops.names[o]
+        shapes = ops.call[o] >= 0
+        if not shapes and self._in_compiled_graph(o):
+            return R.COMPILED
+        if name.startswith(COMPILED_GRAPHS):
+            return R.COMPILED
+        if not ops.has_shapes:
+            return R.NO_SHAPES
+        if name.startswith("aten::") or name.startswith("triton_"):
+            if not shapes:
+                return R.NO_SHAPES
+            work = self.tree.work[o] if self.tree is not None else None
+            return R.HELPER if work is not None and has_model(name) else R.NO_MODEL
+        if "::" in name and not name.startswith(_FRAMEWORK) and not is_autograd(name):
+            return R.EXTENSION
+        return R.NO_MODEL
+
+    def _in_compiled_graph(self, o: int) -> bool:
+        parent = self.parent
+        while o >= 0:
+            if self.ops.names[o].startswith(COMPILED_GRAPHS):
+                return True
+            o = int(parent[o])
+        return False
+
+
+def _number(x) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x)
