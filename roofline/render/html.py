@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .names import distinct_names
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 from .html_tables import TABLE_JS, kernels_section
 from .collectives import communication_html, has_communication
@@ -73,8 +74,10 @@ CSS = """
 .rr th,.rr td{padding:5px 9px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap;vertical-align:top}
 .rr th{background:var(--soft);font-weight:600;border-bottom:2px solid var(--line)}
 .rr th:first-child,.rr td:first-child,.rr td.l,.rr th.l{text-align:left}
+.rr td.l{white-space:normal;min-width:80px}
 .rr tbody tr:nth-child(even){background:#fbfcfd}
-.rr td.name{white-space:normal;overflow-wrap:anywhere;max-width:420px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+.rr td.name{white-space:normal;overflow-wrap:anywhere;min-width:240px;max-width:420px;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
+.rr span.name{display:inline-block;min-width:240px;max-width:420px;white-space:normal;overflow-wrap:anywhere;text-align:left;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 .rr .faster{color:#117733;font-weight:600}.rr .slower{color:#CC3311;font-weight:600}
 .rr figure{margin:14px 0 22px}
 .rr figure img{max-width:100%;height:auto;border:1px solid var(--line);border-radius:4px}
@@ -176,9 +179,11 @@ class _HtmlWriter:
     def _top_table(self) -> str:
         r = self.r
         rows = []
-        for k in r.top_kernels():
+        top = r.top_kernels()
+        shown = distinct_names([k["name"] for k in top], width=60)
+        for k, label in zip(top, shown):
             calls = k["count"]
-            rows.append([_name_cell(k["name"]), _e(k["variant"] or ""), _e(k["family"] or ""), f"{calls:,}",
+            rows.append([_name_cell(k["name"], label), _e(k["variant"] or ""), _e(k["family"] or ""), f"{calls:,}",
                          _e(_t(k["time_s"])), _e(_pct(k["share"])),
                          _e(_t(k["time_s"] / calls if k["time_s"] is not None and calls else None)),
                          _e(_rate(k["achieved_flop_s"])), _e(_pct(k["efficiency"], 0)), _e(_bound_text(k)),
@@ -341,8 +346,9 @@ class _HtmlWriter:
         out.append(self._figure("instruction", "Instruction roofline; dotted lines are access-pattern walls."))
         levels = [lv for lv in ("L1", "shared", "L2", "DRAM") if any(lv in p.intensity for p in roof.points)]
         rows = []
-        for p in sorted(roof.points, key=lambda p: -p.time_s)[: r.top]:
-            rows.append([_name_cell(p.name), _e(p.variant), _e(_t(p.time_s)), _e(f"{p.warp_inst_s / 1e9:.1f}"),
+        points = sorted(roof.points, key=lambda p: -p.time_s)[: r.top]
+        for p, label in zip(points, distinct_names([p.name for p in points], width=60)):
+            rows.append([_name_cell(p.name, label), _e(p.variant), _e(_t(p.time_s)), _e(f"{p.warp_inst_s / 1e9:.1f}"),
                          *[_e(f"{p.intensity[lv]:.3g}") if lv in p.intensity else "–" for lv in levels],
                          _e(p.limiter), _e(_pct(p.efficiency, 0)),
                          "–" if p.predication is None else _e(f"{p.predication:.2f}")])
@@ -374,8 +380,9 @@ class _HtmlWriter:
         out.append("<h3>Kernels</h3>" + _table(["", "time", "share of kernel time"], rows, left={0}, compact=True))
         if K.top:
             out.append(_table(["overhead-bound kernel", "calls", "time", "per call"],
-                              [[_name_cell(k.name), f"{k.calls:,}", _e(_t(k.time_s)), _e(_t(k.per_call_s))]
-                               for k in K.top], left={0}, raw_first=True))
+                              [[_name_cell(k.name, label), f"{k.calls:,}", _e(_t(k.time_s)), _e(_t(k.per_call_s))]
+                               for k, label in zip(K.top, distinct_names([k.name for k in K.top], width=60))],
+                              left={0}, raw_first=True))
         P = a.program
         out.append("<h3>Host API and GPU idle time</h3>")
         if P is None:
@@ -417,9 +424,10 @@ class _HtmlWriter:
         return "\n".join(out)
 
 
-def _name_cell(name: str) -> str:
-    """A kernel name cell: the short name shown, the full one on hover."""
-    return f'<td class="name" title="{_e(name)}">{_e(_short(str(name)))}</td>'
+def _name_cell(name: str, shown: str | None = None) -> str:
+    """A kernel name cell: the short name shown (``shown``: one told apart
+    from the table's others, :func:`.names.distinct_names`), the full one on hover."""
+    return f'<td class="name" title="{_e(name)}">{_e(_short(str(name)) if shown is None else shown)}</td>'
 
 
 def _table(header, rows, left=frozenset({0}), raw_first: bool = False, compact: bool = False) -> str:

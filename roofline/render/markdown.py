@@ -10,6 +10,7 @@ import html
 import re
 from pathlib import Path
 
+from .names import distinct_names
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 
 
@@ -67,13 +68,14 @@ def render_markdown(r, images: dict[str, str]) -> str:
                 "Kernels within 80 % of their roof need no reason.", "",
                 _md_table(["reason", "time lost", "share of kernel time", "kernel rows"],
                           [[_md_text(x.reason), _t(x.lost_s), _pct(x.share), f"{x.rows:,}"] for x in lost])]
+    top = r.top_kernels()
     out += ["### Top kernels", "", _md_table(
         ["kernel", "variant", "family", "calls", "time", "share", "FLOP/s", "% of roof", "bound",
          "why below the roof"],
-        [[_md_code(_short(k["name"])), _md_text(k["variant"] or ""), _md_text(k["family"] or ""),
+        [[_md_code(label), _md_text(k["variant"] or ""), _md_text(k["family"] or ""),
           f"{k['count']:,}", _t(k["time_s"]), _pct(k["share"]), _rate(k["achieved_flop_s"]),
           _pct(k["efficiency"], 0), _md_text(_bound_text(k)), _md_text(_reason_text(k))]
-         for k in r.top_kernels()])]
+         for k, label in zip(top, distinct_names([k["name"] for k in top], width=60))])]
     split = r.step_split()
     if split is not None and (len(split.overall) > 1 or split.steps):
         from .step_sections import steps_markdown

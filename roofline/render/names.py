@@ -42,25 +42,52 @@ def short_name(name: str, width: int = 34) -> str:
     return _fit(_without_templates(base) or name, width)
 
 
-def first_template_argument(name: str) -> str:
-    """The first top-level template argument of a C++ name ("" if none)."""
+def template_arguments(name: str) -> list[str]:
+    """The top-level template arguments of a C++ name ([] if none)."""
     base = strip_parameters(re.sub(r"^void\s+", "", name.strip()))
     start = base.find("<")
     if start < 0:
-        return ""
-    depth = 0
+        return []
+    out, depth, begin = [], 0, start + 1
     for i in range(start, len(base)):
         ch = base[i]
         depth += ch in "<(["
         depth -= ch in ">)]"
-        if depth == 1 and ch == "," or depth == 0:
-            return base[start + 1:i].strip()
-    return base[start + 1:].strip()
+        if depth == 1 and ch == ",":
+            out.append(base[begin:i].strip())
+            begin = i + 1
+        elif depth == 0:
+            out.append(base[begin:i].strip())
+            return out
+    out.append(base[begin:].strip())
+    return out
+
+
+def first_template_argument(name: str) -> str:
+    """The first top-level template argument of a C++ name ("" if none)."""
+    args = template_arguments(name)
+    return args[0] if args else ""
+
+
+_QUALIFIER = re.compile(r"(?:\(anonymous namespace\)::|\b\w+::)+")
+
+
+def _differing_argument(names: list[str]) -> int | None:
+    """The first template argument position at which ``names`` all differ
+    from each other (None if there is none)."""
+    args = [template_arguments(n) for n in names]
+    for i in range(max((len(a) for a in args), default=0)):
+        values = [a[i] if i < len(a) else "" for a in args]
+        if len(set(values)) == len(values):
+            return i
+    return None
 
 
 def distinct_names(names, width: int = 48) -> list[str]:
     """:func:`short_name` of each name, with what tells apart those whose
-    short names collide (the first template argument, else a number)."""
+    short names collide: the first template argument in which they all
+    differ, without its namespaces (``vectorized_elementwise_kernel<…,
+    CUDAFunctor_add<float>>``), else a number."""
     names = [str(n) for n in names]
     short = [short_name(n, width) for n in names]
     seen: dict[str, list[int]] = {}
@@ -68,15 +95,22 @@ def distinct_names(names, width: int = 48) -> list[str]:
         seen.setdefault(s, []).append(i)
     out = list(short)
     for label, rows in seen.items():
-        distinct_full = {names[i] for i in rows}
+        distinct_full = list(dict.fromkeys(names[i] for i in rows))
         if len(distinct_full) < 2:
             continue
-        tagged = {i: f"{label}<{first_template_argument(names[i])}>" for i in rows}
-        if len({tagged[i] for i in rows}) == len(distinct_full):
+        at = _differing_argument(distinct_full)
+        # the argument without its own template arguments where that still
+        # tells the names apart (AUnaryFunctor, CUDAFunctor_add), else whole
+        for strip in ((True, False) if at is not None else ()):
             for i in rows:
-                out[i] = _fit(tagged[i], width + 24)
+                arg = _QUALIFIER.sub("", template_arguments(names[i])[at])
+                arg = (_without_templates(arg) or arg) if strip else arg
+                out[i] = _fit(f"{label}<{'…, ' if at else ''}{arg}>", width + 24)
+            if len({out[i] for i in rows}) == len(distinct_full):
+                break
+        if at is not None and len({out[i] for i in rows}) == len(distinct_full):
             continue
-        number = {n: k for k, n in enumerate(dict.fromkeys(names[i] for i in rows), start=1)}
+        number = {n: k for k, n in enumerate(distinct_full, start=1)}
         for i in rows:
             out[i] = f"{label} #{number[names[i]]}"
     return out
