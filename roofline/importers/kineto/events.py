@@ -128,7 +128,11 @@ class Span:
             self.lo = min(self.lo, float(ts.min()))
             self.hi = max(self.hi, float((ts + dur).max()))
 
+# a chunk's columns gathered in C (map with attrgetter), not by a Python
+# loop over its events
 _PHASE_OF = operator.attrgetter("ph")
+_ARGS_OF, _TID_OF, _CAT_OF = (operator.attrgetter(f) for f in ("args", "tid", "cat"))
+_NAME_OF, _TS_OF, _DUR_OF = (operator.attrgetter(f) for f in ("name", "ts", "dur"))
 
 
 def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Span, path: Path) -> None:
@@ -150,13 +154,13 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
         names = where.names(events, kind)
         ts, dur = where.times(events, names)
         ts -= span.t0
-        args = [e.args for e in events]
+        args = list(map(_ARGS_OF, events))
         if kind == "op":
             gpu.extras.take_ops(len(ops), args)
-            ops.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events], args)
+            ops.extend(names, ts.tolist(), dur.tolist(), list(map(_TID_OF, events)), args)
             continue
         if kind == "annotation":       # the step split's ranges (kineto.phases), no time of their own
-            ops.annotations.extend(names, ts.tolist(), dur.tolist(), [e.tid for e in events])
+            ops.annotations.extend(names, ts.tolist(), dur.tolist(), list(map(_TID_OF, events)))
             gpu.extras.take_annotations(names, ts.tolist(), dur.tolist(), events)   # nccl:* sizes
             continue
         span.cover(ts, dur)
@@ -171,7 +175,7 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
 def _by_kind(events: list) -> dict[str, list]:
     """Events by kind (kernel, op, api, copy: memcpy and memset, range), each
     list in file order; events of other categories are dropped."""
-    cats = [e.cat for e in events]
+    cats = list(map(_CAT_OF, events))
     try:
         distinct = set(cats)
     except TypeError:                      # a list as category: not one of ours
@@ -235,7 +239,7 @@ class _Where:
         return self.names([e], "range")[0]
 
     def names(self, events: list, kind: str) -> list[str]:
-        names = [e.name for e in events]
+        names = list(map(_NAME_OF, events))
         if set(map(type, names)) != {str} or "" in names:
             bad = next(e for e in events if not isinstance(e.name, str) or not e.name)
             self.fail(bad, f"({bad.cat}) has no name")
@@ -244,8 +248,8 @@ class _Where:
         return names
 
     def times(self, events: list, names: list) -> tuple[np.ndarray, np.ndarray]:
-        ts = [e.ts for e in events]
-        dur = [e.dur for e in events]
+        ts = list(map(_TS_OF, events))
+        dur = list(map(_DUR_OF, events))
         for column, label in ((ts, "ts"), (dur, "dur")):
             if None in column:
                 j = column.index(None)
@@ -292,7 +296,7 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
         api[name] = api.get(name, 0.0) + d * 1e-6
     corr = [None if a is None else a.correlation for a in args]
     gpu.api_corr += corr
-    gpu.api_tid += [e.tid for e in events]
+    gpu.api_tid += list(map(_TID_OF, events))
     gpu.api_ts += ts.tolist()
     gpu.api_ext_col += [None if a is None else (a.external_id if a.external_id is not None
                                                 else a.external_id_2021) for a in args]
@@ -318,7 +322,7 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     starts = ts.tolist()
     gpu.starts += starts
     gpu.kernel_ts += starts
-    gpu.kernel_stream += [e.tid for e in events]
+    gpu.kernel_stream += list(map(_TID_OF, events))
     gpu.ends += (ts + dur).tolist()
     durations = dur.tolist()
     gpu.kernel_names += names

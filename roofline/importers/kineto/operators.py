@@ -117,7 +117,10 @@ class OpEvents:
         dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
         if dims is None:
             return -1
-        key = (bytes(dims), _raw(args.input_type), _raw(args.input_strides), _raw(args.concrete))
+        # inline: under cProfile a call per field was 0.33 s of this function's 1.15 s (300k calls)
+        t, st, c = args.input_type, args.input_strides, args.concrete
+        key = (bytes(dims), t if t is None else bytes(t), st if st is None else bytes(st),
+               c if c is None else bytes(c))
         call = self._call_ids.get(key)
         if call is None:
             call = self._call_ids[key] = len(self.calls)
@@ -132,10 +135,6 @@ class OpEvents:
         """(dims, types, strides, concrete) of a distinct call as Python
         values (None where the trace has no such field or it is not JSON)."""
         return tuple(json_or_none(raw) for raw in self.calls[call])
-
-
-def _raw(x) -> bytes | None:
-    return None if x is None else bytes(x)
 
 
 def json_or_none(raw: bytes | None):
