@@ -361,7 +361,7 @@ def test_one_bad_event_in_a_big_gzip_trace_is_named(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("event, words", [
     ({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
-      "args": {"bytes": "BIG"}}, r"traceEvents\[1\] \('Memcpy HtoD'\): bytes is not a non-negative number"),
+      "args": {"bytes": "BIG"}}, r"traceEvents\[1\] \('Memcpy HtoD'\): bytes is not a byte count from 0 to 2\*\*53"),
     ({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
       "args": {"correlation": 5, "size": "BIG"}}, r"traceEvents\[1\] \('cudaMemcpyAsync'\): size 1000"),
     ({"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "ts": 1, "dur": 1,
@@ -415,3 +415,59 @@ def test_syntax_errors_are_named_alike_on_both_paths(tmp_path, tiny_chunks):
     assert a.line == b.line == text[:text.index('"aten::mm"')].count("\n") + 1
     path.write_text(text[:len(text) // 2])
     both_raise(path, "truncated")
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_json_nested_too_deep_is_a_one_line_error(tmp_path, depth):
+    # msgspec decodes recursively: a RecursionError traceback before this
+    path = tmp_path / "t.json"
+    deep = "[" * depth + "]" * depth
+    path.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, '
+                    f'"ts": 1, "dur": 1, "args": {{"device": 0, "x": {deep}}}}}]}}')
+    both_raise(path, "nested deeper than Python's recursion limit")
+    gz = tmp_path / "t.json.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    with pytest.raises(InputError, match="nested deeper"):
+        read_profile(gz)
+
+
+@pytest.mark.parametrize("event, words", [
+    ({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+      "args": {"bytes": 1e300}}, r"traceEvents\[1\] \('Memcpy HtoD'\): bytes is not a byte count from 0 to 2\*\*53"),
+    ({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+      "args": {"bytes": 2.0 ** 53 + 2}}, r"bytes is not a byte count from 0 to 2\*\*53: 9007199254740994"),
+    ({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+      "args": {"correlation": 5, "bytes": 1e300}}, r"\('cudaMemcpyAsync'\): size 1e\+300 is no byte count"),
+])
+def test_a_copy_larger_than_any_memory_names_the_event(tmp_path, event, words):
+    # a finite size no copy moves: refused, not placed 1e289 s from its roof
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": [kernel(0), event]}))
+    both_raise(path, words)
+
+
+def test_a_copy_of_two_to_the_fifty_three_bytes_still_reads(tmp_path):
+    event = {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 1, "dur": 1,
+             "args": {"bytes": 2 ** 53}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": [kernel(0), event]}))
+    copy = [k for k in kineto.read(path).kernels if k.name == "Memcpy HtoD"][0]
+    assert sum(copy.bytes.values()) >= 2 ** 53
+
+
+@pytest.mark.parametrize("key", ["traceEvents", "trace\\u0045vents"])
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_trace_whose_events_key_comes_after_the_head_is_read(tmp_path, key, gz):
+    # 70,000 characters of metadata first: the 64 KiB head holds no traceEvents key
+    text = ('{"metadata": "' + "m" * 70_000 + f'", "{key}": ' + json.dumps([kernel(0), kernel(1, ts=50)])
+            + ', "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}]}')
+    path = tmp_path / ("t.json.gz" if gz else "t.json")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    assert sorted(k.name for k in read_profile(path).kernels) == ["real_kernel_0", "real_kernel_1"]
+
+
+def test_a_json_object_without_trace_events_is_still_unrecognised(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('{"metadata": "' + "m" * 70_000 + '", "events": []}')
+    with pytest.raises(InputError, match="unrecognised profile format"):
+        read_profile(path)

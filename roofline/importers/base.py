@@ -79,6 +79,9 @@ class Reader:
     name: str
     sniff: Callable[[Path, bytes], bool]
     read: Callable[[Path], ImportResult]
+    # asked only when no reader's sniff took the file: may read past the
+    # head (a trace whose traceEvents key comes after 64 KiB of metadata)
+    sniff_further: Callable[[Path, bytes], bool] | None = None
 
 
 _READERS: list[Reader] = []
@@ -101,6 +104,9 @@ def detect(path: Path) -> Reader:
     head = read_head(path)
     for reader in _READERS:
         if reader.sniff(path, head):
+            return reader
+    for reader in _READERS:
+        if reader.sniff_further is not None and reader.sniff_further(path, head):
             return reader
     problem = head_problem(path)    # empty, or text no reader can take: say so, not "unrecognised"
     if problem:

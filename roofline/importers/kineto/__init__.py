@@ -88,6 +88,31 @@ def sniff(path: Path, head: bytes) -> bool:
     return text.startswith(b"[") and b'"ph"' in text and b'"ts"' in text
 
 
+# how far past the head a JSON object is searched for a top-level
+# traceEvents key (the chunked reader refuses more top-level data than this)
+FURTHER_BYTES = 32 << 20
+
+
+def sniff_further(path: Path, head: bytes) -> bool:
+    """A JSON object whose top-level ``traceEvents`` key comes after the
+    head (long metadata first, or the key spelt with ``\\u`` escapes): its
+    first 32 MiB scanned for the key at the top level."""
+    text = (_inflated_head(head) if _is_gzip(head) else head).removeprefix(decode.UTF8_BOM).lstrip()
+    if not text.startswith(b"{"):
+        return False
+    from .scan import top_level_keys
+    from .stream import file_bytes
+    buf = bytearray()
+    try:
+        for piece in file_bytes(path):
+            buf += piece
+            if len(buf) >= FURTHER_BYTES:
+                break
+    except (OSError, InputError, zlib.error):
+        return False
+    return bool(top_level_keys(bytes(buf[:FURTHER_BYTES]).removeprefix(decode.UTF8_BOM), "traceEvents"))
+
+
 def _inflated_head(head: bytes) -> bytes:
     """What the gzip bytes of a file's head inflate to, a bad checksum
     aside (read reports that, where it is not taken for another format)."""
@@ -148,6 +173,8 @@ def _checked(trace, path: Path) -> ImportResult:
         raise
     except MemoryError:
         raise InputError(path, None, "the trace does not fit in memory") from None
+    except RecursionError:              # the chunked path's decodes (decode.decode says it for the rest)
+        raise InputError(path, None, decode.NESTED_TOO_DEEP) from None
     except OSError as exc:                 # a read failing half-way (the chunked reader reads as it goes)
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as exc:
@@ -171,6 +198,6 @@ def _event_chunks(trace):
     return [trace.traceEvents] if chunks is None else chunks
 
 
-register(Reader("kineto", sniff, read))
+register(Reader("kineto", sniff, read, sniff_further))
 
 __all__ = ["copy_levels", "decoded_launch", "flops_from_counters", "parse", "read", "sniff"]

@@ -285,6 +285,11 @@ _DECODERS = {Event: msgspec.json.Decoder(Trace | list[Event]),
              CommEvent: msgspec.json.Decoder(CommTrace | list[CommEvent])}
 
 
+# msgspec decodes nested JSON recursively, one C stack frame per level
+NESTED_TOO_DEEP = ("JSON nested deeper than Python's recursion limit can decode (arrays or objects "
+                   "inside each other about 1,000 levels deep): no profiler writes that")
+
+
 def decode(raw: bytes, path: Path) -> Trace:
     """Typed trace from JSON bytes; malformed JSON -> InputError with the line."""
     try:
@@ -297,6 +302,8 @@ def decode(raw: bytes, path: Path) -> Trace:
         raise InputError(path, None, validation_message(exc)) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         raise syntax_error(path, raw, exc) from None
+    except RecursionError:
+        raise InputError(path, None, NESTED_TOO_DEEP) from None
     except MemoryError:
         raise InputError(path, None, f"{len(raw):,} bytes of JSON do not fit in memory decoded") from None
     if isinstance(data, list):

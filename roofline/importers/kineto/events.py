@@ -80,6 +80,17 @@ def _count(value) -> float | None:
     return x if math.isfinite(x) and x >= 0 else None
 
 
+# a copy's byte count: a whole number of bytes a float holds exactly (9 PB);
+# more is a damaged field (a "bytes": 1e300 made a copy 1e289 s long on its roof)
+MAX_COPY_BYTES = 2 ** 53
+
+
+def _size(value) -> float | None:
+    """A copy's size in bytes, or None for what no trace holds."""
+    x = _count(value)
+    return x if x is not None and x <= MAX_COPY_BYTES else None
+
+
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
@@ -303,13 +314,17 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
     for c, a, e in zip(corr, args, events):
         if c is None or (a.bytes is None and a.size is None):
             continue
+        value = a.bytes if a.bytes is not None else a.size
         try:
-            gpu.api_sizes[c] = float(a.bytes if a.bytes is not None else a.size)
+            size = float(value)
         except OverflowError:
-            where.fail(e, f"({e.name!r}): size {_short(a.bytes if a.bytes is not None else a.size)} "
-                       "is no byte count a trace holds")
+            size = math.inf
         except (TypeError, ValueError):   # not a number: the copy's bytes stay unknown
-            pass
+            continue
+        if _size(size) is None and not math.isnan(size):
+            where.fail(e, f"({e.name!r}): size {_short(value)} is no byte count a trace holds "
+                       "(from 0 to 2**53)")
+        gpu.api_sizes[c] = size
 
 
 def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
@@ -366,10 +381,10 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
     nbytes = args.bytes if args is not None else None
     if nbytes is None:
         gpu.pending_bytes.append((g, args.correlation if args is not None else None))
-    elif _count(nbytes) is None:
-        where.fail(e, f"({name!r}): bytes is not a non-negative number: {_short(nbytes)}")
+    elif _size(nbytes) is None:
+        where.fail(e, f"({name!r}): bytes is not a byte count from 0 to 2**53: {_short(nbytes)}")
     else:
-        g["bytes"] += _count(nbytes)
+        g["bytes"] += _size(nbytes)
 
 
 def _launch_raw(args) -> tuple | None:
