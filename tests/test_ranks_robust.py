@@ -200,11 +200,19 @@ def slow_job(tmp_path_factory):
     return folder
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C's disposition in a terminal: a job started in the background of
+    a script (as CI may start pytest) inherits SIGINT ignored, and a Python
+    started so keeps ignoring it, as it should; the test is of a user's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_and_wait_for_workers(folder, tmp_path, workers=2):
     err = open(tmp_path / "stderr.txt", "w")   # a pipe would stay open in an orphan: a file cannot hang us
     proc = subprocess.Popen([sys.executable, "-m", "roofline.cli.main", "classify", str(folder), "--device",
                              "a100-80gb-sxm", "--format", "json", "--workers", str(workers)],
-                            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                            preexec_fn=_as_from_a_terminal)
     deadline = time.monotonic() + 60
     while len(children(proc.pid)) < workers:
         assert proc.poll() is None and time.monotonic() < deadline, "the workers never started"
