@@ -23,23 +23,41 @@ MI250X_LINKS = scale_up_link(
     per_peer_note=("a GCD reaches the other GCD of its OAM at 200 GB/s each way (four links), a GCD of another "
                    "OAM at 50 (one link; 100 for GCD pairs 2-6 and 0-4): one link assumed for every peer"))
 
+TRANSACTIONS_NOTE = "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"
+
+
+def _cdna2_gcd() -> dict:
+    """What every CDNA2 GCD profile shares: the CU (AMD's FLOPS/clock/CU
+    table), its clock, HBM2e, the caches' per-clock rates and request sizes."""
+    return dict(family="CDNA2", vendor="AMD", compute_capability=None, boost_clock_hz=1700e6,
+                fma_per_sm={"fp64": 64, "fp32": 128}, schedulers_per_sm=4, instr_per_clk_per_scheduler=0.25,
+                tensor_flop_per_sm={"tensor_fp64": 256, "tensor_fp16": 1024, "tensor_bf16": 1024,
+                                    "tensor_int8": 1024},
+                memory_type="HBM2e", data_rate_bps=3.2e9, l1_bytes_per_sm=16 * 1024, pcie_gen=4,
+                l1_bytes_per_clk=64, l2_slice_bytes_per_clk=64, transaction_bytes={"L1": 64, "L2": 128, "DRAM": 64},
+                basis={"l1": "published", "l2": "published"})
+
+
+def _cdna2_extra() -> dict:
+    """The architecture fields every CDNA2 profile carries (the MI250
+    document's links: MI250 and MI250X alike)."""
+    return {"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64,
+            "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
+            "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256,
+            "scale_up_link": MI250X_LINKS}
+
+
 SPECS: tuple[GpuSpec, ...] = (
     GpuSpec(
-        stem="mi250-gcd", name="AMD Instinct MI250 (one GCD)", chip="gfx90a", family="CDNA2", vendor="AMD",
-        compute_capability=None, sms=104, boost_clock_hz=1700e6,
-        fma_per_sm={"fp64": 64, "fp32": 128}, schedulers_per_sm=4, instr_per_clk_per_scheduler=0.25,
-        tensor_flop_per_sm={"tensor_fp64": 256, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_int8": 1024},
-        memory_type="HBM2e", bus_bits=4096, data_rate_bps=3.2e9, dram_bytes=gib(64),
-        l2_bytes=mib(8), l1_bytes_per_sm=16 * 1024, pcie_gen=4, pcie_lanes=16,
-        l1_bytes_per_clk=64, l2_slices=32, l2_slice_bytes_per_clk=64,
-        transaction_bytes={"L1": 64, "L2": 128, "DRAM": 64},
+        stem="mi250-gcd", name="AMD Instinct MI250 (one GCD)", chip="gfx90a",
+        sms=104, bus_bits=4096, dram_bytes=gib(64), l2_bytes=mib(8), pcie_lanes=16, l2_slices=32,
+        **_cdna2_gcd(),
         src={"units": SRC["mi250arch"], "clock": "1.7 GHz, the same document",
              "tensor": f"matrix cores (MFMA), {SRC['mi250arch']}",
              "dram": f"one GCD has half of the 8192 bits, {SRC['mi250ds']}",
              "l1": f"64 B/clk/CU, {SRC['rocprof_gfx90a']}; 16 KiB per CU: {SRC['rocm_specs']}",
              "l2": l2_src(f"32 channels of 64 B/clk, {SRC['rocprof_gfx90a']}; 8 MiB per GCD: {SRC['rocm_specs']}",
                            "64 B/clk/channel, the same")},
-        basis={"l1": "published", "l2": "published"},
         notes={"gcd": ("one GCD of an MI250, which HIP and PyTorch see as one device (an MI250 is two); an "
                        "MI210 has the same figures (104 CUs, 1.7 GHz, 64 GB HBM2e at 1.6 TB/s, 8 MB L2)"),
                "fp32": ("packed FP32 (256 FLOP/clk/CU); code without packed math peaks at half (128, 22.6 "
@@ -54,24 +72,15 @@ SPECS: tuple[GpuSpec, ...] = (
                       "128 B/clk/CU = 22.6 TB/s per GCD) is not this level"),
                "pcie": ("each GCD has its own PCIe Gen4 x16 link to the host (some platforms wire x8), "
                         + SRC["mi250arch"]),
-               "transactions": "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"},
-        extra={"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64,
-               "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
-               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256,
-               "scale_up_link": MI250X_LINKS}),     # the MI250 document's links (MI250 and MI250X alike)
+               "transactions": TRANSACTIONS_NOTE},
+        extra=_cdna2_extra()),
     GpuSpec(
-        stem="mi250x-gcd", name="AMD Instinct MI250X (one GCD)", chip="gfx90a", family="CDNA2", vendor="AMD",
-        compute_capability=None, sms=110, boost_clock_hz=1700e6,
-        fma_per_sm={"fp64": 64, "fp32": 128}, schedulers_per_sm=4, instr_per_clk_per_scheduler=0.25,
-        tensor_flop_per_sm={"tensor_fp64": 256, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_int8": 1024},
-        memory_type="HBM2e", bus_bits=4096, data_rate_bps=3.2e9, dram_bytes=gib(64),
-        l2_bytes=mib(8), l1_bytes_per_sm=16 * 1024, pcie_gen=4, pcie_lanes=16,
-        l1_bytes_per_clk=64, l2_slices=32, l2_slice_bytes_per_clk=64,
-        transaction_bytes={"L1": 64, "L2": 128, "DRAM": 64},
+        stem="mi250x-gcd", name="AMD Instinct MI250X (one GCD)", chip="gfx90a",
+        sms=110, bus_bits=4096, dram_bytes=gib(64), l2_bytes=mib(8), pcie_lanes=16, l2_slices=32,
+        **_cdna2_gcd(),
         src={**MI250X_SRC, "dram": f"one GCD has half of the 8192 bits, {SRC['mi250x_ds']}",
              "l2": l2_src(f"32 channels of 64 B/clk, {SRC['rocprof_gfx90a']}; 8 MiB per GCD: "
                           f"{SRC['rocm_specs_2026']}", "64 B/clk/channel, the same")},
-        basis={"l1": "published", "l2": "published"},
         notes={"gcd": ("one GCD of an MI250X, which HIP and PyTorch see as one device: the MI250 GCD's CU, "
                        "memory and caches with 110 CUs instead of 104"),
                "fp32": ("packed FP32 (256 FLOP/clk/CU); code without packed math peaks at half; matrix FP32 "
@@ -82,24 +91,15 @@ SPECS: tuple[GpuSpec, ...] = (
                "l1": "the vector L1 (vL1D); the LDS (64 KiB per CU, 128 B/clk/CU) is not this level",
                "pcie": ("each GCD has its own PCIe Gen4 x16 link to the host (some platforms wire x8; on "
                         "Frontier-like nodes the CPU is reached over Infinity Fabric instead), " + SRC["mi250arch"]),
-               "transactions": "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"},
-        extra={"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64,
-               "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
-               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256,
-               "scale_up_link": MI250X_LINKS}),
+               "transactions": TRANSACTIONS_NOTE},
+        extra=_cdna2_extra()),
     GpuSpec(
-        stem="mi250x", name="AMD Instinct MI250X (both GCDs)", chip="gfx90a x2", family="CDNA2", vendor="AMD",
-        compute_capability=None, sms=220, boost_clock_hz=1700e6,
-        fma_per_sm={"fp64": 64, "fp32": 128}, schedulers_per_sm=4, instr_per_clk_per_scheduler=0.25,
-        tensor_flop_per_sm={"tensor_fp64": 256, "tensor_fp16": 1024, "tensor_bf16": 1024, "tensor_int8": 1024},
-        memory_type="HBM2e", bus_bits=8192, data_rate_bps=3.2e9, dram_bytes=gib(128),
-        l2_bytes=mib(16), l1_bytes_per_sm=16 * 1024, pcie_gen=4, pcie_lanes=32,
-        l1_bytes_per_clk=64, l2_slices=64, l2_slice_bytes_per_clk=64,
-        transaction_bytes={"L1": 64, "L2": 128, "DRAM": 64},
+        stem="mi250x", name="AMD Instinct MI250X (both GCDs)", chip="gfx90a x2",
+        sms=220, bus_bits=8192, dram_bytes=gib(128), l2_bytes=mib(16), pcie_lanes=32, l2_slices=64,
+        **_cdna2_gcd(),
         src={**MI250X_SRC, "dram": f"8 HBM2e stacks, 8192 bits at 3.2 Gbit/s, {SRC['mi250x_ds']}",
              "l2": l2_src(f"64 = 2 GCDs x 32 channels of 64 B/clk, {SRC['rocprof_gfx90a']}; 16 MiB (8 per GCD): "
                           f"{SRC['rocm_specs_2026']}", "64 B/clk/channel, the same")},
-        basis={"l1": "published", "l2": "published"},
         notes={"gcd": ("both GCDs of an MI250X as one package, for per-package sums: no runtime shows them as one "
                        "device (each GCD is a device; its profile is mi250x-gcd), and a GCD reaches the other's "
                        "memory only over 4 Infinity Fabric links (200 GB/s per direction), not at HBM speed"),
@@ -108,9 +108,6 @@ SPECS: tuple[GpuSpec, ...] = (
                "issue": "one wavefront VALU instruction per CU per clock, as on one GCD",
                "l2": "two separate 8 MB L2s, one per GCD: the roof is their sum",
                "pcie": ("two PCIe Gen4 x16 links, one per GCD (32 lanes in all), " + SRC["mi250arch"]),
-               "transactions": "64 B vL1D, 128 B L2 and 64 B HBM requests, as ROCm Compute Profiler counts them"},
-        extra={"gfx_target": "gfx90a", "gfxip_version": "9.0", "wavefront_size": 64, "gcds": 2,
-               "lds_bytes_per_cu": 65536, "lds_bytes_per_clk_per_cu": 128,
-               "fp32_unpacked_flop_per_cu_per_clk": 128, "tensor_fp32_flop_per_cu_per_clk": 256,
-               "scale_up_link": MI250X_LINKS}),
+               "transactions": TRANSACTIONS_NOTE},
+        extra={**_cdna2_extra(), "gcds": 2}),
 )
