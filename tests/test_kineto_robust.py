@@ -24,6 +24,14 @@ from roofline.importers.kineto.stream import StreamedTrace, file_bytes
 
 
 def streamed(path):
+    """The chunked reader as ``kineto.read`` runs it: lines counted again
+    from the file only for an error message."""
+    return kineto._checked(StreamedTrace(file_bytes(path), path, reread=lambda: file_bytes(path)), path)
+
+
+def streamed_counting(path):
+    """The chunked reader on a stream that can't be read twice: lines
+    counted chunk by chunk."""
     return kineto._checked(StreamedTrace(file_bytes(path), path), path)
 
 
@@ -32,9 +40,10 @@ def whole(path):
 
 
 def both_raise(path, match: str) -> list[InputError]:
-    """The InputErrors of the chunked and the whole-file reader for ``path``."""
+    """The InputErrors of the chunked readers (lines counted as read, and
+    counted again when asked) and the whole-file reader for ``path``."""
     out = []
-    for read in (streamed, whole):
+    for read in (streamed, streamed_counting, whole):
         with pytest.raises(InputError, match=match) as info:
             read(path)
         out.append(info.value)
@@ -408,11 +417,11 @@ def test_syntax_errors_are_named_alike_on_both_paths(tmp_path, tiny_chunks):
     for at in (20, text.index('"ts": 400'), len(text) - 5):
         path = tmp_path / "t.json"
         path.write_text(text[:at] + "@" + text[at:])
-        a, b = both_raise(path, "not valid JSON")
-        assert str(a) == str(b) and a.line == text[:at].count("\n") + 1 and f"(byte {at})" in str(a)
+        a, c, b = both_raise(path, "not valid JSON")
+        assert str(a) == str(b) == str(c) and a.line == text[:at].count("\n") + 1 and f"(byte {at})" in str(a)
     path.write_bytes(text.replace('"aten::mm"', '"aten\xff"', 1).encode("latin-1"))
-    a, b = both_raise(path, "not UTF-8 text")
-    assert a.line == b.line == text[:text.index('"aten::mm"')].count("\n") + 1
+    a, c, b = both_raise(path, "not UTF-8 text")
+    assert a.line == b.line == c.line == text[:text.index('"aten::mm"')].count("\n") + 1
     path.write_text(text[:len(text) // 2])
     both_raise(path, "truncated")
 

@@ -148,7 +148,7 @@ def read(path: str | Path) -> ImportResult:
         raise InputError(path, None, "not a regular file: save the trace to a file first")
     if info.st_size > STREAM_ABOVE_BYTES or gz:
         from .stream import StreamedTrace, file_bytes
-        return _checked(StreamedTrace(file_bytes(path), path), path)
+        return _checked(StreamedTrace(file_bytes(path), path, reread=lambda: file_bytes(path)), path)
     return _checked(decode.load(path), path)
 
 

@@ -126,11 +126,13 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         op_list, op_gather = np.unique(op_of[w_idx], return_inverse=True)
         ids: dict = {}
         works: list = []
-        for w in (tree.counted[o] for o in op_list.tolist()):
-            if ids.setdefault(id(w), len(works)) == len(works):
+        work_of_op = []
+        for w in map(tree.counted.__getitem__, op_list.tolist()):
+            k = ids.setdefault(id(w), len(works))
+            if k == len(works):
                 works.append(w)
-        gather = np.fromiter((ids[id(tree.counted[o])] for o in op_list.tolist()), dtype=np.int64,
-                             count=len(op_list))[op_gather.ravel()]
+            work_of_op.append(k)
+        gather = np.array(work_of_op, dtype=np.int64)[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
                              minlength=m)
         by_key: dict[str, np.ndarray] = {}

@@ -134,6 +134,28 @@ def needs_comm_fields(events: list, raw, end: int | None = None) -> bool:
     return bool(starts) and any(raw.find(mark, 0, end) >= 0 for mark in INDUCTOR_MARKS)
 
 
+_EXTERNAL_OF = operator.attrgetter("external_id")
+_CORRELATION_OF = operator.attrgetter("correlation")
+
+
+def external_ids(args: list) -> list:
+    """Each event's External id (``external id`` in 2021 traces; None
+    without args), gathered in C where every event has the current key."""
+    if None not in args:
+        ids = list(map(_EXTERNAL_OF, args))
+        if None not in ids:
+            return ids
+    return [None if a is None else (a.external_id if a.external_id is not None else a.external_id_2021)
+            for a in args]
+
+
+def correlations(args: list) -> list:
+    """Each event's correlation id (None without args)."""
+    if None not in args:
+        return list(map(_CORRELATION_OF, args))
+    return [None if a is None else a.correlation for a in args]
+
+
 def has_comm_fields(args) -> bool:
     """Whether decoded args carry the collective and Inductor fields."""
     return hasattr(type(args), "coll_name")

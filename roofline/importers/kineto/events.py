@@ -149,9 +149,7 @@ _NAME_OF, _TS_OF, _DUR_OF = (operator.attrgetter(f) for f in ("name", "ts", "dur
 def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Span, path: Path) -> None:
     """Add one chunk's complete events, kind by kind, as columns (a Python
     loop per event was most of the reading time of a big trace)."""
-    phases = list(map(_PHASE_OF, chunk))        # gathered in C: most chunks hold complete events only
-    complete = chunk if phases.count("X") == len(phases) else [e for e, ph in zip(chunk, phases) if ph == "X"]
-    batches = _by_kind(complete)
+    batches = {kind: complete for kind, events in _by_kind(chunk).items() if (complete := _complete(events))}
     where = _Where(chunk, first, path)
     for e in batches.pop("range", ()):
         try:
@@ -182,6 +180,13 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
         else:   # copies and sets together, so their groups keep the file's order
             for name, t, d, e, a in zip(names, ts.tolist(), dur.tolist(), events, args):
                 _copy(gpu, _kind(e.cat), name, t, d, a, where, e)
+
+def _complete(events: list) -> list:
+    """The complete ("X") events of a batch: most batches hold nothing else
+    (flow and instant events have categories of their own, dropped before)."""
+    phases = list(map(_PHASE_OF, events))        # gathered in C
+    return events if phases.count("X") == len(phases) else [e for e, ph in zip(events, phases) if ph == "X"]
+
 
 def _by_kind(events: list) -> dict[str, list]:
     """Events by kind (kernel, op, api, copy: memcpy and memset, range), each
@@ -303,14 +308,15 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
     """API time by name; per correlation id the call's thread and start,
     its External id and the bytes it names (for copies without their own)."""
     api = gpu.api
-    for name, d in zip(names, dur.tolist()):
+    for name, d in zip(names, dur.tolist()):     # in file order: the sums don't depend on the chunks
         api[name] = api.get(name, 0.0) + d * 1e-6
-    corr = [None if a is None else a.correlation for a in args]
+    corr = decode.correlations(args)
     gpu.api_corr += corr
     gpu.api_tid += list(map(_TID_OF, events))
     gpu.api_ts += ts.tolist()
-    gpu.api_ext_col += [None if a is None else (a.external_id if a.external_id is not None
-                                                else a.external_id_2021) for a in args]
+    gpu.api_ext_col += decode.external_ids(args)
+    if None not in args and list(map(_SIZES_OF, args)).count((None, None)) == len(args):
+        return                               # no call names the bytes it copies
     for c, a, e in zip(corr, args, events):
         if c is None or (a.bytes is None and a.size is None):
             continue
@@ -342,19 +348,22 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     durations = dur.tolist()
     gpu.kernel_names += names
     gpu.kernel_dur += durations
-    gpu.kernel_ext += [None if a is None else (a.external_id if a.external_id is not None
-                                               else a.external_id_2021) for a in args]
-    gpu.kernel_corr += [None if a is None else a.correlation for a in args]
-    for name, a in zip(names, args):
-        known = gpu.launch.get(name)
+    gpu.kernel_ext += decode.external_ids(args)
+    gpu.kernel_corr += decode.correlations(args)
+    # the launch fields gathered in C (attrgetter of four fields makes the
+    # tuples); a loop then compares each with its name's first launch
+    raws = list(map(_LAUNCH_RAW, args)) if None not in args else list(map(_launch_raw, args))
+    launch, first = gpu.launch, gpu.launch_first
+    for name, raw, a in zip(names, raws, args):
+        known = launch.get(name)
         if known is None:
-            gpu.launch[name] = _launch(a)
-            gpu.launch_first[name] = _launch_raw(a)
-        elif known and a is not None and _launch_raw(a) != gpu.launch_first[name]:
+            launch[name] = _launch(a)
+            first[name] = raw
+        elif known and raw is not None and raw != first[name]:
             # keep what every launch of this name agrees on
             for key in [k for k, v in known.items() if _launch_value(a, k) != v]:
                 del known[key]
-    devices = [a.device if a is not None and a.device is not None else e.pid for e, a in zip(events, args)]
+    devices = _devices(events, args)
     try:
         distinct = set(devices)
     except TypeError:  # an unhashable device id
@@ -367,6 +376,19 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
         return
     for device, d in zip(devices, durations):
         device_time[device] = device_time.get(device, 0.0) + d
+
+
+_DEVICE_OF = operator.attrgetter("device")
+_SIZES_OF = operator.attrgetter("bytes", "size")
+
+
+def _devices(events: list, args: list) -> list:
+    """Each kernel's device: its args' ``device``, else its process id."""
+    if None not in args:
+        devices = list(map(_DEVICE_OF, args))        # gathered in C: kernels name their device
+        if None not in devices:
+            return devices
+    return [a.device if a is not None and a.device is not None else e.pid for e, a in zip(events, args)]
 
 
 def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, where: _Where, e) -> None:
@@ -387,12 +409,13 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
         g["bytes"] += _size(nbytes)
 
 
+_LAUNCH_RAW = operator.attrgetter("grid", "block", "registers", "shared")
+
+
 def _launch_raw(args) -> tuple | None:
     """The launch fields as decoded (Raw compares by content): equal to the
     first launch's, nothing needs checking field by field."""
-    if args is None:
-        return None
-    return (args.grid, args.block, args.registers, args.shared)
+    return None if args is None else _LAUNCH_RAW(args)
 
 
 def _launch_value(args, key: str):

@@ -38,6 +38,7 @@ import msgspec
 import numpy as np
 
 from ...ops import OpCall, OpWork, is_view, op_work
+from .decode import external_ids
 
 MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
 GIVE_AWAY_SHARE = 0.5
@@ -99,8 +100,7 @@ class OpEvents:
         self.ts += ts
         self.dur += dur
         self.thread += threads
-        self.external_id += [None if a is None else (a.external_id if a.external_id is not None
-                                                     else a.external_id_2021) for a in args]
+        self.external_id += external_ids(args)
         self.call += [self._call(a) for a in args]
         # forward operators carry Fwd thread id 0; autograd's nodes the forward's thread
         self.backward += [a is not None and a.fwd_thread not in (None, 0, "0") for a in args]
@@ -287,27 +287,30 @@ def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
     """Parent of each operator (per thread, by interval containment) and
     its self time (duration minus its direct children's durations)."""
     n = len(ops)
-    parent = np.full(n, -1, dtype=np.int64)
-    child_time = np.zeros(n)
-    ts, dur, thread = ops.ts, ops.dur, ops.thread
+    # Python lists, not numpy scalars, inside the loop: an element access
+    # of an array costs several times a list's (0.4 s -> 0.2 s at 300k operators)
+    parent = [-1] * n
+    child_time = [0.0] * n
+    ts, thread = ops.ts, ops.thread
+    ends = [t + d for t, d in zip(ts, ops.dur)]
     stacks: dict[object, list[int]] = {}
-    for i in _start_order(ops):
-        i = int(i)
-        stack = stacks.setdefault(thread[i], [])
-        start = ts[i]
-        end = start + dur[i]
+    for i in _start_order(ops).tolist():
+        stack = stacks.get(thread[i])
+        if stack is None:
+            stack = stacks[thread[i]] = []
+        start = ts[i] + _NEST_SLACK_US
+        end = ends[i]
         # The top encloses i unless it ended before i began or i outlasts it
         # (timestamps are rounded, so siblings may touch).
-        while stack and (ts[stack[-1]] + dur[stack[-1]] <= start + _NEST_SLACK_US
-                         or end > ts[stack[-1]] + dur[stack[-1]] + _NEST_SLACK_US):
+        while stack and (ends[stack[-1]] <= start or end > ends[stack[-1]] + _NEST_SLACK_US):
             stack.pop()
         if stack:
             p = stack[-1]
             parent[i] = p
-            child_time[p] += dur[i]
+            child_time[p] += ops.dur[i]
         stack.append(i)
-    self_time = np.maximum(np.asarray(dur, dtype=float) - child_time, 0.0)
-    return parent, self_time
+    self_time = np.maximum(np.asarray(ops.dur, dtype=float) - np.array(child_time), 0.0)
+    return np.array(parent, dtype=np.int64), self_time
 
 
 def _works(ops: OpEvents) -> tuple[list, np.ndarray]:
