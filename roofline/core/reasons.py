@@ -37,8 +37,9 @@ importer found it (``Kernel.why``; :data:`WITHOUT_WORK`, each with what to
 do about it in :data:`FIXES`): launched before the profiler's CPU window,
 no launching operator, no shapes recorded, a compiled graph without
 shapes, a custom extension kernel, no model for its operator, a
-collective without a size (or with no traffic), no link roof; else ``no
-time measured`` or ``no counters``.
+collective without a size (or with no traffic), no link roof, replayed
+from a CUDA graph whose capture the trace lacks, copies without a byte
+count; else ``no time measured`` or ``no counters``.
 """
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ NO_LINK = "no link roof"
 HELPER = "helper of a modelled operator"
 NO_TIME = "no time measured"
 NO_COUNTERS = "no counters"
+GRAPH_REPLAY = "replayed from a CUDA graph"
+NO_BYTES = "no byte count recorded"
 FIXES = {
     BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
                     "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
@@ -87,6 +90,12 @@ FIXES = {
              "copy, a layout transform)"),
     NO_TIME: "the profile has counters but no time for it: merge a trace of the same run (--merge)",
     NO_COUNTERS: "the profile has neither counters nor an operator model for it: collect FLOP and byte metrics",
+    GRAPH_REPLAY: ("launched by cudaGraphLaunch/hipGraphLaunch, which replays kernels captured earlier: the "
+                   "shapes are on the launches recorded during the capture, which this trace does not hold; "
+                   "profile the capture too, or a step run without graphs (vLLM --enforce-eager, "
+                   "torch.compile mode other than reduce-overhead)"),
+    NO_BYTES: ("copies or sets whose events carry no byte count (no args.bytes, and no runtime call with "
+               "their correlation names one): nothing sizes their traffic"),
 }
 WITHOUT_WORK = tuple(FIXES)
 REASONS = REASONS + WITHOUT_WORK

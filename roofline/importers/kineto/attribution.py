@@ -38,6 +38,7 @@ from . import comms as C
 from .compiled import apply_inductor_counts
 from .events import decoded_launch
 from .operators import OpEvents, OpTree, build, shape_label
+from .replay import capture_operators, captured_launches, replayed
 from .why import WhyOf
 
 # Operator families (roofline.ops) as kernel families where the kernel's
@@ -220,15 +221,24 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     tree = build(ops) if len(ops) and (ops.has_shapes or gpu.extras.op_counts) else None
     if tree is not None and gpu.extras.op_counts:      # Inductor's own counts win (.compiled)
         apply_inductor_counts(tree, ops, gpu.extras)
-    op_of = _launch_operators(gpu, ops, tree)
+    call = _runtime_calls(gpu)
+    op_of = _launch_operators(gpu, ops, tree, call)
+    replays = replayed(call, gpu.api_graph)
+    kernels = captures = np.zeros(0, dtype=np.int64)
+    if replays.any() and len(ops):
+        locate = _Enclosing(ops, tree.parent if tree is not None else None).at_many
+        kernels, captures = captured_launches(gpu.kernel_names, gpu.kernel_ts,
+                                              capture_operators(gpu, ops, op_of, replays, locate), replays)
+        op_of[kernels] = captures
     if len(ops):
         _warn_no_shapes(ops, warnings)
     share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
+    share[kernels] = share[kernels] > 0     # each replay of a graph does its captured launch's whole work
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
     comm = C.launch_comms(gpu, ops, op_of, tree.parent if tree is not None else None,
                           getattr(gpu.extras, "job", None) or C.Job())
-    why = WhyOf(gpu, ops, tree, op_of, comm)
+    why = WhyOf(gpu, ops, tree, op_of, comm, replays=replays)
     groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm)
     if links is not None:
         links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm)
@@ -268,7 +278,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     return out
 
 
-def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None) -> np.ndarray:
+def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None, call: np.ndarray) -> np.ndarray:
     """Index of the operator behind each kernel launch (-1: none): the
     innermost operator on the launching thread whose interval holds the
     runtime call with the kernel's correlation id; else the operator with
@@ -279,7 +289,6 @@ def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None) -> np.ndarray:
     if not len(ops):
         return op_of
     enclosing = _Enclosing(ops, tree.parent if tree is not None else None)
-    call = _runtime_calls(gpu)
     linked = np.flatnonzero(call >= 0)
     if len(linked):
         rows = call[linked].tolist()

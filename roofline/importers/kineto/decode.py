@@ -40,6 +40,9 @@ _ARG_FIELDS = [
     ("bytes", object, None),
     ("size", object, None),
     ("kind", object, None),
+    # the kernel a ROCm runtime launch names (roctracer): the launches of a
+    # graph's capture, whose kernels run only when the graph is replayed (.replay)
+    ("kernel", object, None),
     ("grid", msgspec.Raw, msgspec.field(default=None)),
     ("block", msgspec.Raw, msgspec.field(default=None)),
     ("registers", object, msgspec.field(default=None, name="registers per thread")),

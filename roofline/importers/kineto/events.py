@@ -26,6 +26,7 @@ from ..base import MAX_TIME_S
 from . import decode
 from .extras import Extras
 from .operators import OpEvents
+from .replay import graph_launch_rows
 
 KERNEL_CATS = frozenset({"kernel"})
 OP_CATS = frozenset({"cpu_op", "operator"})
@@ -115,6 +116,8 @@ class GpuEvents:
         self.api_tid: list = []
         self.api_ts: list = []
         self.api_ext_col: list = []
+        self.api_graph: set = set()       # rows of the calls that launch a CUDA/HIP graph (.replay)
+        self.api_kernel: dict = {}        # row -> the kernel name a launch call carries (ROCm)
         self.pending_bytes: list = []
         self.starts: list[float] = []
         self.ends: list[float] = []
@@ -311,6 +314,11 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
     for name, d in zip(names, dur.tolist()):     # in file order: the sums don't depend on the chunks
         api[name] = api.get(name, 0.0) + d * 1e-6
     corr = decode.correlations(args)
+    gpu.api_graph.update(graph_launch_rows(names, len(gpu.api_corr)))
+    kernels = list(map(_KERNEL_OF, args)) if None not in args else [None if a is None else a.kernel for a in args]
+    if kernels.count(None) != len(kernels):
+        first = len(gpu.api_corr)
+        gpu.api_kernel.update((first + i, k) for i, k in enumerate(kernels) if isinstance(k, str) and k)
     gpu.api_corr += corr
     gpu.api_tid += list(map(_TID_OF, events))
     gpu.api_ts += ts.tolist()
@@ -378,7 +386,7 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
         device_time[device] = device_time.get(device, 0.0) + d
 
 
-_DEVICE_OF = operator.attrgetter("device")
+_DEVICE_OF, _KERNEL_OF = operator.attrgetter("device"), operator.attrgetter("kernel")
 _SIZES_OF = operator.attrgetter("bytes", "size")
 
 

@@ -6,6 +6,8 @@ launch (docs/pytorch.md, "Kernels without work"):
   profiler's CPU window** (the GPU buffer was flushed, the CPU side was not
   recorded yet);
 * otherwise, no operator encloses its launch: **no launching operator**;
+  where that launch replayed a CUDA/HIP graph whose capture the trace
+  does not hold (:mod:`.replay`): **replayed from a CUDA graph**;
 * a communication kernel without a size (or of 0 elements, or one rank):
   its collective's reason (:mod:`.comms`);
 * its operator, or one around it, is a **compiled graph**
@@ -39,8 +41,9 @@ class WhyOf:
     """``why(j)``: the reason launch ``j`` got no work (computed once per
     operator)."""
 
-    def __init__(self, gpu, ops, tree, op_of: np.ndarray, comms, parent=None):
+    def __init__(self, gpu, ops, tree, op_of: np.ndarray, comms, parent=None, replays=None):
         self.gpu, self.ops, self.tree, self.op_of, self.comms = gpu, ops, tree, op_of, comms
+        self.replays = replays            # bool per launch: replayed from a CUDA/HIP graph (.replay)
         self._parent = parent if parent is not None else (tree.parent if tree is not None else None)
         self._by_op: dict[int, str] = {}
         self._first_corr = None
@@ -58,11 +61,11 @@ class WhyOf:
             return R.BEFORE_WINDOW
         if j in self.comms.why:
             return self.comms.why[j]
-        if o < 0:
-            return R.NO_OPERATOR
-        why = self._by_op.get(o)
+        why = R.NO_OPERATOR if o < 0 else self._by_op.get(o)
         if why is None:
             why = self._by_op[o] = self._operator(o)
+        if why in (R.NO_OPERATOR, R.COMPILED) and self.replays is not None and self.replays[j]:
+            return R.GRAPH_REPLAY        # its launch is in the graph's capture, not beside it
         return why
 
     def _before_window(self, j: int) -> bool:
