@@ -34,15 +34,17 @@ rank's link), ``a2a`` (all-to-all), ``p2p`` (send/recv) or ``nvls``
 
 The time on the roof (``LinkRoofs``) is ``t = alpha + bus bytes / roof``,
 the roof the link's bus bandwidth (see :meth:`LinkRoofs.roof`) and
-``alpha`` a latency **simplified from NCCL's tuning model**
+``alpha`` a latency **floor taken from NCCL's tuning model**
 (``src/graph/tuning.cc`` of NVIDIA/nccl, ``ncclTopoTuneModel``): NCCL's
 ring algorithm with the LL protocol (the least latency it models) for
-every collective, a base latency plus a per-step latency per hop (NVLink,
-PCIe or network), ``2(n-1)`` steps for an all-reduce, ``n-1`` for
+every collective, a per-step latency per hop (NVLink, PCIe or network)
+without NCCL's base latency (``base_latency_s`` 0 in the profiles' link
+roofs: a tuning estimate that real small collectives beat, so no floor), ``2(n-1)`` steps for an all-reduce, ``n-1`` for
 all-gather and reduce-scatter and ``n`` for broadcast and reduce (NCCL's
 ``nsteps``; every step over the network when the group spans nodes, as
-NCCL's ring broadcast and reduce count them), and NCCL's own NVLS latency
-for its NVLS algorithms. Where it departs from NCCL (:func:`latency_steps`):
+NCCL's ring broadcast and reduce count them), and for NCCL's NVLS
+algorithms two steps (``nvls_latency_s``: the reduction in the switch and
+the multicast; NCCL's own NVLS latency, 25 us, is again an estimate). Where it departs from NCCL (:func:`latency_steps`):
 no tree, PAT or CollNet latencies (a ring is assumed whatever the kernel
 name says); broadcast and reduce never take NCCL's single-step
 ``sameChannels`` case (the trace does not say); every inter-node step
@@ -51,7 +53,7 @@ and a network overhead per step, and the tree network latency at one rank
 per node); all-to-all and send/recv (point-to-point in NCCL, outside its
 tuning model) take one step, gather and scatter ``n-1``; PyTorch's
 symmetric-memory ``multimem`` all-reduce (no NCCL kernel) two NVLink
-steps on the ring base latency.
+steps.
 """
 from __future__ import annotations
 
