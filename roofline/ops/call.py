@@ -99,6 +99,23 @@ class Tensor:
         return dtype_precision(self.dtype)
 
 
+def distinct_elements(shape: tuple, strides) -> int:
+    """The elements of memory a tensor argument of ``shape`` and ``strides``
+    occupies (what reading all of it must fetch at least once): an expanded
+    (stride-0) dimension holds one element, not its size, and the count is
+    at most the storage span ``1 + sum((size - 1) x |stride|)`` (views whose
+    strides overlap, as ``unfold`` makes). Without usable strides (absent,
+    of another rank, not ints) the shape's element count. A contiguous or
+    merely permuted/sliced tensor gives its element count, as before."""
+    numel = math.prod(shape)
+    if (not isinstance(strides, tuple) or len(strides) != len(shape) or numel == 0
+            or not all(isinstance(s, int) and not isinstance(s, bool) for s in strides)):
+        return numel
+    held = math.prod(d for d, s in zip(shape, strides) if s != 0)
+    span = 1 + sum((d - 1) * abs(s) for d, s in zip(shape, strides))
+    return min(held, span)
+
+
 def dtype_bytes(dtype: str) -> int:
     return _DTYPES.get(dtype, (4, "fp32"))[0]
 
@@ -175,6 +192,25 @@ class Args:
 
     def tensors(self) -> list[Tensor]:
         return [t for t in (self.tensor(i) for i in range(len(self))) if t is not None]
+
+    def strides(self, i: int):
+        """The recorded strides of argument ``i`` (None when not recorded)."""
+        st = self.call.strides
+        return st[i] if i < len(st) and isinstance(st[i], tuple) else None
+
+    def distinct(self, i: int) -> int:
+        """Elements argument ``i`` (a tensor) occupies in memory:
+        :func:`distinct_elements` of its shape and recorded strides."""
+        return distinct_elements(self.need(i).shape, self.strides(i))
+
+    def stored_bytes(self, i: int) -> int:
+        """Bytes argument ``i`` (a tensor) occupies in memory: what reading
+        all of it fetches at least (an expanded index counts its storage)."""
+        return self.distinct(i) * self.need(i).itemsize
+
+    def tensor_positions(self) -> list[int]:
+        """Positions of the tensor arguments, in order (as :meth:`tensors`)."""
+        return [i for i in range(len(self)) if self.tensor(i) is not None]
 
     def tensor_list(self, i: int) -> list[Tensor] | None:
         dims, types = self.call.dims, self.call.types

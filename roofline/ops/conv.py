@@ -9,6 +9,24 @@ point scatters into K/g x R... outputs, MACs = N C I... (K/g) R....
 Backward (``output_mask``): grad input and grad weight cost the forward's
 MACs each; grad bias is read and written but its additions are not
 counted, as the forward's bias is not (torch's convention).
+
+Bytes: weight, bias and output once each; the input by the **distinct
+elements the convolution touches**. Along each spatial dimension output
+``o`` reads the positions ``o stride - pad + k dilation`` (``k`` < taps)
+that fall inside the input; the touched pixels are the product of the
+per-dimension counts (:func:`touched`). Every pixel is touched by most
+convolutions, whose input then counts whole as before; a stride larger
+than the filter's extent (a 1x1, stride-2 down-sampling conv reads every
+other row and column: a quarter of the input), or a stride and dilation
+with a common factor, skips pixels, and those are not compulsory traffic.
+This is a lower bound: in NCHW a skipped pixel of a row may share a cache
+line with a read one, so the DRAM traffic is nearer the whole rows (only
+skipped rows are saved); in NHWC a pixel is C contiguous elements (64
+bf16 channels = 128 B, a cache line) and the count is close to what
+moves. A transposed convolution reads every input point. The grad-weight
+part of the backward reads the input likewise (only touched pixels); the
+grad input is written whole (its untouched pixels are zeros the kernel
+writes).
 """
 from __future__ import annotations
 
@@ -71,6 +89,24 @@ class Geometry:
     macs: int
     out_shape: tuple
     out_channels: int
+    pixels: int = 1          # input pixels per image and channel
+    read_pixels: int = 1     # of them, the ones some output reads
+
+
+def touched(size: int, out: int, stride: int, pad: int, dilation: int, taps: int) -> int:
+    """Distinct input positions along one dimension that the outputs
+    ``0..out-1`` read: ``o stride - pad + k dilation`` for ``k`` < ``taps``,
+    inside ``[0, size)`` (``size`` when every position is read)."""
+    if size <= 0 or out <= 0 or taps <= 0 or stride <= 0:
+        return size
+    mark = bytearray(size)
+    for k in range(taps):
+        start = k * dilation - pad                  # the position output 0 reads at tap k
+        lo = 0 if start >= 0 else (-start + stride - 1) // stride
+        hi = min(out - 1, (size - 1 - start) // stride) if start <= size - 1 else -1
+        if hi >= lo:
+            mark[start + lo * stride:start + hi * stride + 1:stride] = b"\x01" * (hi - lo + 1)
+    return size - mark.count(0)
 
 
 def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geometry:
@@ -88,6 +124,7 @@ def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geomet
                   else bool(args.value(layout.transposed, False)))
     groups = _groups(args, layout, c)
     padding = _padding(args, layout.padding, rank)
+    pixels = read_pixels = math.prod(spatial)
     if transposed:
         extra = (args.ints(layout.output_padding, rank, 0) if layout.output_padding is not None
                  else (0,) * rank)
@@ -103,9 +140,20 @@ def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geomet
                         for i, s, p, d, r in zip(spatial, stride, padding, dilation, taps))
         k = w.shape[0]
         macs = n * k * math.prod(out) * (c // groups) * math.prod(taps)
+        if padding != "same" and min(out) > 0:
+            read_pixels = math.prod(touched(i, o, s, p, d, r)
+                                    for i, o, s, p, d, r in zip(spatial, out, stride, padding, dilation, taps))
     if min(out) <= 0:
         raise LookupError(f"convolution output {out} is empty")
-    return Geometry(macs, ((n,) if batched else ()) + (k,) + out, k)
+    return Geometry(macs, ((n,) if batched else ()) + (k,) + out, k, pixels, read_pixels)
+
+
+def _read_bytes(x, g: Geometry) -> int:
+    """Bytes of the input the convolution touches: all of it but for the
+    pixels no output reads (the touched pixels of every image and channel)."""
+    if g.read_pixels >= g.pixels or g.pixels <= 0:
+        return x.nbytes
+    return x.numel // g.pixels * g.read_pixels * x.itemsize
 
 
 def _groups(args: Args, layout: Layout, channels: int) -> int:
@@ -133,7 +181,7 @@ def forward(layout: Layout):
         bias = args.tensor(layout.bias) if layout.bias is not None else None
         g = geometry(args, layout)
         out_bytes = math.prod(g.out_shape) * x.itemsize
-        nbytes = x.nbytes + w.nbytes + (bias.nbytes if bias else 0) + out_bytes
+        nbytes = _read_bytes(x, g) + w.nbytes + (bias.nbytes if bias else 0) + out_bytes
         return work({dtype_precision(x.dtype): 2 * g.macs}, nbytes, "convolution", matrix=True,
                     args=args)
     return model
@@ -152,7 +200,7 @@ def backward(args: Args) -> OpWork:
     if mask[0]:
         nbytes += w.nbytes + x.nbytes          # read weight, write grad input
     if mask[1]:
-        nbytes += x.nbytes + w.nbytes          # read input, write grad weight
+        nbytes += _read_bytes(x, g) + w.nbytes  # read input (the touched pixels), write grad weight
     if mask[2]:
         nbytes += g.out_channels * x.itemsize
     return work({dtype_precision(x.dtype): 2 * macs}, nbytes, "convolution", matrix=True,

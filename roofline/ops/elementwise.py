@@ -6,7 +6,9 @@ operator's formula per output element (``exp``, ``erf``, ``tanh``,
 selections count 0. Half-precision data is computed in fp32 (PyTorch's
 ``opmath`` type), so its FLOPs go on the fp32 units; integer and bool
 arithmetic is not counted (the operator is placed by its bytes). Bytes: every tensor
-input read once (broadcast inputs once, not once per use) and the output
+input read once (broadcast inputs once, not once per use; an input expanded
+to its shape, with stride-0 dimensions in the recorded strides, by the
+storage it occupies: :func:`.call.distinct_elements`) and the output
 written once; an in-place operator writes its first argument and reads it
 only when the formula does (``add_`` does, ``fill_`` does not).
 """
@@ -72,7 +74,8 @@ def pointwise(name: str):
     per_element = COST[base]
 
     def model(args: Args) -> OpWork:
-        tensors = args.tensors()
+        at = args.tensor_positions()
+        tensors = [args.need(i) for i in at]
         if not tensors:
             raise LookupError(f"{name} without tensor arguments")
         if inplace:
@@ -80,8 +83,8 @@ def pointwise(name: str):
         else:
             out_shape, out_dtype = broadcast(*(t.shape for t in tensors)), _out_dtype(base, tensors)
         out = math.prod(out_shape)
-        reads = tensors[1:] if inplace and base in WRITE_ONLY else tensors
-        nbytes = sum(t.nbytes for t in reads) + out * dtype_bytes(out_dtype)
+        reads = at[1:] if inplace and base in WRITE_ONLY else at
+        nbytes = sum(args.stored_bytes(i) for i in reads) + out * dtype_bytes(out_dtype)
         cost = _cost(base, args)
         if base == "native_dropout":
             nbytes += out                     # the bool mask it also returns
@@ -105,7 +108,7 @@ def to_copy(args: Args) -> OpWork:
     """``_to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format)``."""
     x = args.need(0)
     out = args.dtype_code(1) or x.dtype
-    return work({}, x.nbytes + x.numel * dtype_bytes(out), "copy", args=args)
+    return work({}, args.stored_bytes(0) + x.numel * dtype_bytes(out), "copy", args=args)
 
 
 def cat(args: Args) -> OpWork:

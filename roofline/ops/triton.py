@@ -31,10 +31,22 @@ Work, most trusted first:
   know count 0 and are named in the assumptions. Half types compute in
   fp32, integer arithmetic is not counted (as for ATen element-wise ops).
 
-An ``in_out_ptr`` is read and written but appears once among the pointers:
-the bytes stay a lower bound (TraceLens adds the output write for every
-pointwise kernel; this does not, since the pointers do not say which is
-written).
+An ``in_out_ptr`` is read and written but appears once among the pointers,
+and the launch does not name its pointers; it is counted twice only where
+the launch shows it (:func:`in_place_buffer`). Inductor orders a kernel's
+pointers ``in_out_ptr*``, then ``in_ptr*``, then ``out_ptr*``
+(``KernelArgs.python_argdefs``), and a pointwise kernel stores every
+element of its iteration space (``xnumel``) into each buffer it writes. So
+when the *last* pointer of a pointwise launch holds fewer elements than
+``xnumel``, it cannot be written: the kernel has no ``out_ptr`` and what it
+stores goes to ``in_out_ptr0``, the first pointer, read and written
+(``triton_poi_fused_addmm_gelu_view_15(in_out_ptr0 [2, 4096, 9728],
+in_ptr0 [9728], xnumel)``: the GEMM's result read, bias and GELU applied,
+written back). Everything else stays counted once, a lower bound, where
+the pointers alone cannot tell an in-place launch from an out-of-place one
+(``(in_out_ptr0, in_ptr0)`` and ``(in_ptr0, out_ptr0)`` of the same shape
+look alike): TraceLens adds an output write for every pointwise kernel;
+this does not.
 """
 from __future__ import annotations
 
@@ -43,7 +55,7 @@ import re
 from functools import lru_cache
 
 from . import elementwise, norm, reduction, softmax
-from .call import Args, OpWork, Tensor, dtype_bytes, dtype_precision, tensor_core_key, vector_precision, work  # noqa: F401
+from .call import Args, OpWork, Tensor, distinct_elements, dtype_bytes, dtype_precision, tensor_core_key, vector_precision, work  # noqa: F401
 from .views import VIEWS
 
 PREFIX = "triton_"
@@ -139,21 +151,43 @@ def _ints(concrete) -> list[int]:
 
 
 def _distinct_numel(t: Tensor, strides) -> int:
-    """Elements a tensor argument holds: expanded (stride 0) dims count once."""
-    if isinstance(strides, tuple) and len(strides) == len(t.shape):
-        return math.prod(s for s, st in zip(t.shape, strides) if st != 0)
-    return t.numel
+    """Elements a tensor argument holds: expanded (stride 0) dims count once
+    (:func:`.call.distinct_elements`)."""
+    return distinct_elements(t.shape, strides)
 
 
 def _bytes(args: Args) -> float:
-    total = 0.0
-    for i in range(len(args)):
-        t = args.tensor(i)
-        if t is None:
-            continue
-        strides = args.call.strides[i] if i < len(args.call.strides) else None
-        total += _distinct_numel(t, strides) * t.itemsize
-    return total
+    return float(sum(args.stored_bytes(i) for i in args.tensor_positions()))
+
+
+# fused ops that store through an index (into a buffer smaller than the
+# iteration space): with one of them the last pointer may be written
+_INDIRECT_STORE = ("scatter", "put", "index_add", "index_copy", "embedding_dense_backward",
+                   "bincount", "histc", "masked_scatter")
+
+
+def in_place_buffer(kind: str, ops: tuple, unknown: tuple, args: Args) -> int | None:
+    """The position of the buffer a pointwise launch reads and writes
+    (``in_out_ptr0``), where the launch shows there is one; else None.
+
+    The evidence (see the module doc): the kernel is pointwise (``poi``)
+    with one integer argument, ``xnumel`` (a second one could be a size
+    variable ``ks0`` or ``ynumel``, and the iteration space would be
+    unsure); its first pointer holds exactly ``xnumel`` elements; its last
+    pointer holds fewer, so it cannot be the ``out_ptr`` a pointwise store
+    fills, and no fused op stores through an index (``index_put``,
+    ``scatter``: those write a smaller buffer). Then the kernel has no
+    ``out_ptr`` and its first pointer is ``in_out_ptr0``."""
+    if kind != "poi" or any(any(w in op for w in _INDIRECT_STORE) for op in ops + unknown):
+        return None
+    ints = [v for v in _ints(args.call.concrete) if v > 0]
+    at = args.tensor_positions()
+    if len(ints) != 1 or len(at) < 2:
+        return None
+    xnumel = ints[0]
+    if args.distinct(at[0]) != xnumel or args.distinct(at[-1]) >= xnumel:
+        return None
+    return at[0]
 
 
 def _domain(kind: str, args: Args, tensors: list[Tensor]) -> tuple[float, str]:
@@ -189,7 +223,13 @@ def pointwise_work(kind: str, ops: tuple, unknown: tuple, args: Args) -> OpWork:
     if note:
         notes.append(note)
     family = {"poi": "elementwise", "for": "elementwise"}.get(kind, "reduction")
-    return work({precision: per_element * domain} if precision else {}, _bytes(args), family, args=args,
+    nbytes = _bytes(args)
+    inout = in_place_buffer(kind, ops, unknown, args)
+    if inout is not None:
+        nbytes += args.stored_bytes(inout)
+        notes.append("in place: the first pointer (in_out_ptr0) read and written; the last holds fewer "
+                     "elements than xnumel, so it is no output")
+    return work({precision: per_element * domain} if precision else {}, nbytes, family, args=args,
                 assumptions=tuple(notes))
 
 
