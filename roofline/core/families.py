@@ -43,9 +43,17 @@ Rules, in order (``FAMILIES`` lists the names)
    combine, ``dpsk::ep::``/``deep_ep::``; PyTorch symmetric memory's
    ``multimem_all_reduce`` and one/two-shot all-reduce; vLLM's custom
    all-reduce ``cross_device_reduce_*``; MSCCL, NVSHMEM). Not "reduction":
-   they are bound by the interconnect.
+   they are bound by the interconnect. DeepEP's ``get_dispatch_layout``
+   only counts tokens per rank on one GPU: ``other``.
 4. ``attention``: fused attention (``flash_fwd_kernel``, ``fmha_cutlassF``,
-   ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``).
+   ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``, SageAttention's
+   ``sage_fwd``).
+4a. ``elementwise`` before the library rules: a transpose in any
+   namespace (``dpsk::grouped_gemm::...::transpose``), rotary embeddings
+   (``vllm::rotary_embedding_kernel``), SwiGLU.
+4b. ``embedding``: fbgemm_gpu's table-batched embedding lookups
+   (``split_embedding_codegen_forward_*``, ``split_embedding_backward_*``,
+   ``embedding_bag``): gathers of table rows, memory-bound.
 5. ``winograd``: fused and non-fused Winograd convolution
    (``maxwell_scudnn_winograd_*``, ``cudnn::winograd_nonfused::*``,
    ``generateWinogradTilesKernel``): any name containing ``winograd``.
@@ -143,16 +151,22 @@ import numpy as np
 from .model import Kernel
 
 FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
-            "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax",
+            "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax", "embedding",
             "pooling", "conv_custom", "reduction", "elementwise", "other")
 
 _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern)) for family, pattern in (
     ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )*memcpy(\b|[hdp]2[hdp]|(htod|dtoh|dtod|htoh|ptop)\b)"
                r"|^\s*\[?\s*copy(host|device)to(host|device)\b"),
     ("memset", r"^\s*\[?\s*(cuda |hip )?memset\b|^\s*fillbuffer\b"),
+    # DeepEP's layout pass counts the tokens each rank gets: local work, no traffic
+    ("other", r"get_dispatch_layout"),
     ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"
                       r"|dpsk::ep::|deep_?ep::|multimem|cross_device_reduce|msccl|nvshmem"),
-    ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_"),
+    ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_|(^|[_:\s])sage_?(fwd|bwd|attn)"),
+    # a transpose in a GEMM library's namespace (dpsk::grouped_gemm::...::transpose) moves data
+    ("elementwise", r"::(batched_)?transpose\b|rotary_?emb|swiglu"),
+    # table-batched embedding lookups of recommendation models (fbgemm_gpu TBE)
+    ("embedding", r"split_embedding|embedding_?bag|(^|[_:\s])embedding_(forward|backward)"),
     ("winograd", r"winograd"),
     ("fft", r"fft|_r2c|_c2r|\br2c|\bc2r|flip_filter|compute_gemm_pointers"
             r"|cgemm|gemv\w*<[^()]*\b(float2|double2|cucomplex|cudoublecomplex)\b"),
