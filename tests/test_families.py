@@ -171,6 +171,15 @@ REALDATA = [
 
 MORE = [
     ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "communication"),
+    # names from real traces in HTA, TraceLens and deepseek-ai/profile-data that the rules misfiled
+    ("void fbgemm_gpu::split_embedding_codegen_forward_unweighted_kernel<float, float, float, long, 8, 32>"
+     "(at::PackedTensorAccessor64<float, 1ul, at::RestrictPtrTraits>)", "embedding"),
+    ("sage_fwd", "attention"),
+    ("void dpsk::grouped_gemm::cuda::utils::transpose<512, 128, 4, 4>(int, int)", "elementwise"),
+    ("void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*)", "elementwise"),
+    ("swiglu_forward_backward_with_weight_impl", "elementwise"),
+    ("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*)", "other"),
+    ("void dpsk::ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", "communication"),
     ("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t>, false, "
      "false, false, false, true, false>(Flash_fwd_params)", "attention"),
     ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
