@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .names import (NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
+from .names import (Match, NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
                     resolve_reported, resolve_typed, shown_properties)
 from ..core.errors import ProfileError, UnknownDeviceError
 from ..core.model import Device
+from .figures import figures as profile_figures, gpu_figures, memory_note, narrowed, shown_figure, shown_figures, telling
 
 CPU_PROFILE = "my-cpu"          # what `roofline measure` saves for this machine's CPU
 _HEAD_BYTES = 256 * 1024        # the keys read below sit before a measured profile's raw samples
@@ -45,6 +46,8 @@ class ProfileInfo:
     capability: str | None
     gpu_name: str | None            # the GPU a measured profile was measured on
     identity: dict | None = None    # what a file's device properties must match (AMD profiles)
+    sms: int | None = None          # SMs or compute units, as the profile states them
+    memory_bytes: float | None = None
 
     @property
     def shown(self) -> str:
@@ -77,7 +80,16 @@ def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
         head = ""
     found = {f: (m.group(1) if (m := rx.search(head)) else None) for f, rx in _LINE.items()}
     return ProfileInfo(stem, Path(path), origin, found["name"] or stem, found["kind"],
-                       found["compute_capability"], found["gpu_name"], _identity(found, found["name"] or stem))
+                       found["compute_capability"], found["gpu_name"], _identity(found, found["name"] or stem),
+                       _number(found["sms"], int), _number(found["dram_bytes"], float))
+
+
+def _number(text, kind):
+    try:
+        value = kind(float(text)) if text is not None else None
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value if value is not None and value > 0 else None
 
 
 def _identity(found: dict, shown: str) -> dict | None:
@@ -107,8 +119,12 @@ def known_devices(infos: dict[str, ProfileInfo] | None = None) -> str:
 def device_for(results, requested: str | None = None) -> DeviceChoice:
     """The profile for the kernels of ``results`` (import results): the one
     ``requested`` names (a name as typed, or a path), else the GPU the files
-    name, else their compute capability, else my-cpu for a PyTorch CPU
-    trace. Raises UnknownDeviceError saying which --device values exist."""
+    name (their SM count and memory telling apart profiles the name fits
+    equally), else their compute capability, else the one profile their
+    device properties single out (a trace that names no GPU: PyTorch on
+    ROCm), else my-cpu for a PyTorch CPU trace; never my-cpu for a trace
+    with GPU kernels. Raises UnknownDeviceError saying which --device values
+    exist."""
     infos = profile_infos()
     if requested:
         choice = _typed(str(requested), infos)
@@ -124,10 +140,13 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
     capabilities = list(dict.fromkeys(c for r in results if (c := getattr(r, "compute_capability", None))))
     if capabilities:
         return _by_capability(capabilities[0], results, infos)
+    properties = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
+    if properties is not None:
+        return _by_properties(properties, results, infos)
     if results and all(_ran_on_cpu(r) for r in results):
         return _cpu(infos)
-    raise UnknownDeviceError(f"{_paths(results)}: the file does not name its GPU; pass --device "
-                             f"({known_devices(infos)})")
+    raise UnknownDeviceError(f"{_paths(results)}: the file does not name its GPU{_nameless(results)}; "
+                             f"pass --device ({known_devices(infos)})")
 
 
 def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
@@ -148,9 +167,7 @@ def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:
 def _reported(name: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
     properties = _properties(results, name)
     try:
-        match, info = _match_reported(name, infos)
-        if match is None:
-            match, info = _match_properties(name, properties, infos)
+        match, info = _match_named(name, properties, infos, _source(results))
     except NameError_ as exc:
         raise UnknownDeviceError(f"{_path_naming(results, name)}: {exc}; pass --device with one of them"
                                  ) from None
@@ -175,6 +192,43 @@ def _match_reported(name: str, infos: dict[str, ProfileInfo]):
     if match is None or match.conflicts:
         match = resolve_reported(name, {s: i.shown for s, i in gpus.items()})
     return (match, gpus[match.stem]) if match else (None, None)
+
+
+def _match_named(name: str, properties, infos: dict[str, ProfileInfo], source: str = "its device properties"):
+    """(Match, ProfileInfo) or (None, None) for the GPU a file names: by
+    the name, the profiles it fits equally told apart by the SM count
+    (then memory) the file gives (an "NVIDIA H100" of 132 SMs is the SXM
+    card, the PCIe one has 114), else by the device properties alone.
+    Raises NameError_ when nothing tells them apart."""
+    try:
+        match, info = _match_reported(name, infos)
+    except NameError_ as exc:
+        match = _tie_broken(name, exc, properties, infos, source)
+        if match is None:
+            raise
+        return match, infos[match.stem]
+    if match is None:
+        match, info = _match_properties(name, properties, infos)
+    return match, info
+
+
+def _tie_broken(name: str, exc: NameError_, properties, infos: dict[str, ProfileInfo], source: str):
+    """The Match among the profiles a name fits equally that alone agrees
+    with the file's device properties, or None."""
+    given = gpu_figures(properties)
+    candidates = {s: profile_figures(infos[s]) for s in exc.candidates if s in infos}
+    if not given or given.get("sms") is None or len(candidates) < 2:
+        return None
+    steps = narrowed(given, candidates)
+    if len(steps[-1][1]) != 1:
+        return None
+    stem = steps[-1][1][0]
+    others = [s for s in sorted(candidates) if s != stem]
+    theirs = "; ".join(f"{s} has {shown_figure(k, candidates[s].get(k), given)}" for s in others
+                       for k in [telling(given, candidates[stem], candidates[s])] if k)
+    note = (f"the file names {name}, which fits {', '.join(sorted(candidates))} equally; {source} give "
+            f"{shown_figures(given)}: those of {stem}" + (f" ({theirs})" if theirs else ""))
+    return Match(stem, note + memory_note(given, candidates[stem], stem))
 
 
 def _match_properties(name: str, properties, infos: dict[str, ProfileInfo]):
@@ -216,13 +270,98 @@ def _compute_signature(info: ProfileInfo):
     return tuple(sorted((p, round(c.value, -6)) for p, c in device.compute.items()))
 
 
+def _source(results) -> str:
+    kineto = any(getattr(r, "format", None) in ("kineto", "rank") for r in results)
+    return "its deviceProperties" if kineto else "its device properties"
+
+
+def _subject(results) -> str:
+    return "the trace" if any(getattr(r, "format", None) in ("kineto", "rank") for r in results) else "the file"
+
+
+def _nameless(results) -> str:
+    """Why a file that names nothing is not a CPU trace, when it says so."""
+    if any(getattr(r, "device_kind", None) == "gpu" and getattr(r, "format", None) == "kineto" for r in results):
+        return " (it holds GPU kernels, and no deviceProperties to tell the GPU by)"
+    return ""
+
+
+def _by_properties(properties, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    """The profile for a GPU a file does not name, when its device
+    properties single one out (an MI300X traced by PyTorch on ROCm gives
+    "name": "" with compute capability 9.4, 304 compute units, 192 GiB)."""
+    given = gpu_figures(properties)
+    said = f"{_subject(results)} names no GPU; {_source(results)} give {shown_figures(given)}"
+    gpus = {s: i for s, i in infos.items() if i.kind != "cpu"}
+    figures = {s: profile_figures(i) for s, i in gpus.items()}
+    steps = narrowed(given, figures)
+    first, left = steps[0][1], steps[-1][1]
+    saved = [s for s in left if gpus[s].origin == "saved"]
+    if len(left) > 1 and len(saved) == 1:
+        left = saved
+    if len(left) == 1:
+        stem = left[0]
+        others = [f"{s} has {shown_figure(k, figures[s].get(k), given)}" for s in first if s != stem
+                  for k in [telling(given, figures[stem], figures[s])] if k]
+        measured = " (measured by `roofline measure`)" if gpus[stem].origin == "saved" else ""
+        reason = (f"{said}: {stem} is the only profile with them{measured}"
+                  + (f" ({'; '.join(others)})" if others else "") + memory_note(given, figures[stem], stem))
+        return DeviceChoice(_load(gpus[stem]), stem, reason)
+    if left and len({repr(_compute_signature(gpus[s])) for s in left}) == 1:
+        memory = given.get("memory_bytes")
+        stem = (min(left, key=lambda s: abs((figures[s].get("memory_bytes") or 0) - memory)) if memory
+                else left[0])
+        reason = (f"{said}: {stem} assumed: the profiles with them ({', '.join(left)}) have the same compute "
+                  "ceilings and differ in memory; pass --device to choose")
+        reason += memory_note(given, figures[stem], stem)
+        return DeviceChoice(_load(gpus[stem]), stem, reason)
+    if left:
+        raise UnknownDeviceError(f"{_paths(results)}: {said}, which fit {len(left)} profiles that compute "
+                                 f"differently ({', '.join(left)}): pass --device with one of them")
+    near = ""
+    if first and "sms" in given:
+        near = " (" + "; ".join(f"{s} has {shown_figure('sms', figures[s].get('sms'), given)}"
+                                for s in first) + ")"
+    elif "capability" in given:
+        near = f" (none is of compute capability {given['capability']}" + (
+            f" with warp size {given['warp_size']}" if "warp_size" in given else "") + ")"
+    raise UnknownDeviceError(f"{_paths(results)}: {said}, which no profile has{near}: pass --device with the "
+                             f"closest one or a measured profile ({known_devices(infos)})")
+
+
+def _figures_mismatch(choice: DeviceChoice, results) -> str | None:
+    """A warning when --device is given for a file that names no GPU and
+    its device properties are not the profile's."""
+    device = choice.device
+    if any(getattr(r, "compute_capability", None) for r in results):
+        return None                 # said by the compute capability's own warning
+    if device.kind == "cpu" and results and all(getattr(r, "device_kind", None) == "gpu" for r in results):
+        return (f"{_paths(results)} holds GPU kernels but --device gives the CPU profile {choice.profile}: "
+                "the kernels are placed on a CPU's roofs")
+    given = next((g for r in results if (g := gpu_figures(getattr(r, "device_properties", None)))), None)
+    if not given or device.kind != "gpu":
+        return None
+    arch = device.architecture
+    theirs = {"capability": arch.get("gfxip_version") or arch.get("compute_capability"), "sms": arch.get("sms"),
+              "warp_size": arch.get("wavefront_size") or (32 if arch.get("compute_capability") else None)}
+    differ = [k for k in ("capability", "sms", "warp_size")
+              if k in given and theirs[k] is not None and str(theirs[k]) != str(given[k])]
+    if not differ:
+        return None
+    shown = ", ".join(shown_figure(k, theirs[k], theirs) for k in differ)
+    return (f"{_paths(results)}: {_source(results)} give {shown_figures(given)} but --device gives "
+            f"{device.name!r} ({shown}): the roofs are {device.name}'s")
+
+
 def _ran_on_cpu(result) -> bool:
     kind = getattr(result, "device_kind", None)
     if kind is not None:
         return kind == "cpu"
-    # readers that do not set device_kind yet: a Kineto trace that names no GPU is a CPU trace
+    # a result made without device_kind (the Kineto reader sets it): a Kineto
+    # trace that says nothing of a GPU is a CPU trace
     return (result.format == "kineto" and not getattr(result, "device_name", None)
-            and not getattr(result, "compute_capability", None))
+            and not getattr(result, "compute_capability", None)
+            and not gpu_figures(getattr(result, "device_properties", None)))
 
 
 def _cpu(infos: dict[str, ProfileInfo]) -> DeviceChoice:
@@ -251,7 +390,8 @@ def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> t
                 f"{given}, of compute capability {theirs}: the roofs are {choice.device.name}'s",)
     if results and all(_ran_on_cpu(r) for r in results) and choice.device.kind == "gpu":
         return (f"{_paths(results)} is a PyTorch CPU trace but --device gives the GPU {given}",)
-    return ()
+    differ = _figures_mismatch(choice, results)
+    return (differ,) if differ else ()
 
 
 def _same_gpu(named: str, choice: DeviceChoice, infos: dict[str, ProfileInfo], properties=None) -> bool:
@@ -262,9 +402,7 @@ def _same_gpu(named: str, choice: DeviceChoice, infos: dict[str, ProfileInfo], p
     if key(named) == key(device.name) or named == device.architecture.get("gpu_name"):
         return True
     try:
-        match, info = _match_reported(named, infos)
-        if match is None:
-            match, info = _match_properties(named, properties, infos)
+        match, info = _match_named(named, properties, infos)
     except NameError_ as exc:           # several fit equally: any of them is the GPU
         return choice.profile in exc.candidates
     if match is not None:

@@ -78,3 +78,25 @@ def test_a_kernel_that_ran_at_its_launch_is_not_a_capture():
     got = rows(events)
     assert got[("Cijk_gemm", "aten::mm")].count == 1
     assert got[("Cijk_gemm", "")].why == R.GRAPH_REPLAY
+
+
+def memcpy(ts, corr, nbytes=None):
+    args = {"correlation": corr, "device": 0, "stream": 7}
+    if nbytes is not None:
+        args["bytes"] = nbytes
+    return {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0, "tid": 7,
+            "ts": ts, "dur": 4.0, "args": args}
+
+
+def test_copies_keep_the_bytes_they_have_and_the_rest_say_why():
+    """A copy group with bytes on some events only (TraceLens resnet_act_checkpoint: 366 of 550): the
+    sized events keep their bytes; the others, launched before the CPU window, are a row of their own."""
+    events = [memcpy(0, 3),                                            # before the first runtime call
+              runtime("cudaMemcpyAsync", 10, 20, 1), memcpy(12, 20, 1000),
+              runtime("cudaMemcpyAsync", 30, 21, 2), memcpy(32, 21, 3000)]
+    got = {k.name: k for k in parse({"traceEvents": events}).kernels}
+    sized = got["Memcpy DtoD (Device -> Device)"]
+    assert (sized.count, sized.bytes) == (2, {"DRAM": 2 * 4000.0}) and not sized.why
+    rest = got["Memcpy DtoD (Device -> Device) (events without bytes)"]
+    assert (rest.count, rest.bytes, rest.why) == (1, {}, R.BEFORE_WINDOW)
+    assert rest.time_s == sized.time_s / 2

@@ -118,6 +118,7 @@ class GpuEvents:
         self.api_ext_col: list = []
         self.api_graph: set = set()       # rows of the calls that launch a CUDA/HIP graph (.replay)
         self.api_kernel: dict = {}        # row -> the kernel name a launch call carries (ROCm)
+        self.other_categories: dict[str, int] = {}   # events of categories not read, per category
         self.pending_bytes: list = []
         self.starts: list[float] = []
         self.ends: list[float] = []
@@ -152,7 +153,8 @@ _NAME_OF, _TS_OF, _DUR_OF = (operator.attrgetter(f) for f in ("name", "ts", "dur
 def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Span, path: Path) -> None:
     """Add one chunk's complete events, kind by kind, as columns (a Python
     loop per event was most of the reading time of a big trace)."""
-    batches = {kind: complete for kind, events in _by_kind(chunk).items() if (complete := _complete(events))}
+    batches = {kind: complete for kind, events in _by_kind(chunk, gpu.other_categories).items()
+               if (complete := _complete(events))}
     where = _Where(chunk, first, path)
     for e in batches.pop("range", ()):
         try:
@@ -191,9 +193,10 @@ def _complete(events: list) -> list:
     return events if phases.count("X") == len(phases) else [e for e, ph in zip(events, phases) if ph == "X"]
 
 
-def _by_kind(events: list) -> dict[str, list]:
+def _by_kind(events: list, dropped: dict | None = None) -> dict[str, list]:
     """Events by kind (kernel, op, api, copy: memcpy and memset, range), each
-    list in file order; events of other categories are dropped."""
+    list in file order; events of other categories are dropped (counted per
+    category in ``dropped``: a device roofline does not read, MTIA's)."""
     cats = list(map(_CAT_OF, events))
     try:
         distinct = set(cats)
@@ -203,6 +206,10 @@ def _by_kind(events: list) -> dict[str, list]:
     kinds = [None, "kernel", "op", "api", "copy", "range", "annotation"]
     code_of = {c: kinds.index(_batch_kind(c)) for c in distinct}
     codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
+    if dropped is not None:
+        for c in distinct:
+            if code_of[c] == 0 and isinstance(c, str) and c not in _FLOWS:
+                dropped[c] = dropped.get(c, 0) + cats.count(c)
     out = {}
     for code in sorted(set(code_of.values()) - {0}):
         idx = np.flatnonzero(codes == code).tolist()
@@ -211,6 +218,8 @@ def _by_kind(events: list) -> dict[str, list]:
 
 
 _COPY_OR = {"memcpy": "copy", "memset": "copy"}
+# flow arrows between a launch and its kernel: every GPU trace has them, not worth a count
+_FLOWS = frozenset({"ac2g", "async_cpu_to_gpu"})
 
 
 def _batch_kind(cat) -> str | None:
@@ -404,13 +413,13 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
     gpu.ends.append(ts + dur)
     g = gpu.copies.get(name)
     if g is None:
-        g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "all_bytes": True, "family": kind,
+        g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "family": kind,
                                 "kind": str(args.kind) if args is not None and args.kind is not None else ""}
     g["n"] += 1
     g["t"] += dur
     nbytes = args.bytes if args is not None else None
     if nbytes is None:
-        gpu.pending_bytes.append((g, args.correlation if args is not None else None))
+        gpu.pending_bytes.append((g, args.correlation if args is not None else None, dur))
     elif _size(nbytes) is None:
         where.fail(e, f"({name!r}): bytes is not a byte count from 0 to 2**53: {_short(nbytes)}")
     else:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...core import reasons as R
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
@@ -67,8 +68,9 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
     properties = _cpu_identity(trace) if cpu_trace else _identity(device)
     communication = comm_launches(gpu, links["comm"]) if "comm" in links else None
-    return KinetoResult(str(path), "kineto", tuple(out), device_name=device["name"] if device else None,
-                        program=program, warnings=tuple(warnings), rank=_rank(trace.distributedInfo),
+    return KinetoResult(str(path), "kineto", tuple(out), device_name=_named(device),
+                        program=program, warnings=tuple(warnings) + _device_notes(trace, gpu, cpu_trace),
+                        rank=_rank(trace.distributedInfo), device_kind="cpu" if cpu_trace else "gpu",
                         device_properties=properties, phases=split, communication=communication)
 
 
@@ -117,27 +119,47 @@ def _range_only_kernels(gpu: GpuEvents, warnings: list[Advice]) -> list[Kernel]:
 
 
 def _copy_kernels(gpu: GpuEvents, warnings: list[Advice]) -> list[Kernel]:
-    for g, corr in gpu.pending_bytes:
-        size = gpu.api_sizes.get(corr) if corr is not None else None
-        if size is None or not math.isfinite(size) or size < 0:
-            g["all_bytes"] = False
-        else:
-            g["bytes"] += size
+    """A row per copy/set name with the bytes its events carry (or their
+    runtime calls name); its events without a byte count in a row of their
+    own, without bytes, saying why."""
+    unsized = _unsized_copies(gpu)
     out, partial = [], []
     for name, g in gpu.copies.items():
-        if not g["all_bytes"]:
-            nbytes = {}
+        n, t, early = unsized.get(id(g), (0, 0.0, True))
+        if n:
             partial.append(name)
-        elif g["family"] == "memset":
-            nbytes = {"DRAM": g["bytes"]}
-        else:
-            nbytes = copy_levels(name, g["bytes"], g["kind"])
-        out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], bytes=nbytes, family=g["family"]))
+        if n < g["n"]:
+            nbytes = {"DRAM": g["bytes"]} if g["family"] == "memset" else copy_levels(name, g["bytes"], g["kind"])
+            out.append(Kernel(name=name, time_s=(g["t"] - t) * 1e-6, count=g["n"] - n, bytes=nbytes,
+                              family=g["family"]))
+        if n:
+            out.append(Kernel(name=name if n == g["n"] else f"{name} (events without bytes)", time_s=t * 1e-6,
+                              count=n, family=g["family"], why=R.BEFORE_WINDOW if early else R.NO_BYTES))
     if partial:
-        warnings.append(Advice(f"{len(partial)} copy/set group(s) lack byte counts for some events "
-                               f"({', '.join(partial[:3])}); their bytes are left unknown",
-                               "record with a newer PyTorch profiler, which writes args.bytes",
-                               subject="kineto"))
+        warnings.append(Advice(f"{len(partial)} copy/set group(s) have events without a byte count "
+                               f"({', '.join(partial[:3])}): those events are a row of their own, without bytes",
+                               "events launched before the profiler's CPU window have no runtime call to name "
+                               "their size (start the profiler a step earlier); older profilers write no "
+                               "args.bytes at all", subject="kineto"))
+    return out
+
+
+def _unsized_copies(gpu: GpuEvents) -> dict[int, tuple[int, float, bool]]:
+    """Per copy group (by id): how many of its events have no byte count,
+    their time (us), and whether every one of them was launched before the
+    CPU window (its correlation below the first runtime call's); the bytes
+    the runtime calls name are added to the groups."""
+    first = min((c for c in gpu.api_corr if isinstance(c, (int, float)) and not isinstance(c, bool)),
+                default=math.inf)
+    out: dict[int, tuple[int, float, bool]] = {}
+    for g, corr, dur in gpu.pending_bytes:
+        size = gpu.api_sizes.get(corr) if corr is not None else None
+        if size is None or not math.isfinite(size) or size < 0:
+            n, t, early = out.get(id(g), (0, 0.0, True))
+            before = isinstance(corr, (int, float)) and not isinstance(corr, bool) and corr < first
+            out[id(g)] = (n + 1, t + dur, early and before)
+        else:
+            g["bytes"] += size
     return out
 
 
@@ -188,3 +210,62 @@ def _identity(entry: dict | None) -> dict | None:
 
 def _whole(value, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _named(device: dict | None) -> str | None:
+    """The GPU's name in deviceProperties; None where it is blank (PyTorch on
+    ROCm writes "name": "" for an MI300X), so its figures pick the profile."""
+    name = device.get("name") if device else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
+# Categories of events of a device other than a CUDA or ROCm GPU (Meta's
+# MTIA: mtia_ccp_events, mtia_runtime; Intel's XPU, Gaudi's HPU, Ascend's NPU ...)
+_OTHER_DEVICE = re.compile(r"(?:^|[^a-z])(mtia|xpu|hpu|npu|mlu|ipu|tpu|privateuse1?|accelerator)(?:[^a-z]|$)")
+# GPU categories roofline does not read, which say a GPU ran where no kernel was recorded
+_GPU_SIDE = re.compile(r"^(gpu|cuda|hip|rocm)_")
+
+
+def _device_notes(trace, gpu: GpuEvents, cpu_trace: bool) -> tuple[Advice, ...]:
+    """Warnings for device activity the rows leave out: events of a device
+    roofline does not read, and a trace that lists GPUs in deviceProperties
+    but records no GPU activity (its operator times are host times)."""
+    out = []
+    counts = _other_categories(trace, gpu)
+    unread = {c: n for c, n in counts.items()
+              if _OTHER_DEVICE.search(c.lower()) or (cpu_trace and _GPU_SIDE.match(c.lower()))}
+    if unread:
+        listed = sorted(unread.items(), key=lambda cn: (-cn[1], cn[0]))
+        shown = ", ".join(f"{c} {n:,}" for c, n in listed[:4]) + (f" and {len(listed) - 4} more"
+                                                                  if len(listed) > 4 else "")
+        what = ("the rows are its host operators, timed on the CPU" if cpu_trace
+                else "they are left out of the rows")
+        out.append(Advice(f"the trace holds {sum(unread.values()):,} events of a device roofline does not "
+                          f"read ({shown}): {what}",
+                          "roofline places CUDA and ROCm kernels; the device's own work is not placed",
+                          subject="devices"))
+    gpus = _listed_gpus(trace.deviceProperties)
+    if cpu_trace and gpus and not unread:
+        names = sorted({g for g in gpus if g})
+        said = f" ({', '.join(names[:2])}{' ...' if len(names) > 2 else ''})" if names else ""
+        plural = "s" if len(gpus) != 1 else ""
+        out.append(Advice(f"the trace lists {len(gpus)} GPU{plural}{said} in deviceProperties but holds no "
+                          "GPU activity: if the model ran on a GPU, the operator times are host launch times, "
+                          "not work",
+                          "record with ProfilerActivity.CUDA to get the GPU's kernels", subject="devices"))
+    return tuple(out)
+
+
+def _listed_gpus(properties) -> list[str]:
+    """The names of the GPUs deviceProperties lists ("" for a nameless one)."""
+    if not isinstance(properties, list):
+        return []
+    return [p.get("name") if isinstance(p.get("name"), str) else "" for p in properties if isinstance(p, dict)
+            and (isinstance(p.get("name"), str) and p["name"].strip() or _whole(p.get("numSms"), 1)
+                 or _whole(p.get("computeMajor"), 1))]
+
+
+def _other_categories(trace, gpu: GpuEvents) -> dict[str, int]:
+    """Events per category the reader does not read, as the event reader
+    counted them (GpuEvents.other_categories)."""
+    return dict(gpu.other_categories)
