@@ -42,11 +42,6 @@ DISAGREE = {
 # the fbgemm TBE names are long: matched by their start
 DISAGREE_PREFIX = {
     "void bounds_check_indices_kernel<long, false>(": "other",
-    "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<": "other",
-    "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_warp_per_row_1<": "other",
-    "void split_embedding_codegen_forward_unweighted_kernel<": "other",
-    "void split_embedding_codegen_forward_weighted_kernel<": "other",
-    "void split_embedding_codegen_grad_indice_weights_kernel<": "other",
 }
 
 
