@@ -39,7 +39,7 @@ no launching operator, no shapes recorded, a compiled graph without
 shapes, a custom extension kernel, no model for its operator, a
 collective without a size (or with no traffic), no link roof, replayed
 from a CUDA graph whose capture the trace lacks, copies without a byte
-count; else ``no time measured`` or ``no counters``.
+count, an operator with shapes but no dtypes; else ``no time measured`` or ``no counters``.
 """
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ NO_TIME = "no time measured"
 NO_COUNTERS = "no counters"
 GRAPH_REPLAY = "replayed from a CUDA graph"
 NO_BYTES = "no byte count recorded"
+NO_DTYPES = "no dtypes recorded"
 FIXES = {
     BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
                     "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
@@ -94,6 +95,8 @@ FIXES = {
                    "shapes are on the launches recorded during the capture, which this trace does not hold; "
                    "profile the capture too, or a step run without graphs (vLLM --enforce-eager, "
                    "torch.compile mode other than reduce-overhead)"),
+    NO_DTYPES: ("its operator has shapes but no dtypes (an empty Input type: PyTorch before 1.10), and bytes and "
+                "the precision's roof need them: record with a newer torch and record_shapes=True"),
     NO_BYTES: ("copies or sets whose events carry no byte count (no args.bytes, and no runtime call with "
                "their correlation names one): nothing sizes their traffic"),
 }

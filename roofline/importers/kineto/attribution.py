@@ -33,13 +33,13 @@ from ...core.errors import Advice
 from ...core.families import family_of
 from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
-from ...ops import has_model, tensor_core_key
+from ...ops import tensor_core_key
 from . import comms as C
 from .compiled import apply_inductor_counts
 from .events import decoded_launch
 from .operators import OpEvents, OpTree, build, shape_label
 from .replay import capture_operators, captured_launches, replayed
-from .why import WhyOf
+from .why import WhyOf, warn_unknown
 
 # Operator families (roofline.ops) as kernel families where the kernel's
 # own name says nothing (family "other").
@@ -84,7 +84,7 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
     out = [_row(key, g, threads) for key, g in groups.items()]
     if links is not None:
         links.update(op_row=op_row, self_time_us=tree.self_time_us, parent=tree.parent)
-    _warn_unknown(out, warnings, what="operator")
+    warn_unknown(out, warnings, what="operator")
     _check_torch_flops(ops, tree, warnings)
     return out
 
@@ -273,7 +273,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
                                "from Ampere on, the roof is the tensor_tf32 one (GPUs without TF32 "
                                "stay on fp32)", subject="precision"))
     if tree is not None:
-        _warn_unknown(out, warnings, what="kernel")
+        warn_unknown(out, warnings, what="kernel")
         _check_torch_flops(ops, tree, warnings)
     return out
 
@@ -437,39 +437,6 @@ def _warn_no_shapes(ops: OpEvents, warnings: list[Advice]) -> None:
         warnings.append(Advice(
             f"the trace's {len(ops)} PyTorch operators have no input shapes, so their work cannot be modelled",
             "record with torch.profiler.profile(record_shapes=True)", subject="kineto"))
-
-
-def _warn_unknown(kernels: list[Kernel], warnings: list[Advice], what: str, listed: int = 5) -> None:
-    """Unmodelled work by operator name and share of time: the next model to write."""
-    total = sum(k.time_s for k in kernels if math.isfinite(k.time_s))
-    if total <= 0:
-        return
-    unmodelled: dict[str, float] = {}
-    helpers: dict[str, float] = {}
-    for k in kernels:
-        if not k.flops and not k.bytes and k.family not in ("memcpy", "memset"):
-            # a kernel of a modelled operator without its work is a helper
-            # launched beside the main kernel (bias copy, layout transform)
-            bucket = helpers if k.operator and has_model(k.operator) else unmodelled
-            key = k.operator or "(no operator)"
-            bucket[key] = bucket.get(key, 0.0) + (k.time_s if math.isfinite(k.time_s) else 0.0)
-    if unmodelled:
-        warnings.append(Advice(
-            f"{sum(unmodelled.values()) / total:.1%} of {what} time has no operator model: "
-            f"{_top(unmodelled, total, listed)}",
-            "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
-    if helpers:
-        warnings.append(Advice(
-            f"{sum(helpers.values()) / total:.1%} of {what} time is in kernels launched beside the "
-            f"main kernel of a modelled operator, which takes its work: {_top(helpers, total, listed)}",
-            "these stay unknown (bias copies, layout transforms: their work is not modelled)",
-            subject="models"))
-
-
-def _top(times: dict[str, float], total: float, listed: int) -> str:
-    top = sorted(times.items(), key=lambda kv: -kv[1])
-    shown = ", ".join(f"{name} {t / total:.1%}" for name, t in top[:listed])
-    return shown + (f" and {len(top) - listed} more" if len(top) > listed else "")
 
 
 def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:

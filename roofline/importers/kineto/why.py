@@ -15,6 +15,9 @@ launch (docs/pytorch.md, "Kernels without work"):
   Region``) and has no shapes: nothing in the trace sizes the kernel;
 * the trace recorded no shapes at all, or not for this operator: **no
   shapes recorded**;
+* an ATen operator with a model but no dtypes in the trace (PyTorch
+  before 1.10 wrote ``Input dims`` and an empty ``Input type``): **no dtypes
+  recorded**;
 * an ATen operator with a model whose work went to another kernel it
   launched: a **helper** (bias copy, layout transform); one without a
   model (or whose arguments its model cannot read): **no model for the
@@ -29,6 +32,7 @@ import math
 import numpy as np
 
 from ...core import reasons as R
+from ...core.errors import Advice
 from ...ops import has_model
 from .operators import is_autograd
 
@@ -91,6 +95,8 @@ class WhyOf:
             if not shapes:
                 return R.NO_SHAPES
             work = self.tree.work[o] if self.tree is not None else None
+            if work is None and has_model(name) and not _types(ops.decoded(ops.call[o])[1]):
+                return R.NO_DTYPES       # 2021 traces: Input dims without Input type
             return R.HELPER if work is not None and has_model(name) else R.NO_MODEL
         if "::" in name and not name.startswith(_FRAMEWORK) and not is_autograd(name):
             return R.EXTENSION
@@ -105,7 +111,52 @@ class WhyOf:
         return False
 
 
+def _types(types) -> bool:
+    """Whether a call's ``Input type`` names a dtype of any argument."""
+    return isinstance(types, list) and any(isinstance(t, str) and t.strip() for t in types)
+
+
 def _number(x) -> float | None:
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return None
     return float(x)
+
+
+def warn_unknown(kernels: list, warnings: list[Advice], what: str, listed: int = 5) -> None:
+    """Unmodelled work by operator name and share of time: the next model to write."""
+    total = sum(k.time_s for k in kernels if math.isfinite(k.time_s))
+    if total <= 0:
+        return
+    unmodelled: dict[str, float] = {}
+    helpers: dict[str, float] = {}
+    for k in kernels:
+        if not k.flops and not k.bytes and k.family not in ("memcpy", "memset"):
+            # as the row says why (.why): a helper launched beside the main
+            # kernel of a modelled operator (bias copy, layout transform), or
+            # an operator without a model; other reasons are no model's fault
+            why = getattr(k, "why", "")
+            if why == R.HELPER or (not why and k.operator and has_model(k.operator)):
+                bucket = helpers
+            elif why in ("", R.NO_MODEL, R.EXTENSION):
+                bucket = unmodelled
+            else:
+                continue
+            key = k.operator or "(no operator)"
+            bucket[key] = bucket.get(key, 0.0) + (k.time_s if math.isfinite(k.time_s) else 0.0)
+    if unmodelled:
+        warnings.append(Advice(
+            f"{sum(unmodelled.values()) / total:.1%} of {what} time has no operator model: "
+            f"{_top(unmodelled, total, listed)}",
+            "these stay unknown; docs/pytorch.md lists the operators modelled", subject="models"))
+    if helpers:
+        warnings.append(Advice(
+            f"{sum(helpers.values()) / total:.1%} of {what} time is in kernels launched beside the "
+            f"main kernel of a modelled operator, which takes its work: {_top(helpers, total, listed)}",
+            "these stay unknown (bias copies, layout transforms: their work is not modelled)",
+            subject="models"))
+
+
+def _top(times: dict[str, float], total: float, listed: int) -> str:
+    top = sorted(times.items(), key=lambda kv: -kv[1])
+    shown = ", ".join(f"{name} {t / total:.1%}" for name, t in top[:listed])
+    return shown + (f" and {len(top) - listed} more" if len(top) > listed else "")
