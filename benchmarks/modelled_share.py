@@ -37,7 +37,9 @@ def shares(paths: list[str]) -> dict:
             if any(v > 0 for v in k.flops.values()) or any(v > 0 for v in k.bytes.values()):
                 worked += t
             else:
-                left[getattr(k, "why", "") or "(no reason given)"] += t
+                why = getattr(k, "why", "") or ("dispatch (modelled: no work of its own)"
+                                                if getattr(k, "modelled", False) else "(no reason given)")
+                left[why] += t
             if k.family == "communication":
                 comm += t
                 comm_sized += t if any(lv.startswith("comm:") and v > 0 for lv, v in k.bytes.items()) else 0.0

@@ -137,3 +137,22 @@ def test_b200_custom_kernels_are_extensions():
     assert {"vllm::moe_forward", "_C::fused_add_rms_norm"} <= ext
     assert all(k.why in R.WITHOUT_WORK for k in r.kernels if not k.flops and not k.bytes
                and k.family not in ("memcpy", "memset"))
+
+
+def test_cpu_trace_rows_without_work_say_why():
+    """On a CPU trace an operator's own time is the row: without a model,
+    of a custom namespace or without shapes it says so, as a kernel would."""
+    from roofline.importers.kineto import parse
+
+    def op(name, ts, dims=None):
+        args = {"External id": ts}
+        if dims is not None:
+            args.update({"Input Dims": dims, "Input type": ["float"] * len(dims)})
+        return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": 5, "args": args}
+
+    got = {k.operator: k for k in parse({"traceEvents": [
+        op("aten::frobnicate", 0, [[8, 8]]), op("myext::fused_thing", 10, [[8, 8]]),
+        op("aten::mm", 20, [[8, 8], [8, 8]])]}).kernels}
+    assert got["aten::frobnicate"].why == R.NO_MODEL
+    assert got["myext::fused_thing"].why == R.EXTENSION
+    assert not got["aten::mm"].why and got["aten::mm"].flops

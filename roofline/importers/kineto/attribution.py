@@ -75,13 +75,15 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
-                               "row": len(groups)}
+                               "row": len(groups), "first": i}
         op_row[i] = g["row"]
         g["t"] += tree.self_time_us[i]
         g["n"] += 1
         if key[2] == "work":
             _add_work(g, w, 1.0, gpu=False)
-    out = [_row(key, g, threads) for key, g in groups.items()]
+    why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
+    out = [_row(key, g, threads, why.operator_reason(g["first"]) if key[2] == "unknown" else "")
+           for key, g in groups.items()]
     if links is not None:
         links.update(op_row=op_row, self_time_us=tree.self_time_us, parent=tree.parent)
     warn_unknown(out, warnings, what="operator")
@@ -89,12 +91,12 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
     return out
 
 
-def _row(key: tuple, g: dict, threads: int | None) -> Kernel:
+def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
     name, shapes, state = key
     label = f"{name}({shapes})" if shapes else name
     if state == "unknown":
         return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
-                      operator=name, threads=threads)
+                      operator=name, threads=threads, why=why)
     flops = g["flops"] or {"fp32": 0.0}
     return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
                   family=_op_family(name, g["family"]) if state == "work" else "overhead",

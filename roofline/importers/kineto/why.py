@@ -67,7 +67,7 @@ class WhyOf:
             return self.comms.why[j]
         why = R.NO_OPERATOR if o < 0 else self._by_op.get(o)
         if why is None:
-            why = self._by_op[o] = self._operator(o)
+            why = self._by_op[o] = self.operator_reason(o)
         if why in (R.NO_OPERATOR, R.COMPILED) and self.replays is not None and self.replays[j]:
             return R.GRAPH_REPLAY        # its launch is in the graph's capture, not beside it
         return why
@@ -81,7 +81,8 @@ class WhyOf:
             self._first_corr = min(ids) if ids else math.inf
         return corr < self._first_corr
 
-    def _operator(self, o: int) -> str:
+    def operator_reason(self, o: int) -> str:
+        """Why operator ``o``'s kernels (or, on a CPU trace, its own time) got no work."""
         ops = self.ops
         name = ops.names[o]
         shapes = ops.call[o] >= 0
