@@ -243,7 +243,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     why = WhyOf(gpu, ops, tree, op_of, comm, replays=replays)
     groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm)
     if links is not None:
-        links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm)
+        links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm, call=call)
     out = []
     counted = _counter_rows(gpu, groups)
     assumed_fp32 = False

@@ -142,7 +142,7 @@ def operator_phases(ops: OpEvents, parent: np.ndarray | None = None) -> np.ndarr
     if parent is None:
         parent = _nesting(ops)[0]
     names = {name: bool(_AUTOGRAD_OP.search(str(name))) for name in set(ops.names)}
-    backward = np.fromiter((names[x] for x in ops.names), dtype=bool, count=n)
+    backward = np.fromiter(map(names.__getitem__, ops.names), dtype=bool, count=n)
     backward |= np.asarray(ops.backward, dtype=bool) if len(ops.backward) == n else False
     for level in _levels(parent):          # what autograd runs, it runs all the way down
         backward[level] |= backward[parent[level]]
@@ -165,16 +165,18 @@ def _basis(ops: OpEvents, steps) -> tuple[str, ...]:
 
 
 def gpu_phases(gpu, ops: OpEvents, launch_row: np.ndarray, op_of: np.ndarray, parent,
-               extra_rows: list[tuple[int, float]]) -> PhaseTable | None:
+               extra_rows: list[tuple[int, float]], call: np.ndarray | None = None) -> PhaseTable | None:
     """Time per (row, step, phase) of a GPU trace's kernel launches;
     ``extra_rows``: (row, seconds) of the rows with no launches of their own
-    (copies, range-profiler rows), put under "other"."""
+    (copies, range-profiler rows), put under "other"; ``call``: each
+    launch's runtime call (attribution's, found again when not given)."""
     n = len(gpu.kernel_names)
     if n == 0 and not extra_rows:
         return None
-    from .attribution import _runtime_calls
     steps = _steps(ops)
-    call = _runtime_calls(gpu) if n else np.zeros(0, dtype=np.int64)
+    if call is None or len(call) != n:
+        from .attribution import _runtime_calls
+        call = _runtime_calls(gpu) if n else np.zeros(0, dtype=np.int64)
     api_ts = np.asarray(gpu.api_ts, dtype=float)
     op_ts = np.asarray(ops.ts, dtype=float) if len(ops) else np.zeros(0)
     when = np.where(call >= 0, api_ts[np.maximum(call, 0)] if len(api_ts) else np.nan,
@@ -184,7 +186,7 @@ def gpu_phases(gpu, ops: OpEvents, launch_row: np.ndarray, op_of: np.ndarray, pa
         by_op = operator_phases(ops, parent)
         phase[op_of >= 0] = by_op[op_of[op_of >= 0]]
     comm = {name: family_of(name) == "communication" for name in set(gpu.kernel_names)}
-    phase[np.fromiter((comm[x] for x in gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
+    phase[np.fromiter(map(comm.__getitem__, gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
     step = _step_of(steps, np.nan_to_num(when, nan=-np.inf))
     time = np.nan_to_num(np.asarray(gpu.kernel_dur, dtype=float)) * 1e-6
     rows = [np.asarray(launch_row, dtype=np.int64)] + [np.array([r]) for r, _ in extra_rows]

@@ -54,7 +54,8 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
         out += _copy_kernels(gpu, warnings)
         split = phases.gpu_phases(gpu, ops, links.get("launch_row", np.zeros(0, dtype=np.int64)),
                                   links.get("op_of", np.zeros(0, dtype=np.int64)), links.get("parent"),
-                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])])
+                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])],
+                                  call=links.get("call"))
     device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)
     if len(gpu.device_time) > 1:
         warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
@@ -149,12 +150,14 @@ def _unsized_copies(gpu: GpuEvents) -> dict[int, tuple[int, float, bool]]:
     their time (us), and whether every one of them was launched before the
     CPU window (its correlation below the first runtime call's); the bytes
     the runtime calls name are added to the groups."""
-    first = min((c for c in gpu.api_corr if isinstance(c, (int, float)) and not isinstance(c, bool)),
-                default=math.inf)
+    first = None
     out: dict[int, tuple[int, float, bool]] = {}
     for g, corr, dur in gpu.pending_bytes:
         size = gpu.api_sizes.get(corr) if corr is not None else None
         if size is None or not math.isfinite(size) or size < 0:
+            if first is None:      # the first runtime call's correlation, found once it is needed
+                first = min((c for c in gpu.api_corr if isinstance(c, (int, float)) and not isinstance(c, bool)),
+                            default=math.inf)
             n, t, early = out.get(id(g), (0, 0.0, True))
             before = isinstance(corr, (int, float)) and not isinstance(corr, bool) and corr < first
             out[id(g)] = (n + 1, t + dur, early and before)
