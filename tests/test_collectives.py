@@ -152,6 +152,13 @@ def test_old_schema_size_from_the_nccl_annotation_and_group_from_the_world():
     assert k.collective.nodes == 2 and "world size" in " ".join(k.collective.assumptions)
     assert k.collective.source == "nccl:all_reduce Input Dims"
     assert p.limiter[0] == "network"
+    # the row says what it assumed, in JSON as in the records
+    import json
+    from roofline.render.json_rows import placements_json_bytes
+    rec = [r for r in p.records() if r["collective"]][0]
+    assert rec["comm_assumed"] == "; ".join(k.collective.assumptions) and "world size" in rec["comm_assumed"]
+    fast = [r for r in json.loads(placements_json_bytes(p)) if r["collective"]][0]
+    assert fast["comm_assumed"] == rec["comm_assumed"] and set(fast) == set(rec)
 
 
 def test_group_from_allgather_shapes():
@@ -486,7 +493,8 @@ def test_cli_writes_the_collective_fields(tmp_path):
     out = subprocess.run([sys.executable, "-m", "roofline.cli.main", "classify", str(real_file(NCCL_DATA)),
                           "--format", "csv", "--network", "hdr"], capture_output=True, text=True, check=True)
     head = out.stdout.splitlines()[0].split(",")
-    assert head[-6:] == ["collective", "dtype", "group_size", "comm_bytes", "algbw_bytes_s", "busbw_bytes_s"]
+    assert head[-7:] == ["collective", "dtype", "group_size", "comm_bytes", "algbw_bytes_s", "busbw_bytes_s",
+                         "comm_assumed"]
     assert "all_reduce" in out.stdout and "using device profile a100" in out.stderr
     report = tmp_path / "r.html"
     subprocess.run([sys.executable, "-m", "roofline.cli.main", "report", str(NCCL_DATA), "-o", str(report)],

@@ -366,7 +366,8 @@ def _assumed(ks, has: np.ndarray) -> tuple:
     return tuple(counts.items())
 
 
-def _column(ks, key: str) -> np.ndarray:
+def column_of(ks, key: str) -> np.ndarray:
+    """The row values of the comm: quantity ``key`` (NaN where no row has it)."""
     return ks.bytes[key] if key in ks.bytes else np.full(len(ks), math.nan)
 
 
@@ -377,48 +378,6 @@ def bus_bytes(ks) -> np.ndarray:
         if key.startswith(_BUS):
             out = np.where(np.isnan(out), v, out + np.nan_to_num(v))
     return out
-
-
-COMM_FIELDS = ("collective", "dtype", "group_size", "comm_bytes", "algbw_bytes_s", "busbw_bytes_s")
-
-
-def comm_arrays(p) -> dict:
-    """The collective fields of ``classify``'s JSON/CSV as columns: the
-    collective, its dtype and group size (``""``/NaN where a row has none;
-    rows summed from several keep only the numbers), ``comm_bytes`` (``S``
-    per call), ``algbw_bytes_s`` and ``busbw_bytes_s`` (nccl-tests'
-    definitions: ``S / t`` and the bus bytes over the time)."""
-    ks = p.kernels
-    coll = ks.collectives
-    n = len(ks)
-    names, dtypes, group = np.full(n, "", dtype=object), np.full(n, "", dtype=object), np.full(n, math.nan)
-    for i in np.flatnonzero(np.not_equal(coll, None)).tolist():
-        c = coll[i]
-        names[i], dtypes[i] = c.name, c.dtype or ""
-        group[i] = c.group_size if c.group_size else math.nan
-    message, calls = _column(ks, MESSAGE), _column(ks, CALLS)
-    time = ks.time_s
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_call = message / calls
-        algbw = np.where(time > 0, message / time, math.nan)
-        busbw = np.where(time > 0, bus_bytes(ks) / time, math.nan)
-    return {"collective": names, "dtype": dtypes, "group_size": group, "comm_bytes": per_call,
-            "algbw_bytes_s": algbw, "busbw_bytes_s": busbw}
-
-
-def comm_columns(p, idx) -> dict:
-    """:func:`comm_arrays` for the rows at ``idx``, as lists (None where missing)."""
-    cols = {k: v[idx] for k, v in comm_arrays(p).items()}
-
-    def numbers(values):
-        out = np.asarray(values, dtype=float).astype(object)
-        out[~np.isfinite(np.asarray(values, dtype=float))] = None
-        return out.tolist()
-
-    return {"collective": [v or None for v in cols["collective"].tolist()],
-            "dtype": [v or None for v in cols["dtype"].tolist()],
-            "group_size": [int(v) if math.isfinite(v) else None for v in cols["group_size"].tolist()],
-            **{k: numbers(cols[k]) for k in COMM_FIELDS[3:]}}
 
 
 COLLECTIVE_ADVICE = ("the trace does not record it: a newer torch writes Group size and Process Group Ranks on "

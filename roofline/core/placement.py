@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import reasons as R
-from .comm import comm_columns, is_comm_key, link_times, link_warnings
+from .comm import is_comm_key, link_times, link_warnings
+from .comm_columns import comm_columns
 from .placement_warnings import ABOVE_ROOF_TOLERANCE, warn_above_roof, warn_missing, warn_substituted  # noqa: F401
 from .compulsory import place_compulsory
 from .cores import one_core_device

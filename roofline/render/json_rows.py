@@ -24,7 +24,8 @@ from typing import Iterator
 
 import numpy as np
 
-from ..core.comm import COMM_FIELDS, comm_arrays, is_comm_key
+from ..core.comm import is_comm_key
+from ..core.comm_columns import COMM_NUMBERS, COMM_TEXT, comm_arrays
 from ..core.placement import Placements
 from ..core.units import whole_counts
 
@@ -87,9 +88,10 @@ def _columns(p: Placements) -> list[tuple[str, str, object]]:
     cols.append(("intensity", "levels", p.intensity))
     cols += [(k, "float", getattr(p, k)) for k in RATES]
     comm = comm_arrays(p)           # the collective fields (roofline.core.comm)
-    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_FIELDS[:2]]
+    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_TEXT[:2]]
     cols.append(("group_size", "nint", comm["group_size"]))
-    cols += [(k, "float", comm[k]) for k in COMM_FIELDS[3:]]
+    cols += [(k, "float", comm[k]) for k in COMM_NUMBERS]
+    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_TEXT[2:]]
     return cols
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
-from ..core.comm import COMM_FIELDS, comm_arrays
+from ..core.comm_columns import COMM_FIELDS, comm_arrays
 from ..core.placement import Placements
 from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
