@@ -214,3 +214,18 @@ def test_kernels_without_evidence_of_in_place_are_counted_once(name, dims, strid
     w = _triton(name, dims, strides, concrete, types)
     assert w.bytes == want
     assert not any("in_out_ptr0" in a for a in w.assumptions)
+
+
+def test_layer_models_read_only_the_input_pixels_a_strided_layer_uses():
+    """The layer-level models (nvprof, nsys and XPlane convolutions) count
+    the input as the operator model does: a 1x1 stride-2 layer reads a
+    quarter of it; a 3x3 stride-1 layer all of it."""
+    from roofline.ops.layers import Conv2d, direct, explicit_gemm
+    down = Conv2d(512, 64, 56, 56, 128, 1, 1, stride=2, dtype_bytes=2)
+    assert down.read_input_elements * 4 == down.input_elements
+    assert direct(down).bytes_dram == (512 * 64 * 28 * 28 + 128 * 64 + 512 * 128 * 28 * 28) * 2
+    lowered = explicit_gemm(down).stages[0]
+    assert lowered.bytes_dram == (512 * 64 * 28 * 28) * 2 + (64 * 512 * 28 * 28) * 2
+    same = Conv2d(8, 64, 56, 56, 64, 3, 3, stride=1, padding=1)
+    assert same.read_input_elements == same.input_elements
+    assert direct(same).bytes_dram == (same.input_elements + same.filter_elements + same.output_elements) * 4

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..core.errors import RooflineError
 from ..core.model import Device, Kernel
+from .conv import touched
 
 PRECISION_OF_DTYPE = {8: "fp64", 4: "fp32", 2: "fp16", 1: "int8"}
 
@@ -102,6 +103,15 @@ class Conv2d:
     @property
     def input_elements(self) -> int:
         return self.n * self.c * self.h * self.w
+
+    @property
+    def read_input_elements(self) -> int:
+        """Input elements some output reads: all of them unless the stride
+        skips pixels (a 1x1 stride-2 layer reads a quarter; :func:`.conv.touched`)."""
+        st, pad, dil = (_pair(v) for v in (self.stride, self.padding, self.dilation))
+        rows = touched(self.h, self.p, st[0], pad[0], dil[0], self.r)
+        cols = touched(self.w, self.q, st[1], pad[1], dil[1], self.s)
+        return self.n * self.c * rows * cols
 
     @property
     def filter_elements(self) -> int:
@@ -180,9 +190,9 @@ def _whole(name: str, layer, stages, fused: bool, workspace: float = 0.0) -> Cos
 
 
 def direct(layer: Conv2d) -> Cost:
-    """Direct convolution: 2 N K C P Q R S FLOP; reads input and filters once,
-    writes the output once."""
-    nbytes = (layer.input_elements + layer.filter_elements + layer.output_elements) * layer.dtype_bytes
+    """Direct convolution: 2 N K C P Q R S FLOP; reads the input pixels
+    some output uses and the filters once, writes the output once."""
+    nbytes = (layer.read_input_elements + layer.filter_elements + layer.output_elements) * layer.dtype_bytes
     return Cost("direct", 2.0 * layer.macs, float(nbytes), layer.flop_precision, float(layer.macs))
 
 
@@ -199,12 +209,13 @@ def im2col_workspace_bytes(layer: Conv2d) -> int:
 
 
 def explicit_gemm(layer: Conv2d) -> Cost:
-    """im2col then GEMM, two kernels. im2col reads the input and writes the
-    workspace W = N C R S P Q elements (0 FLOP); the GEMM reads W back with
-    the filters and writes the output: bytes = NCHW + 2 W + KCRS + NKPQ.
+    """im2col then GEMM, two kernels. im2col reads the input (the pixels some
+    output uses: NCHW unless the stride skips some) and writes the workspace
+    W = N C R S P Q elements (0 FLOP); the GEMM reads W back with the
+    filters and writes the output: bytes = NCHW + 2 W + KCRS + NKPQ.
     Processing the batch in chunks shrinks the buffer, not the traffic."""
     dt, ws = layer.dtype_bytes, im2col_workspace_bytes(layer)
-    lower = Cost("im2col", 0.0, float(layer.input_elements * dt + ws), layer.flop_precision)
+    lower = Cost("im2col", 0.0, float(layer.read_input_elements * dt + ws), layer.flop_precision)
     product = Cost("gemm", 2.0 * layer.macs,
                    float(ws + (layer.filter_elements + layer.output_elements) * dt),
                    layer.flop_precision, float(layer.macs))
