@@ -270,13 +270,17 @@ def _compute_signature(info: ProfileInfo):
     return tuple(sorted((p, round(c.value, -6)) for p, c in device.compute.items()))
 
 
+def _traced(results) -> bool:
+    """Whether the results come from PyTorch traces (their figures are deviceProperties)."""
+    return any(getattr(r, "format", None) in ("kineto", "rank") for r in results)
+
+
 def _source(results) -> str:
-    kineto = any(getattr(r, "format", None) in ("kineto", "rank") for r in results)
-    return "its deviceProperties" if kineto else "its device properties"
+    return "its deviceProperties" if _traced(results) else "its device properties"
 
 
 def _subject(results) -> str:
-    return "the trace" if any(getattr(r, "format", None) in ("kineto", "rank") for r in results) else "the file"
+    return "the trace" if _traced(results) else "the file"
 
 
 def _nameless(results) -> str:

@@ -224,13 +224,14 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     if tree is not None and gpu.extras.op_counts:      # Inductor's own counts win (.compiled)
         apply_inductor_counts(tree, ops, gpu.extras)
     call = _runtime_calls(gpu)
-    op_of = _launch_operators(gpu, ops, tree, call)
+    enclosing = _Enclosing(ops, tree.parent if tree is not None else None) if len(ops) else None
+    op_of = _launch_operators(gpu, ops, enclosing, call)
     replays = replayed(call, gpu.api_graph)
     kernels = captures = np.zeros(0, dtype=np.int64)
-    if replays.any() and len(ops):
-        locate = _Enclosing(ops, tree.parent if tree is not None else None).at_many
+    if replays.any() and enclosing is not None:
         kernels, captures = captured_launches(gpu.kernel_names, gpu.kernel_ts,
-                                              capture_operators(gpu, ops, op_of, replays, locate), replays)
+                                              capture_operators(gpu, ops, op_of, replays, enclosing.at_many),
+                                              replays)
         op_of[kernels] = captures
     if len(ops):
         _warn_no_shapes(ops, warnings)
@@ -280,7 +281,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
     return out
 
 
-def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None, call: np.ndarray) -> np.ndarray:
+def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: np.ndarray) -> np.ndarray:
     """Index of the operator behind each kernel launch (-1: none): the
     innermost operator on the launching thread whose interval holds the
     runtime call with the kernel's correlation id; else the operator with
@@ -288,9 +289,8 @@ def _launch_operators(gpu, ops: OpEvents, tree: OpTree | None, call: np.ndarray)
     the operator in most, the correlation itself in some 2023 ones)."""
     n = len(gpu.kernel_names)
     op_of = np.full(n, -1, dtype=np.int64)
-    if not len(ops):
+    if enclosing is None:                  # no operators
         return op_of
-    enclosing = _Enclosing(ops, tree.parent if tree is not None else None)
     linked = np.flatnonzero(call >= 0)
     if len(linked):
         rows = call[linked].tolist()

@@ -152,11 +152,17 @@ def external_ids(args: list) -> list:
             for a in args]
 
 
+def field_of(args: list, getter) -> list:
+    """``getter(a)`` of each event's args (None without args), gathered in C
+    when every event has args."""
+    if None not in args:
+        return list(map(getter, args))
+    return [None if a is None else getter(a) for a in args]
+
+
 def correlations(args: list) -> list:
     """Each event's correlation id (None without args)."""
-    if None not in args:
-        return list(map(_CORRELATION_OF, args))
-    return [None if a is None else a.correlation for a in args]
+    return field_of(args, _CORRELATION_OF)
 
 
 def has_comm_fields(args) -> bool:

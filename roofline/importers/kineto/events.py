@@ -324,7 +324,7 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
         api[name] = api.get(name, 0.0) + d * 1e-6
     corr = decode.correlations(args)
     gpu.api_graph.update(graph_launch_rows(names, len(gpu.api_corr)))
-    kernels = list(map(_KERNEL_OF, args)) if None not in args else [None if a is None else a.kernel for a in args]
+    kernels = decode.field_of(args, _KERNEL_OF)
     if kernels.count(None) != len(kernels):
         first = len(gpu.api_corr)
         gpu.api_kernel.update((first + i, k) for i, k in enumerate(kernels) if isinstance(k, str) and k)
@@ -369,7 +369,7 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     gpu.kernel_corr += decode.correlations(args)
     # the launch fields gathered in C (attrgetter of four fields makes the
     # tuples); a loop then compares each with its name's first launch
-    raws = list(map(_LAUNCH_RAW, args)) if None not in args else list(map(_launch_raw, args))
+    raws = decode.field_of(args, _LAUNCH_RAW)
     launch, first = gpu.launch, gpu.launch_first
     for name, raw, a in zip(names, raws, args):
         known = launch.get(name)
@@ -401,11 +401,10 @@ _SIZES_OF = operator.attrgetter("bytes", "size")
 
 def _devices(events: list, args: list) -> list:
     """Each kernel's device: its args' ``device``, else its process id."""
-    if None not in args:
-        devices = list(map(_DEVICE_OF, args))        # gathered in C: kernels name their device
-        if None not in devices:
-            return devices
-    return [a.device if a is not None and a.device is not None else e.pid for e, a in zip(events, args)]
+    devices = decode.field_of(args, _DEVICE_OF)
+    if None not in devices:                 # kernels name their device
+        return devices
+    return [d if d is not None else e.pid for e, d in zip(events, devices)]
 
 
 def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, where: _Where, e) -> None:
@@ -426,13 +425,9 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
         g["bytes"] += _size(nbytes)
 
 
+# the launch fields as decoded (Raw compares by content): equal to the first
+# launch's, nothing needs checking field by field
 _LAUNCH_RAW = operator.attrgetter("grid", "block", "registers", "shared")
-
-
-def _launch_raw(args) -> tuple | None:
-    """The launch fields as decoded (Raw compares by content): equal to the
-    first launch's, nothing needs checking field by field."""
-    return None if args is None else _LAUNCH_RAW(args)
 
 
 def _launch_value(args, key: str):

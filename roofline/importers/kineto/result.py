@@ -25,6 +25,7 @@ from .comms import Job
 from .compiled import compiled_cpu_note
 from .events import GpuEvents
 from .overlap import comm_launches
+from .why import before_window, first_runtime_correlation
 from .operators import OpEvents
 
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
@@ -155,12 +156,10 @@ def _unsized_copies(gpu: GpuEvents) -> dict[int, tuple[int, float, bool]]:
     for g, corr, dur in gpu.pending_bytes:
         size = gpu.api_sizes.get(corr) if corr is not None else None
         if size is None or not math.isfinite(size) or size < 0:
-            if first is None:      # the first runtime call's correlation, found once it is needed
-                first = min((c for c in gpu.api_corr if isinstance(c, (int, float)) and not isinstance(c, bool)),
-                            default=math.inf)
+            if first is None:      # found once it is needed
+                first = first_runtime_correlation(gpu)
             n, t, early = out.get(id(g), (0, 0.0, True))
-            before = isinstance(corr, (int, float)) and not isinstance(corr, bool) and corr < first
-            out[id(g)] = (n + 1, t + dur, early and before)
+            out[id(g)] = (n + 1, t + dur, early and before_window(corr, first))
         else:
             g["bytes"] += size
     return out
@@ -234,8 +233,7 @@ def _device_notes(trace, gpu: GpuEvents, cpu_trace: bool) -> tuple[Advice, ...]:
     roofline does not read, and a trace that lists GPUs in deviceProperties
     but records no GPU activity (its operator times are host times)."""
     out = []
-    counts = _other_categories(trace, gpu)
-    unread = {c: n for c, n in counts.items()
+    unread = {c: n for c, n in gpu.other_categories.items()
               if _OTHER_DEVICE.search(c.lower()) or (cpu_trace and _GPU_SIDE.match(c.lower()))}
     if unread:
         listed = sorted(unread.items(), key=lambda cn: (-cn[1], cn[0]))
@@ -266,9 +264,3 @@ def _listed_gpus(properties) -> list[str]:
     return [p.get("name") if isinstance(p.get("name"), str) else "" for p in properties if isinstance(p, dict)
             and (isinstance(p.get("name"), str) and p["name"].strip() or _whole(p.get("numSms"), 1)
                  or _whole(p.get("computeMajor"), 1))]
-
-
-def _other_categories(trace, gpu: GpuEvents) -> dict[str, int]:
-    """Events per category the reader does not read, as the event reader
-    counted them (GpuEvents.other_categories)."""
-    return dict(gpu.other_categories)

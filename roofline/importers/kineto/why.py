@@ -73,13 +73,9 @@ class WhyOf:
         return why
 
     def _before_window(self, j: int) -> bool:
-        corr = _number(self.gpu.kernel_corr[j])
-        if corr is None:
-            return False
         if self._first_corr is None:
-            ids = [c for c in map(_number, self.gpu.api_corr) if c is not None]
-            self._first_corr = min(ids) if ids else math.inf
-        return corr < self._first_corr
+            self._first_corr = first_runtime_correlation(self.gpu)
+        return before_window(self.gpu.kernel_corr[j], self._first_corr)
 
     def operator_reason(self, o: int) -> str:
         """Why operator ``o``'s kernels (or, on a CPU trace, its own time) got no work."""
@@ -115,6 +111,19 @@ class WhyOf:
 def _types(types) -> bool:
     """Whether a call's ``Input type`` names a dtype of any argument."""
     return isinstance(types, list) and any(isinstance(t, str) and t.strip() for t in types)
+
+
+def first_runtime_correlation(gpu) -> float:
+    """The lowest correlation id of the trace's runtime calls (inf without any)."""
+    ids = [c for c in map(_number, gpu.api_corr) if c is not None]
+    return min(ids) if ids else math.inf
+
+
+def before_window(corr, first: float) -> bool:
+    """Whether a GPU event of correlation ``corr`` was launched before the
+    profiler's CPU window: its id is below the first runtime call's."""
+    number = _number(corr)
+    return number is not None and number < first
 
 
 def _number(x) -> float | None:
