@@ -50,7 +50,8 @@ def test_every_recorded_sweep_is_replayed():
     assert {p.stem for p in FIXTURES} >= {"amd-zen1-2vcpu-full", "amd-zen1-2vcpu-quick",
                                          "amd-zen3-2vcpu-full", "amd-zen3-2vcpu-quick",
                                          "amd-zen4-2vcpu-full", "amd-zen4-2vcpu-quick",
-                                         "amd-zen4-2vcpu-quick-busy"}
+                                         "amd-zen4-2vcpu-quick-busy",
+                                         "intel-emr-2vcpu-full", "intel-emr-2vcpu-quick"}
     if not SHARED.is_dir():
         pytest.skip("../shared/cpu-sweeps is not beside this checkout")
     fixtures = [tuple(yaml.safe_load(p.read_text())["sweep"]["sizes_bytes"]) for p in FIXTURES]
@@ -67,7 +68,8 @@ def test_levels_are_the_os_levels_labelled_with_the_os_sizes(path):
         assert p.capacity_bytes == p.os_bytes == c.size_bytes, p.name
     assert fit.plateaus[-1].capacity_bytes is None
     bw = [p.best for p in fit.plateaus]
-    assert bw[-1] < min(bw[:-1]) / 2               # DRAM well below every cache
+    # DRAM clearly below every cache (an Emerald Rapids VM's L3 slice reads only 1.75x its DRAM)
+    assert bw[-1] < min(bw[:-1]) / 1.5
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=ids)
@@ -105,7 +107,8 @@ def test_figures_match_plateau_statistics_computed_here(path):
       geometric middle between the level below and its own size (the
       middle of the plateau; its last quarter already slopes down on these
       VMs' L3s);
-    * DRAM: the median of every sample from 4x the last cache on."""
+    * DRAM: the median of every sample from 4x the last cache on (or of
+      the last two sizes, where the sweep stops short of that)."""
     _doc, caches, sizes, samples, fit = fit_of(path)
     got = fit.by_name()
     l1 = caches[0].size_bytes
@@ -113,7 +116,10 @@ def test_figures_match_plateau_statistics_computed_here(path):
     for below, c in zip(caches, caches[1:]):
         mid = math.sqrt(below.size_bytes * c.size_bytes)
         want[c.name] = np.median(pooled(samples, sizes, lambda s, mid=mid: mid / 2 <= s <= 2 * mid))
-    want["DRAM"] = np.median(pooled(samples, sizes, lambda s: s >= 4 * caches[-1].size_bytes))
+    # where the sweep stops short of 4x the OS's last cache (--quick caps at 512 MiB; an
+    # Emerald Rapids VM reports the host's 300 MiB L3), its last two sizes
+    dram_from = min(4 * caches[-1].size_bytes, sizes[-2])
+    want["DRAM"] = np.median(pooled(samples, sizes, lambda s: s >= dram_from))
     for name, value in want.items():
         assert got[name].best == pytest.approx(value, rel=TOLERANCE), name
     # the all-core L1 roof is measured at the centre of the L1 core: not in the sag
