@@ -60,3 +60,34 @@ def test_busy_verdict_is_a_prominent_warning_in_the_profile():
     quiet = _with_busy_verdict(cpu_profile(0.01, False),
                                {"load_average_before": 0.1, "steal_share": 0.0, "cores": 2}, 2)
     assert quiet.provenance["machine_load"]["busy"] is False and not quiet.warnings
+
+
+def stat(busy_jiffies: float, idle_jiffies: float) -> str:
+    return f"cpu  {busy_jiffies} 0 0 {idle_jiffies} 0 0 0 0 0 0\n"
+
+
+def test_busy_share_counts_what_was_not_idle():
+    t0, t1 = busy.cpu_times(stat(100, 900)), busy.cpu_times(stat(160, 940))
+    assert busy.busy_share(t0, t1) == pytest.approx(60 / 100)
+
+
+def test_measure_waits_for_a_quiet_machine_within_a_bound():
+    # other processes use 80 % of the CPU for two windows, then 5 %
+    texts = iter([stat(0, 0), stat(80, 20), stat(80, 20), stat(160, 40), stat(160, 40), stat(165, 135)])
+    slept, told = [], []
+    q = busy.wait_for_quiet(lambda: next(texts), slept.append, 10.0, window_s=0.5, on_wait=told.append)
+    assert q.quiet and q.share == pytest.approx(0.05) and q.waited_s == pytest.approx(1.5)
+    assert slept == [0.5] * 3 and told == [pytest.approx(0.8)]   # said once, when it began
+    # a machine that stays busy: the wait ends at the bound, busy
+    busy_texts = iter([stat(80 * i // 2, 20 * i // 2) for i in range(200)])
+    q = busy.wait_for_quiet(lambda: next(busy_texts), lambda s: None, 2.0, window_s=0.5)
+    assert not q.quiet and q.waited_s == pytest.approx(2.0)
+    # no /proc/stat: no wait, nothing claimed
+    assert busy.wait_for_quiet(lambda: None, slept.append, 10.0) == busy.QuietWait(None, 0.0, True)
+
+
+def test_the_instantaneous_busy_share_rules_over_a_lagging_load_average():
+    # a job that just ended still holds the 1-minute load average at 1.6
+    assert busy.busy_reasons(1.6, 0.0, 2, {}, share_before=0.03) == []
+    reasons = busy.busy_reasons(0.1, 0.0, 2, {}, share_before=0.6)
+    assert reasons == ["other processes used 60 % of the 2 cores just before the run"]

@@ -32,6 +32,44 @@ def above_theoretical(value: float, theoretical: float | None) -> bool:
 fmt_bytes = format_iec   # cache and buffer sizes in binary units
 
 
+def roof_at_least(all_cores: float, one_core: float) -> tuple[float, bool]:
+    """The all-core roof, never below what one core reached: all cores can
+    always do what one of them did, so an all-core figure below it was
+    measured while another process held a core (a busy Xeon saved 64
+    GFLOP/s FP32 for two cores after one core had read 169). Returns the
+    roof and whether the one-core figure set it."""
+    if one_core > all_cores:
+        return one_core, True
+    return all_cores, False
+
+
+def _floored_advice(what: str, floor: float, measured: float, unit: str, scale: float, subject: str) -> Advice:
+    return Advice(f"all cores read {measured / scale:.1f} {unit}, below {what}'s {floor / scale:.1f}: "
+                  f"the roof is {what}'s figure", "another process likely held a core during the "
+                  "all-core test: measure again when the machine is idle", subject)
+
+
+def levels_in_order(memory: dict, warnings: list) -> dict:
+    """Each level's roof at least the next (slower, larger) level's: data
+    that fits a cache can always be read at the rate measured from the
+    level below it, so a cache reading slower than DRAM was disturbed
+    while it was measured. The raised level says so in its source."""
+    from dataclasses import replace
+    names = list(memory)
+    out = dict(memory)
+    for upper, lower in reversed(list(zip(names, names[1:]))):
+        below = out[lower].bandwidth.value
+        c = out[upper].bandwidth
+        if c.value < below:
+            warnings.append(Advice(f"read {c.value / 1e9:.1f} GB/s, below {lower}'s {below / 1e9:.1f}: "
+                                   f"the roof is {lower}'s figure",
+                                   "another process likely disturbed this level's test: measure again "
+                                   "when the machine is idle", upper))
+            out[upper] = replace(out[upper], bandwidth=replace(
+                c, value=below, source=f"{c.source}; {lower}'s figure, as this level read less"))
+    return out
+
+
 def _tool_version() -> str:
     try:
         from ..._version import __version__
@@ -55,9 +93,13 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
     compute = {}
     for p in ("fp64", "fp32"):
         theo = info.theoretical_flop_s(p, clock_hz, threads)
-        compute[p] = Ceiling(value=allc[p].best, samples=allc[p].rates, theoretical=theo,
+        value, floored = roof_at_least(allc[p].best, one[p].best)
+        compute[p] = Ceiling(value=value, samples=allc[p].rates, theoretical=theo,
                              clock_hz=clock_hz,
-                             source=f"numba FMA, {K_ACC} vector accumulators, {threads} pinned threads")
+                             source=f"numba FMA, {K_ACC} vector accumulators, {threads} pinned threads"
+                                    + ("; one core's best, as all cores read less" if floored else ""))
+        if floored:
+            warnings.append(_floored_advice("one core", one[p].best, allc[p].best, "GFLOP/s", 1e9, p))
         if threads >= 2 and allc[p].best < ALL_CORE_MIN_SCALING * one[p].best:
             warnings.append(Advice(
                 f"{threads} cores reach only {allc[p].best / one[p].best:.2f}x one core",
@@ -81,11 +123,15 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
         if p.name == "L1" and info.x86:
             theo = threads * info.load_bytes_per_cycle() * clock_hz
         cap = ram if p.name == "DRAM" else p.capacity_bytes
+        value, floored = roof_at_least(s.best, p.best)
+        if floored:
+            warnings.append(_floored_advice("one core", p.best, s.best, "GB/s", 1e9, p.name))
         memory[p.name] = MemoryLevel(
             name=p.name,
-            bandwidth=Ceiling(value=s.best, samples=s.rates, theoretical=theo, clock_hz=clock_hz,
+            bandwidth=Ceiling(value=value, samples=s.rates, theoretical=theo, clock_hz=clock_hz,
                               source=f"pure vector loads, two half-streams, {threads} threads, "
-                                     f"{fmt_bytes(total)} in all"),
+                                     f"{fmt_bytes(total)} in all"
+                                     + ("; one core's best, as all cores read less" if floored else "")),
             transaction_bytes=64.0, capacity_bytes=cap)
         mem_one[p.name] = {"bytes_s": p.best, "median": p.median,
                            "sizes_bytes": [load_sizes[p.first], load_sizes[p.last]],
@@ -100,6 +146,7 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
             warnings.append(Advice(f"{s.best / 1e9:.0f} GB/s is above the theoretical "
                                    f"{theo / 1e9:.0f} GB/s (2 vector loads per cycle)",
                                    "check the clock measurement", p.name))
+    memory = levels_in_order(memory, warnings)
     warnings.extend(level_warnings(fit))
     expected = ["L1"] + [c.name for c in info.os_caches if c.level >= 2] + ["DRAM"]
     missing = [n for n in expected if n not in memory]

@@ -15,12 +15,19 @@ LOAD_PER_CORE = 0.5
 STEAL_SHARE = 0.05
 # Samples of one ceiling further apart than this: the figure is not trustworthy.
 SPREAD_LIMIT = 0.25
+# Other processes used more than this share of all cores while ours slept
+# (sampled over QUIET_WINDOW_S just before measuring): the machine is busy
+# now. The 1-minute load average lags a finished job by minutes, so this
+# instantaneous share rules when it was sampled.
+BUSY_SHARE = 0.25
+QUIET_WINDOW_S = 0.5
 
 
 @dataclass(frozen=True)
 class CpuTimes:
     total: float
     steal: float
+    idle: float = 0.0
 
 
 def load_average(text: str) -> float:
@@ -37,7 +44,8 @@ def cpu_times(text: str) -> CpuTimes:
             # guest time is already counted in user/nice
             total = sum(fields[:8])
             steal = fields[7] if len(fields) > 7 else 0.0
-            return CpuTimes(total, steal)
+            idle = sum(fields[3:5])   # idle + iowait
+            return CpuTimes(total, steal, idle)
     raise ValueError("no cpu line in /proc/stat")
 
 
@@ -54,11 +62,62 @@ def read(path: str) -> str | None:
         return None
 
 
+def busy_share(before: CpuTimes, after: CpuTimes) -> float:
+    """Share of all CPU time that was not idle between two /proc/stat reads
+    (taken while this process sleeps, so it is other processes' work)."""
+    dt = after.total - before.total
+    return (dt - (after.idle - before.idle)) / dt if dt > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class QuietWait:
+    """What :func:`wait_for_quiet` saw: the last busy share sampled, the
+    seconds spent sampling and waiting, and whether the machine was quiet
+    when it returned."""
+
+    share: float | None
+    waited_s: float
+    quiet: bool
+
+
+def wait_for_quiet(read_stat, sleep, max_wait_s: float, window_s: float = QUIET_WINDOW_S,
+                   on_wait=None) -> QuietWait:
+    """Sample the busy share over ``window_s`` until it is at most
+    :data:`BUSY_SHARE` or ``max_wait_s`` has been spent waiting.
+
+    ``read_stat()`` returns /proc/stat's text (None where there is none: no
+    wait); ``sleep(s)`` waits. Both are injected so tests need no clock.
+    ``on_wait(share)`` is called once, when the first sample is busy."""
+    spent, share = 0.0, None
+    while True:
+        before = read_stat()
+        if before is None:
+            return QuietWait(None, spent, True)
+        sleep(window_s)
+        spent += window_s
+        try:
+            share = busy_share(cpu_times(before), cpu_times(read_stat() or ""))
+        except ValueError:
+            return QuietWait(None, spent, True)
+        if share <= BUSY_SHARE or spent >= max_wait_s:
+            return QuietWait(share, spent, share <= BUSY_SHARE)
+        if spent == window_s and on_wait is not None:
+            on_wait(share)
+
+
 def busy_reasons(load_before: float | None, steal: float | None, cores: int,
-                 spreads: dict[str, float]) -> list[str]:
-    """Why a run's figures should not be trusted (empty when quiet)."""
+                 spreads: dict[str, float], share_before: float | None = None) -> list[str]:
+    """Why a run's figures should not be trusted (empty when quiet).
+
+    ``share_before``, where sampled, is the busy share of the last quiet
+    check; it replaces the load average, which still counts a job that
+    ended in the minute before."""
     out = []
-    if load_before is not None and load_before > LOAD_PER_CORE * cores:
+    if share_before is not None:
+        if share_before > BUSY_SHARE:
+            out.append(f"other processes used {100 * share_before:.0f} % of the {cores} cores "
+                       "just before the run")
+    elif load_before is not None and load_before > LOAD_PER_CORE * cores:
         out.append(f"load average {load_before:.2f} on {cores} cores before the run")
     if steal is not None and steal > STEAL_SHARE:
         out.append(f"the hypervisor took {100 * steal:.0f} % of CPU time (steal)")

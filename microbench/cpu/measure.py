@@ -59,6 +59,7 @@ class CpuPlan:
     max_bytes_cap: int | None = None  # quick: stop here even if < 4x LLC (warned)
     wake_s: float = 0.3               # untimed all-core spin before each all-core phase
     retries: int = 2                  # a ceiling whose samples spread > 10 % is measured again
+    max_wait_s: float = 30.0          # wait this long at most for other processes to quiet down
     mode: str = "full"
 
     @classmethod
@@ -69,7 +70,8 @@ class CpuPlan:
     def quick(cls, **kw) -> "CpuPlan":
         base = dict(steps_per_octave=2, triad_steps_per_octave=1, min_time_s=0.004,
                     repeats=3, long_repeats=1, coarse_above_bytes=64 * MiB,
-                    coarse_steps_per_octave=1, max_bytes_cap=512 * MiB, mode="quick")
+                    coarse_steps_per_octave=1, max_bytes_cap=512 * MiB, max_wait_s=15.0,
+                    mode="quick")
         base.update(kw)
         return cls(**base)
 
@@ -154,8 +156,16 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
     """
     wall0 = time.perf_counter()
     from . import busy
-    load_text, stat_text = busy.read("/proc/loadavg"), busy.read("/proc/stat")
     plan = plan or (CpuPlan.quick() if quick else CpuPlan.full())
+    # Another process on a 2-core machine halves the all-core figures: wait
+    # (bounded) until the cores are idle, and record what was seen.
+    def waiting(share):
+        if progress:
+            print(f"roofline measure: other processes use {100 * share:.0f} % of the CPU; waiting up to "
+                  f"{plan.max_wait_s:.0f} s for it to quiet down", file=sys.stderr)
+    quiet = (busy.wait_for_quiet(lambda: busy.read("/proc/stat"), time.sleep, plan.max_wait_s,
+                                 on_wait=waiting) if plan.max_wait_s > 0 else None)
+    load_text, stat_text = busy.read("/proc/loadavg"), busy.read("/proc/stat")
     info = info or cpu_info()
     threads = plan.threads or info.threads
     env_applied = configure_numba_environment(info, threads)
@@ -327,6 +337,9 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
     wall_s = time.perf_counter() - wall0
     fma_clock = one["fp64"].best / info.flop_per_cycle("fp64")
     machine_load = _machine_load(busy, load_text, stat_text, threads)
+    if quiet is not None:
+        machine_load.update(busy_share_before=None if quiet.share is None else round(quiet.share, 4),
+                            waited_for_quiet_s=round(quiet.waited_s, 2))
     device = build_device(
         name=name or "my-cpu", info=info, threads=threads, plan=plan, clock_s=clock_s,
         fma_clock=fma_clock, one=one, allc=allc, overhead=overhead, load_sizes=load_sizes,
@@ -372,7 +385,7 @@ def _with_busy_verdict(device, machine_load: dict, threads: int):
     spreads = {k: c.spread for k, c in device.compute.items() if c.samples}
     spreads.update({k: m.bandwidth.spread for k, m in device.memory.items() if m.bandwidth.samples})
     reasons = busy.busy_reasons(machine_load["load_average_before"], machine_load["steal_share"],
-                                threads, spreads)
+                                threads, spreads, machine_load.get("busy_share_before"))
     prov = dict(device.provenance)
     prov["machine_load"] = {**machine_load, "busy": bool(reasons), "reasons": reasons}
     warnings = list(device.warnings)
@@ -389,7 +402,20 @@ def _start_reps(min_time_s: float, upper_rate: float, work_per_rep: float) -> in
     return max(1, int(0.25 * min_time_s * upper_rate / work_per_rep))
 
 
-def _steady(take: Callable[[], Samples], retries: int, what: str, repeated: dict) -> Samples:
+@dataclass(frozen=True)
+class Steady(Samples):
+    """The attempt kept (its rates give the median and spread) and the best
+    sample of every attempt made (``peak``): a rate reached once is a rate
+    the machine has, so the roof is never below it (:attr:`best`)."""
+
+    peak: float = 0.0
+
+    @property
+    def best(self) -> float:
+        return max(self.peak, max(self.rates))
+
+
+def _steady(take: Callable[[], Samples], retries: int, what: str, repeated: dict) -> Steady:
     """``take()`` again, up to ``retries`` times, while the attempt kept
     spreads more than the warning limit; ``repeated[what]`` records the
     attempts made and the spread of each.
@@ -402,13 +428,16 @@ def _steady(take: Callable[[], Samples], retries: int, what: str, repeated: dict
     not slowed as a whole (:func:`_quietest`): a process holding a core
     through a whole attempt gives tight samples at half the rate, which
     must not become the roof. A machine that stays busy stays noisy, and
-    is flagged as before."""
+    is flagged as before. The roof (``best``) is the best sample of all
+    attempts: a busy machine only ever slows a sample."""
     attempts = [take()]
     while _quietest(attempts).spread > SPREAD_LIMIT and len(attempts) <= retries:
         attempts.append(take())
     if len(attempts) > 1:
-        repeated[what] = {"attempts": len(attempts), "spreads": [round(a.spread, 4) for a in attempts]}
-    return _quietest(attempts)
+        repeated[what] = {"attempts": len(attempts), "spreads": [round(a.spread, 4) for a in attempts],
+                          "bests": [a.best for a in attempts]}
+    kept = _quietest(attempts)
+    return Steady(kept.rates, kept.reps, kept.times_s, peak=max(a.best for a in attempts))
 
 
 def _quietest(attempts: list[Samples]) -> Samples:

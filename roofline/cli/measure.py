@@ -224,6 +224,10 @@ def _report(device, path: Path) -> None:
         extra.append(f"load average before {load['load_average_before']:.2f} on {load.get('cores', '?')} cores"
                      + (f", steal {100 * steal:.1f} %" if steal is not None else "")
                      + (" (BUSY)" if load.get("busy") else ""))
+    if load.get("waited_for_quiet_s", 0) > 1.0:
+        share = load.get("busy_share_before")
+        extra.append(f"waited {load['waited_for_quiet_s']:.0f} s for other processes to quiet down"
+                     + (f" (still {100 * share:.0f} % busy)" if share is not None and load.get("busy") else ""))
     from ..render.tables import measured_again_text
     again = measured_again_text(prov)
     if again:
