@@ -373,8 +373,8 @@ def _cpu(infos: dict[str, ProfileInfo]) -> DeviceChoice:
     if info is None:
         raise UnknownDeviceError("a PyTorch CPU trace: run `roofline measure` first to calibrate this CPU "
                                  f"(it saves {CPU_PROFILE}), or pass --device ({known_devices(infos)})")
-    return DeviceChoice(_load(info), CPU_PROFILE, "a PyTorch trace without a GPU: its operators ran on "
-                        "this CPU's cores, as measured by `roofline measure`")
+    return DeviceChoice(_load(info), CPU_PROFILE, "a PyTorch trace without a GPU: its operators are placed on "
+                        "the roofs `roofline measure` saved for this machine's CPU")
 
 
 def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> tuple[str, ...]:

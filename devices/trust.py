@@ -13,7 +13,8 @@ of a measured profile doubtful, each a :class:`Doubt`:
 - ``one core above all``: a one-core figure above the all-core one, which
   no idle machine shows;
 - ``other CPU``: the trace names the CPU it ran on and it is not the one
-  the profile was measured on. A trace that does not name its CPU leaves
+  the profile was measured on (by CPUID vendor, family and model where
+  both record them, else by name). A trace that does not name its CPU leaves
   this unchecked, and :func:`doubts` says so (as a note, not a doubt).
 
 Datasheet profiles are theoretical peaks, not measurements: none of this
@@ -43,10 +44,12 @@ class Doubt:
         return self.message
 
 
-def doubts(device: Device, trace_cpus: list[str | None] | None = None) -> list[Doubt]:
+def doubts(device: Device, trace_cpus: list | None = None) -> list[Doubt]:
     """What makes ``device``'s roofs doubtful for traces that ran on
-    ``trace_cpus`` (the CPU each trace names, None where it names none;
-    omit for files that are not CPU traces)."""
+    ``trace_cpus`` (the CPU each trace names: a dict with ``cpu_model`` and,
+    where recorded, ``vendor``/``cpu_family``/``cpu_model_id``, or the bare
+    model name, or None where it names none; omit for files that are not
+    CPU traces)."""
     prov = device.provenance or {}
     if device.kind != "cpu" or prov.get("method") != "measured":
         return []
@@ -101,21 +104,52 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
-def _other_cpu(device: Device, trace_cpus: list[str | None]) -> list[Doubt]:
-    measured = (device.architecture or {}).get("cpu_model") or (device.provenance or {}).get("cpu_model")
-    named = sorted({c for c in trace_cpus if c})
-    if len(named) < len(trace_cpus):
+def _identity(cpu) -> dict:
+    """A trace's or a profile's CPU as a dict (a bare string is the model name)."""
+    return {"cpu_model": cpu} if isinstance(cpu, str) else dict(cpu or {})
+
+
+def _cpuid(ident: dict):
+    """(vendor, family, model) where all three are recorded, else None."""
+    parts = (ident.get("vendor"), ident.get("cpu_family"), ident.get("cpu_model_id"))
+    ok = isinstance(parts[0], str) and all(isinstance(v, int) and not isinstance(v, bool) for v in parts[1:])
+    return parts if ok else None
+
+
+def _same_cpu(trace: dict, profile: dict) -> bool:
+    """CPUID vendor, family and model where both record them (two VMs
+    both named "AMD EPYC" are a Zen 3 and a Zen 4), else the model names."""
+    a, b = _cpuid(trace), _cpuid(profile)
+    if a is not None and b is not None:
+        return a == b
+    return _key(str(trace.get("cpu_model"))) == _key(str(profile.get("cpu_model")))
+
+
+def _shown(ident: dict) -> str:
+    ids = _cpuid(ident)
+    name = str(ident.get("cpu_model") or "an unnamed CPU")
+    return f"{name} (family {ids[1]} model {ids[2]})" if ids else name
+
+
+def _other_cpu(device: Device, trace_cpus: list) -> list[Doubt]:
+    arch = device.architecture or {}
+    profile = {"cpu_model": arch.get("cpu_model") or (device.provenance or {}).get("cpu_model"),
+               "vendor": arch.get("vendor"), "cpu_family": arch.get("cpu_family"),
+               "cpu_model_id": arch.get("cpu_model_id")}
+    traces = [_identity(c) for c in trace_cpus]
+    if any(not t.get("cpu_model") for t in traces):
         return [Doubt("other CPU", "the trace does not name the CPU it ran on, so that the profile "
-                                   f"(measured on {measured or 'an unnamed CPU'}) describes it cannot be checked",
+                                   f"(measured on {_shown(profile)}) describes it cannot be checked",
                       note=True)]
-    if measured is None:
+    if not profile["cpu_model"]:
         return []
-    other = [c for c in named if _key(c) != _key(str(measured))]
+    other = sorted({_shown(t) for t in traces if not _same_cpu(t, profile)})
     if not other:
         return []
-    return [Doubt("other CPU", f"the trace ran on {', '.join(other)} but the profile was measured on {measured}: "
-                               "its roofs are another machine's; measure this one (`roofline measure`) or pass "
-                               "the profile of the machine that recorded the trace")]
+    return [Doubt("other CPU", f"the trace was recorded on {', '.join(other)} but the profile was measured on "
+                               f"{_shown(profile)}: the roofs are this machine's, so an operator can sit above "
+                               "them where the recording CPU is faster; pass the profile of the machine that "
+                               "recorded the trace, or record the trace here (examples/pytorch_cpu.py)")]
 
 
 def doubts_for(device: Device, results) -> list[Doubt]:
@@ -125,5 +159,4 @@ def doubts_for(device: Device, results) -> list[Doubt]:
     results = list(results or ())
     if device.kind != "cpu" or not results:
         return doubts(device)
-    cpus = [(getattr(r, "device_properties", None) or {}).get("cpu_model") for r in results]
-    return doubts(device, [c if isinstance(c, str) else None for c in cpus])
+    return doubts(device, [_identity(getattr(r, "device_properties", None)) for r in results])

@@ -171,9 +171,7 @@ def record(output: str, batch: int, threads: int, workload: str = "small") -> No
     # them on the roofs of that many cores. The CPU's name lets roofline check
     # that the profile it is given was measured on this CPU.
     trace.setdefault("roofline", {})["intra_op_threads"] = threads
-    model = cpu_model()
-    if model:
-        trace["roofline"]["cpu_model"] = model
+    trace["roofline"].update(cpu_identity())
     opener = gzip.open if output.endswith(".gz") else open
     tmp_out = output + ".tmp"
     with opener(tmp_out, "wt") as fh:
@@ -181,18 +179,32 @@ def record(output: str, batch: int, threads: int, workload: str = "small") -> No
     shutil.move(tmp_out, output)
 
 
-def cpu_model() -> str | None:
+def cpu_identity() -> dict:
     """This machine's CPU as the OS names it (what `roofline measure` records
-    as the profile's cpu_model)."""
+    in the profile): the model name, and the CPUID vendor, family and model,
+    which tell apart two VMs that are both named "AMD EPYC"."""
+    fields = {"model name": ("cpu_model", str), "vendor_id": ("vendor", str),
+              "cpu family": ("cpu_family", int), "model": ("cpu_model_id", int)}
+    out: dict = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
             for line in fh:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                name, kind = fields.get(key.strip(), (None, None))
+                if name and name not in out:
+                    try:
+                        out[name] = kind(value.strip())
+                    except ValueError:
+                        pass
+                if not key.strip():    # the first processor's block is enough
+                    break
     except OSError:
         pass
-    import platform
-    return platform.processor() or None
+    if "cpu_model" not in out:
+        import platform
+        if platform.processor():
+            out["cpu_model"] = platform.processor()
+    return out
 
 
 def _add_torch_flops(trace: dict, prof) -> None:

@@ -83,6 +83,9 @@ class CpuInfo:
     def describe(self) -> dict:
         return {
             "cpu_model": self.model, "vendor": self.vendor, "machine": self.machine,
+            # CPUID family/model: two VMs both named "AMD EPYC" (Zen 3 and Zen 4) differ here,
+            # which is how a trace recorded on one is told from a profile of the other
+            "cpu_family": self.family, "cpu_model_id": self.model_id,
             "threads": self.threads, "isa_vector_bits": self.isa_vector_bits,
             "fma_pipes": self.fma_pipes, "fma_pipe_bits": self.fma_pipe_bits,
             "microarchitecture": self.uarch().name, "microarchitecture_source": self.uarch().source,

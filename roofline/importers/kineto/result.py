@@ -88,7 +88,16 @@ def _cpu_identity(trace) -> dict | None:
     traces name only the host)."""
     meta = trace.roofline
     model = meta.get("cpu_model") if isinstance(meta, dict) else None
-    return {"cpu_model": model} if isinstance(model, str) and model.strip() else None
+    if not (isinstance(model, str) and model.strip()):
+        return None
+    out = {"cpu_model": model}
+    if isinstance(meta.get("vendor"), str):
+        out["vendor"] = meta["vendor"]
+    for k in ("cpu_family", "cpu_model_id"):   # CPUID numbers: two "AMD EPYC" VMs differ here
+        v = meta.get(k)
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 16:
+            out[k] = v
+    return out
 
 
 def _intra_op_threads(trace) -> int | None:
