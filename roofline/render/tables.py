@@ -24,9 +24,12 @@ def measured_again_text(provenance: dict) -> str:
     again = provenance.get("measured_again") or {}
     parts = []
     for what, rec in again.items():
-        if isinstance(rec, dict):
-            spreads = "/".join(f"{100 * x:.0f}" for x in rec.get("spreads", []))
+        if isinstance(rec, dict) and rec.get("spreads"):
+            spreads = "/".join(f"{100 * x:.0f}" for x in rec["spreads"])
             parts.append(f"{what} ({rec.get('attempts')} attempts, spread {spreads} %)")
+        elif isinstance(rec, dict):   # taken again because all cores did not scale: the bests
+            bests = "/".join(f"{x:.3g}" for x in rec.get("bests", []))
+            parts.append(f"{what} ({rec.get('attempts')} attempts, best {bests})")
         else:                       # a bare count
             parts.append(f"{what} ({rec} attempts)")
     return "noisy, measured again: " + ", ".join(parts) if parts else ""
