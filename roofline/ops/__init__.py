@@ -8,7 +8,8 @@ intensity it gives is an upper bound), the operator family, whether the
 FLOPs are matrix multiply-adds, and the assumptions made. One module per
 family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
 :mod:`.softmax`, :mod:`.elementwise`, :mod:`.reduction`, :mod:`.pooling`,
-:mod:`.embedding`, :mod:`.optimizer`, :mod:`.views`; layer-level models of
+:mod:`.embedding`, :mod:`.optimizer`, :mod:`.rnn` (oneDNN's recurrent
+layers), :mod:`.upsample` (resampling), :mod:`.views`; layer-level models of
 convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`;
 TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
 by their launcher) in :mod:`.triton`; what a collective is and moves in
@@ -21,15 +22,16 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 from __future__ import annotations
 
 from . import attention, conv, elementwise, embedding, matmul, norm, optimizer, pooling
-from . import reduction, softmax, triton
-from .call import FAMILIES, Args, OpCall, OpWork, tensor_core_key
+from . import reduction, rnn, softmax, triton, upsample
+from .call import FAMILIES, Args, OpCall, OpWork, UnknownWork, tensor_core_key
+from .elementwise import RANDOM_OPERATORS, RNG_NOTE
 from .views import VIEWS
 
 NAMESPACE = "aten::"
 
 _MODELS = {}
 for _module in (matmul, conv, attention, norm, softmax, elementwise, reduction, pooling,
-                embedding, optimizer):
+                embedding, optimizer, rnn, upsample):
     _MODELS.update(_module.MODELS)
 
 MODELLED_OPERATORS = frozenset(NAMESPACE + n for n in set(_MODELS) | VIEWS)
@@ -47,6 +49,30 @@ def is_view(name: str) -> bool:
 
 def has_model(name: str) -> bool:
     return name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
+
+
+def generates_random(name: str) -> bool:
+    """The operator's time goes to generating random numbers (``bernoulli_``
+    of dropout, ``normal_``, ``uniform_``, ``native_dropout``...): work no
+    FLOP or bandwidth roof bounds; its model's notes hold ``RNG_NOTE``."""
+    return _short(name) in RANDOM_OPERATORS
+
+
+def unknown_reason(call: OpCall) -> str | None:
+    """Why the model of ``call``'s operator cannot size it from what the
+    trace recorded (``op_work`` gives None for it), or None: no such
+    reason (a model answered, or none exists, or the arguments are not the
+    operator's)."""
+    model = _MODELS.get(_short(call.name))
+    if model is None:
+        return None
+    try:
+        model(Args(call))
+    except UnknownWork as e:
+        return str(e)
+    except (LookupError, ValueError, TypeError, ZeroDivisionError, OverflowError):
+        return None
+    return None
 
 
 def op_work(call: OpCall) -> OpWork | None:
@@ -69,5 +95,5 @@ def op_work(call: OpCall) -> OpWork | None:
         return None
 
 
-__all__ = ["FAMILIES", "MODELLED_OPERATORS", "OpCall", "OpWork", "has_model", "is_view",
-           "op_work", "tensor_core_key"]
+__all__ = ["FAMILIES", "MODELLED_OPERATORS", "RNG_NOTE", "OpCall", "OpWork", "generates_random",
+           "has_model", "is_view", "op_work", "tensor_core_key", "unknown_reason"]

@@ -8,6 +8,15 @@ Backward of the fused kernels (flash, memory-efficient, cuDNN): the scores
 are recomputed (1) and dV, dP, dQ, dK cost one product each (4): 2.5x the
 forward. Bytes: Q, K, V, O (and mask, grads) once; the L x S scores stay on
 chip in the fused kernels, which is what makes them fused.
+
+A causal call carries :data:`CAUSAL_NOTE`: torch's FlopCounterMode counts
+all L x S pairs whatever ``is_causal`` says (``sdpa_flop``: "We aren't
+accounting for causal attention here"), so for L = S this model's count is
+(L + 1) / 2L of torch's formula, about half; the flash kernels (CUDA and
+CPU) skip the key blocks above the diagonal, computing whole blocks on it
+(slightly more than the pairs counted). In torch 2.13 the counter has no
+formula for the CPU kernel (``_scaled_dot_product_flash_attention_for_cpu``)
+and reports 0 for it.
 """
 from __future__ import annotations
 
@@ -16,6 +25,8 @@ import math
 from .call import Args, OpWork, Tensor, dtype_precision, work
 
 RECOMPUTE = "backward recomputes the scores (fused kernels): 5 products, 2.5x the forward"
+CAUSAL_NOTE = ("causal: only the query-key pairs on or below the diagonal are counted "
+               "(about half of torch FlopCounterMode's count, which ignores is_causal)")
 
 
 def causal_pairs(lq: int, lk: int, bottom_right: bool = False) -> int:
@@ -64,6 +75,7 @@ def attention(q_at: int, causal_at, layout=_heads_last, *, backward: bool = Fals
             kind = args.value(mask_type_at, 0)
             causal, bottom_right = kind in (1, 2), kind == 2
         pairs = _pairs(batch, lq, lk, causal, bottom_right)
+        notes = (CAUSAL_NOTE,) if causal else ()
         forward_flop = 2 * pairs * e + 2 * pairs * ev
         out_bytes = batch * lq * ev * q.itemsize
         others = sum(t.nbytes for t in (args.tensor(i) for i in extra_tensors) if t is not None)
@@ -71,10 +83,10 @@ def attention(q_at: int, causal_at, layout=_heads_last, *, backward: bool = Fals
             # read dO, Q, K, V, O (+ logsumexp); write dQ, dK, dV
             nbytes = 2 * (q.nbytes + k.nbytes + v.nbytes) + 2 * out_bytes + others
             return work({dtype_precision(q.dtype): 2.5 * forward_flop}, nbytes, "attention",
-                        matrix=True, args=args, assumptions=(RECOMPUTE,))
+                        matrix=True, args=args, assumptions=(RECOMPUTE,) + notes)
         nbytes = q.nbytes + k.nbytes + v.nbytes + out_bytes + others
         return work({dtype_precision(q.dtype): forward_flop}, nbytes, "attention", matrix=True,
-                    args=args)
+                    args=args, assumptions=notes)
     return model
 
 

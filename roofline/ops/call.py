@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -140,6 +141,9 @@ def known_dtype(dtype) -> bool:
     return dtype in _DTYPES
 
 
+_BARE_POINT = re.compile(r"(?<=\d)\.(?!\d)")
+
+
 def literal(text):
     """A Concrete Inputs entry as a Python value (None when not recorded)."""
     if not isinstance(text, str) or text == "":
@@ -156,11 +160,19 @@ def literal(text):
     except ValueError:
         pass
     if t.startswith("["):
+        # C++ writes float lists as "[2., 2.]": JSON wants a digit after the point
+        text = _BARE_POINT.sub(".0", t.replace("True", "true").replace("False", "false"))
         try:
-            return json.loads(t.replace("True", "true").replace("False", "false"))
+            return json.loads(text)
         except ValueError:
             return t
     return t
+
+
+class UnknownWork(LookupError):
+    """A model that knows the operator but cannot size this call from what
+    the trace recorded (torch 2.14 writes tensor lists as ``[]``): the work
+    is unknown, never zero. The message says why (``unknown_reason``)."""
 
 
 class Args:

@@ -10,7 +10,9 @@ input read once (broadcast inputs once, not once per use; an input expanded
 to its shape, with stride-0 dimensions in the recorded strides, by the
 storage it occupies: :func:`.call.distinct_elements`) and the output
 written once; an in-place operator writes its first argument and reads it
-only when the formula does (``add_`` does, ``fill_`` does not).
+only when the formula does (``add_`` does, ``fill_`` does not);
+``addcmul``'s two factors, recorded alike, are read once (:data:`ALIAS_NOTE`).
+Random numbers count 0 FLOP and carry :data:`RNG_NOTE` (:data:`RANDOM`).
 """
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ COST = {
     "copy": 0, "_to_copy": 0, "clone": 0, "fill": 0, "zero": 0, "masked_fill": 0, "where": 0,
     "_masked_scale": 1, "index_fill": 0, "constant_pad_nd": 0, "repeat": 0, "flip": 0, "roll": 0,
     "cat": 0, "stack": 0, "tril": 0, "triu": 0, "_unsafe_index": 0,
-    # random fills: Philox integer work, not FLOPs
-    "normal": 0, "uniform": 0, "bernoulli": 0, "random": 0, "exponential": 0,
+    # random numbers: the generator's integer work, not FLOPs (RNG_NOTE)
+    "normal": 0, "uniform": 0, "bernoulli": 0, "random": 0, "exponential": 0, "log_normal": 0,
+    "cauchy": 0, "geometric": 0, "poisson": 0, "_standard_gamma": 0,
     # one operation
     "add": 1, "sub": 1, "rsub": 1, "mul": 1, "div": 1, "neg": 1, "abs": 1, "relu": 1,
     "clamp_min": 1, "clamp_max": 1, "threshold": 1, "threshold_backward": 1, "maximum": 1,
@@ -50,9 +53,23 @@ COMPARISON = frozenset({"eq", "ne", "lt", "gt", "le", "ge", "isnan", "isinf", "i
                         "isposinf", "logical_and", "logical_or", "logical_not", "logical_xor"})
 # In-place operators that overwrite their first argument without reading it.
 WRITE_ONLY = frozenset({"fill", "zero", "copy", "normal", "uniform", "bernoulli", "random",
-                        "exponential"})
-RANDOM = frozenset({"normal", "uniform", "bernoulli", "random", "exponential", "native_dropout"})
-RANDOM_NOTE = "random numbers: integer (Philox) work not counted as FLOPs"
+                        "exponential", "log_normal", "cauchy", "geometric"})
+# Operators that generate random numbers. Their time goes to the generator
+# (CPU: mt19937 or MKL's VSL streams; GPU: Philox, 10 rounds of 32-bit
+# multiplies per 4 numbers), integer work no FLOP or byte roof bounds: a
+# bernoulli_ of a T5 dropout mask took 5.36 ms where a fill_ of the same
+# buffer took 0.03 ms. They count 0 FLOP for the numbers (native_dropout
+# its mask-and-scale products) and every row they make carries RNG_NOTE.
+RANDOM = frozenset({"normal", "uniform", "bernoulli", "random", "exponential", "log_normal",
+                    "cauchy", "geometric", "poisson", "_standard_gamma", "native_dropout"})
+RNG_NOTE = ("random-number generation: the generator's integer work is not counted as FLOPs "
+            "and no bandwidth roof bounds it")
+RANDOM_NOTE = RNG_NOTE
+# addcmul(self, t1, t2) with t1 and t2 alike: Adam's exp_avg_sq.addcmul_(grad, grad) passes
+# one tensor twice, and a Kineto trace records nothing (no address, no id) that tells one
+# tensor from two alike ones: the read is counted once, a lower bound either way.
+ALIAS_NOTE = ("tensor1 and tensor2 recorded alike (shape, dtype, strides): read once, as for "
+              "addcmul_(grad, grad); the trace cannot tell one tensor from two (a lower bound)")
 
 
 def _base(name: str) -> tuple[str, bool]:
@@ -84,16 +101,37 @@ def pointwise(name: str):
             out_shape, out_dtype = broadcast(*(t.shape for t in tensors)), _out_dtype(base, tensors)
         out = math.prod(out_shape)
         reads = at[1:] if inplace and base in WRITE_ONLY else at
+        notes = (RNG_NOTE,) if base in RANDOM else ()
+        if base == "addcmul" and len(at) >= 3 and alike(args, at[1], at[2]):
+            reads, notes = [i for i in reads if i != at[2]], (ALIAS_NOTE,)
         nbytes = sum(args.stored_bytes(i) for i in reads) + out * dtype_bytes(out_dtype)
         cost = _cost(base, args)
         if base == "native_dropout":
             nbytes += out                     # the bool mask it also returns
-        notes = (RANDOM_NOTE,) if base in RANDOM else ()
         flop_dtype = out_dtype if base not in COMPARISON else tensors[0].dtype
         return work({vector_precision(flop_dtype): cost * out}, nbytes,
                     "copy" if per_element == 0 and base not in RANDOM else "elementwise",
                     args=args, assumptions=notes)
     return model
+
+
+def alike(args: Args, i: int, j: int) -> bool:
+    """Arguments ``i`` and ``j`` recorded with the same shape, dtype and
+    strides (the most a trace says about two tensors being one)."""
+    c = args.call
+    same = c.dims[i] == c.dims[j] and c.types[i] == c.types[j]
+    return same and args.strides(i) == args.strides(j)
+
+
+def multinomial(args: Args) -> OpWork:
+    """``multinomial(self, num_samples, replacement)``: the probabilities
+    read, int64 samples written; a search per sample, not counted."""
+    p, samples = args.need(0), args.value(1)
+    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 0 or not p.shape:
+        raise LookupError("multinomial: num_samples not recorded")
+    rows = math.prod(p.shape[:-1])
+    return work({}, args.stored_bytes(0) + rows * samples * 8, "elementwise", args=args,
+                assumptions=(RNG_NOTE,))
 
 
 def _cost(base: str, args: Args) -> int:
@@ -124,6 +162,10 @@ NAMES = [n for n in COST if n not in ("_to_copy", "cat", "stack")]
 INPLACE = [n + "_" for n in NAMES if n not in ("clone", "_masked_scale", "constant_pad_nd",
                                                 "repeat", "flip", "roll", "native_dropout",
                                                 "native_dropout_backward", "cat", "_unsafe_index",
-                                                "where", "_to_copy") and not n.endswith("backward")]
+                                                "where", "_to_copy", "poisson", "_standard_gamma")
+          and not n.endswith("backward")]
 MODELS = {n: pointwise(n) for n in NAMES + INPLACE}
-MODELS.update({"_to_copy": to_copy, "cat": cat, "stack": cat, "_cat": cat})
+MODELS.update({"_to_copy": to_copy, "cat": cat, "stack": cat, "_cat": cat,
+               "multinomial": multinomial})
+# Operator names (without aten::) whose rows generate random numbers.
+RANDOM_OPERATORS = frozenset(n for n in MODELS if _base(n)[0] in RANDOM) | {"multinomial"}
