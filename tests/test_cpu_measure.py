@@ -509,7 +509,7 @@ def test_a_noisy_ceiling_is_measured_again_and_the_quieter_attempt_kept():
     """One all-core L1 sample in five read 241-308 GB/s against 380-403 on
     an idle Zen 3 VM (a vCPU lost for milliseconds): a second attempt is
     taken instead of flagging the run busy."""
-    from roofline.microbench.cpu.measure import _steady
+    from roofline.microbench.cpu.attempts import steady as _steady
     attempts = iter([_samples(401, 403, 241, 399, 400), _samples(400, 402, 401, 399, 403)])
     repeated = {}
     s = _steady(lambda: next(attempts), 2, "L1 2 cores", repeated)
@@ -518,7 +518,7 @@ def test_a_noisy_ceiling_is_measured_again_and_the_quieter_attempt_kept():
 
 
 def test_a_ceiling_that_stays_noisy_keeps_its_least_noisy_attempt_and_stops():
-    from roofline.microbench.cpu.measure import _steady
+    from roofline.microbench.cpu.attempts import steady as _steady
     runs = [_samples(100, 60), _samples(100, 80), _samples(100, 50), _samples(100, 99)]
     calls = []
 
@@ -537,7 +537,7 @@ def test_an_attempt_slowed_throughout_is_never_the_roof():
     samples at half the rate: the noisy but unslowed attempt is kept, and
     its spread still says busy (review case A)."""
     from roofline.microbench.cpu.busy import SPREAD_LIMIT as BUSY
-    from roofline.microbench.cpu.measure import _steady
+    from roofline.microbench.cpu.attempts import steady as _steady
     attempts = iter([_samples(400, 395, 390, 392, 250), _samples(200, 201, 199, 202, 200),
                      _samples(201, 200, 199, 202, 200)])
     repeated = {}
@@ -547,7 +547,7 @@ def test_an_attempt_slowed_throughout_is_never_the_roof():
 
 
 def test_a_quiet_ceiling_is_measured_once_and_not_recorded():
-    from roofline.microbench.cpu.measure import _steady
+    from roofline.microbench.cpu.attempts import steady as _steady
     calls = []
     repeated = {}
     s = _steady(lambda: calls.append(1) or _samples(100, 101, 99), 2, "L2 2 cores", repeated)
@@ -579,7 +579,7 @@ def test_show_lists_the_ceilings_measured_again():
 def test_the_roof_is_the_best_sample_of_every_attempt():
     """A slowed attempt may be kept for its spread, but a rate reached once
     stays the roof (a busy machine only ever slows a sample)."""
-    from roofline.microbench.cpu.measure import _steady
+    from roofline.microbench.cpu.attempts import steady as _steady
     attempts = iter([_samples(410, 200, 405, 400, 402), _samples(380, 381, 379, 380, 382)])
     repeated = {}
     s = _steady(lambda: next(attempts), 2, "L1 2 cores", repeated)
@@ -610,7 +610,7 @@ def test_an_all_core_figure_that_does_not_scale_is_taken_again_after_a_wait():
     """Tight samples at one core's rate on two cores: another process held a
     core for the whole attempt. measure waits for idle cores and takes it
     again (bounded), keeping the attempt with the best sample."""
-    from roofline.microbench.cpu.measure import Steady, _scaling
+    from roofline.microbench.cpu.attempts import Steady, scaling as _scaling
     runs = iter([Steady((64.0, 63.9)), Steady((61.0, 60.0)), Steady((113.0, 112.0))])
     settled, repeated = [], {}
     got = _scaling(lambda: next(runs), 58.0, 2, 2, lambda: settled.append(1), "fp64 2 cores, scaling", repeated)

@@ -37,7 +37,8 @@ from ...core.errors import Advice, MeasurementError
 from ...core.model import Device
 from .. import levels as _levels
 from ..timing import Samples, geometric_sizes, measure, per_call_seconds
-from .assemble import ALL_CORE_MIN_SCALING, SPREAD_LIMIT, MiB, build_device, fmt_bytes
+from .assemble import MiB, build_device, fmt_bytes
+from .attempts import scaling, steady
 from .cpuinfo import CpuInfo, configure_numba_environment, cpu_info
 
 
@@ -271,7 +272,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         repeated: dict[str, int] = {}
         for p, a, b in (("fp64", a64, b64), ("fp32", a32, b32)):
             kernel = K.fma_f64 if p == "fp64" else K.fma_f32
-            one[p] = _steady(lambda: measure(lambda r: kernel(r, a, b), K.fma_flop_per_rep(p), **meas,
+            one[p] = steady(lambda: measure(lambda r: kernel(r, a, b), K.fma_flop_per_rep(p), **meas,
                                              start=flop_start(p, 1)), plan.retries, f"{p} one core", repeated, settle)
             bar.step(f"{p} one core")
         wake_reps = flop_start("fp64", threads)
@@ -279,11 +280,11 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
         _wake_cores(spin_all, plan.wake_s)
         for p, a, b in (("fp64", a64, b64), ("fp32", a32, b32)):
             kernel = K.fma_f64_par if p == "fp64" else K.fma_f32_par
-            take_all = lambda: _steady(  # noqa: E731 - taken again below while it does not scale
+            take_all = lambda: steady(  # noqa: E731 - taken again below while it does not scale
                 lambda: measure(lambda r: kernel(r, a, b, threads), K.fma_flop_per_rep(p, threads), **meas,
                                 start=flop_start(p, threads)),
                 plan.retries, f"{p} {threads} cores", repeated, settle)
-            allc[p] = _scaling(take_all, one[p].best, threads, plan.retries, settle,
+            allc[p] = scaling(take_all, one[p].best, threads, plan.retries, settle,
                                f"{p} {threads} cores, scaling", repeated)
             bar.step(f"{p} {threads} cores")
 
@@ -325,14 +326,14 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
             total = _probe_bytes(p, load_sizes, threads, p.name == "DRAM" or p.name in shared,
                                  buf_bytes, K.LOAD_MULTIPLE * 8)
             n_per = total // threads // 8
-            s = _steady(lambda n=n_per: measure(lambda r: K.load_par(buf, n, r, threads),
+            s = steady(lambda n=n_per: measure(lambda r: K.load_par(buf, n, r, threads),
                                                 8.0 * n * threads, **meas,
                                                 start=load_start(8.0 * n * threads, threads)),
                         plan.retries, f"{p.name} {threads} cores", repeated, settle)
             level_all[p.name] = (s, n_per * 8 * threads)
             bar.step(f"{p.name} {threads} cores")
         n_tri = (buf_bytes // threads // 8) // 3 * 3
-        triad_all = _steady(lambda: measure(lambda r: K.triad_par(buf, n_tri, r, 0.5, threads),
+        triad_all = steady(lambda: measure(lambda r: K.triad_par(buf, n_tri, r, 0.5, threads),
                                             K.triad_bytes(n_tri) * threads, **meas,
                                             start=load_start(K.triad_bytes(n_tri) * threads, threads)),
                             plan.retries, f"DRAM triad {threads} cores", repeated, settle)
@@ -407,74 +408,6 @@ def _start_reps(min_time_s: float, upper_rate: float, work_per_rep: float) -> in
     of the rate. A call can then never be mostly fixed cost (waking worker
     threads on a busy machine takes milliseconds), whatever the noise."""
     return max(1, int(0.25 * min_time_s * upper_rate / work_per_rep))
-
-
-def _scaling(take: Callable[[], "Steady"], one_core: float, threads: int, retries: int,
-             settle: Callable[[], object] | None, what: str, repeated: dict) -> "Steady":
-    """``take()`` again, after waiting for idle cores, while all cores reach
-    less than :data:`ALL_CORE_MIN_SCALING` x one core: tight samples at one
-    core's rate mean another process held the other cores for the whole
-    attempt, which a spread test cannot see. The attempt with the best
-    sample is kept; every attempt's best is recorded."""
-    got = take()
-    tries = [got.best]
-    while (threads >= 2 and settle is not None and len(tries) <= retries
-           and got.best < ALL_CORE_MIN_SCALING * one_core):
-        settle()
-        again = take()
-        tries.append(again.best)
-        got = again if again.best > got.best else got
-    if len(tries) > 1:
-        repeated[what] = {"attempts": len(tries), "bests": tries}
-    return got
-
-
-@dataclass(frozen=True)
-class Steady(Samples):
-    """The attempt kept (its rates give the median and spread) and the best
-    sample of every attempt made (``peak``): a rate reached once is a rate
-    the machine has, so the roof is never below it (:attr:`best`)."""
-
-    peak: float = 0.0
-
-    @property
-    def best(self) -> float:
-        return max(self.peak, max(self.rates))
-
-
-def _steady(take: Callable[[], Samples], retries: int, what: str, repeated: dict,
-            settle: Callable[[], object] | None = None) -> Steady:
-    """``take()`` again, up to ``retries`` times, while the attempt kept
-    spreads more than the warning limit; ``repeated[what]`` records the
-    attempts made and the spread of each.
-
-    On the 2-vCPU VMs this was built on, an idle machine still lost a
-    core for a few milliseconds now and then: one all-core L1 sample in
-    five read 241-308 GB/s against 380-403 for the others, in three of
-    three runs, and flagged the whole profile busy. A second attempt
-    mostly comes out clean. The attempt kept is the least spread of those
-    not slowed as a whole (:func:`_quietest`): a process holding a core
-    through a whole attempt gives tight samples at half the rate, which
-    must not become the roof. A machine that stays busy stays noisy, and
-    is flagged as before. The roof (``best``) is the best sample of all
-    attempts: a busy machine only ever slows a sample."""
-    attempts = [take()]
-    while _quietest(attempts).spread > SPREAD_LIMIT and len(attempts) <= retries:
-        if settle is not None:
-            settle()   # a retry right into the same load would only repeat it
-        attempts.append(take())
-    if len(attempts) > 1:
-        repeated[what] = {"attempts": len(attempts), "spreads": [round(a.spread, 4) for a in attempts],
-                          "bests": [a.best for a in attempts]}
-    kept = _quietest(attempts)
-    return Steady(kept.rates, kept.reps, kept.times_s, peak=max(a.best for a in attempts))
-
-
-def _quietest(attempts: list[Samples]) -> Samples:
-    """The least spread attempt among those whose median is within the
-    warning limit of the highest median (the others ran slowed throughout)."""
-    top = max(a.median for a in attempts)
-    return min((a for a in attempts if a.median >= (1 - SPREAD_LIMIT) * top), key=lambda a: a.spread)
 
 
 def _wake_cores(spin: Callable[[], object], seconds: float) -> None:
