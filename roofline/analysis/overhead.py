@@ -8,7 +8,9 @@ Three views, each a small function returning a frozen dataclass:
   a call near the profile's typical fixed cost, a GPU launch too small to
   fill the device, a framework operator with no work of its own. Their
   time by kind, the kernels with most of it, and the time fixed costs take
-  in all (``calls x fixed cost``, whatever the kernels' class).
+  in all (``calls x fixed cost``, whatever the kernels' class). Only
+  plausible fits count (:func:`roofline.core.evidence.plausible_fits`);
+  the number discarded is said, their fixed costs are not.
 - :func:`program_overhead`: from the :class:`~roofline.importers.base.ProgramTime`
   of summaries and timelines,
 
@@ -76,6 +78,8 @@ class KernelOverhead:
     fitted_groups: int              # operators or kernels whose fixed cost was fitted
     launch_overhead_s: float | None  # the device's host-side launch overhead
     top: tuple[KernelTime, ...] = ()  # overhead-bound kernels, by time
+    discarded_fits: int = 0         # fits found implausible: no fixed cost (evidence.plausible_fits)
+    dispatch_s: float | None = None  # CPU: the element-wise operators' typical fixed cost, fits' yardstick
 
     @property
     def overhead_share(self) -> float:
@@ -181,7 +185,8 @@ def kernel_overhead(p: Placements, top: int = 8, groups=None) -> KernelOverhead:
         overhead_time_s=float(time[overhead].sum()), by_kind=dict(sorted(by_kind.items(), key=lambda kv: -kv[1])),
         fixed_cost_s=float(fixed.sum()), typical_fixed_s=typical if math.isfinite(typical) else None,
         fitted_groups=p.fitted_groups, launch_overhead_s=p.device.launch_overhead_s,
-        top=_top_by_name(ks.names, overhead, calls, time, top, groups))
+        top=_top_by_name(ks.names, overhead, calls, time, top, groups), discarded_fits=p.discarded_fits,
+        dispatch_s=p.dispatch_s if math.isfinite(p.dispatch_s) else None)
 
 
 def _top_by_name(names, listed, calls, time, n, groups=None) -> tuple[KernelTime, ...]:

@@ -13,7 +13,15 @@ only on one of these, strongest first:
    relative error, so small and large calls weigh alike. A fit
    needs at least :data:`MIN_SIZES` distinct sizes spanning a factor
    :data:`MIN_SPAN` in roofline time, and must describe them within a
-   factor :data:`MAX_SCATTER` (root mean square).
+   factor :data:`MAX_SCATTER` (root mean square). A fit is kept only where
+   it is plausible (:func:`_within_shortest`, :func:`plausible_fits`): a
+   fixed cost larger than the group's shortest call (by more than the
+   fit's scatter) claims a call took less than its fixed cost; and
+   on a CPU, a fixed cost more than :data:`FAR_ABOVE` x the typical fixed
+   cost of the trace's element-wise operators (the framework's dispatch,
+   which every operator pays) is slow work the fit took for a constant,
+   not overhead. Either is no fixed cost: the row keeps its other
+   evidence, and the number of discarded fits is reported.
 2. **Time near the profile's floor.** The floor is the least a call costs
    in this profile: the median fixed cost of its fits, else its shortest
    call (an upper bound on the device's minimum kernel duration) when it has
@@ -50,6 +58,10 @@ NEAR_FLOOR = 2.0       # a call this close to the profile's floor is dominated b
 FLOOR_ROWS = 10        # timed rows a profile needs for its shortest call to be a floor
 
 FIT, FLOOR = 1, 2      # basis of a row's fixed cost: its own group's fit, the profile's floor
+# A fitted fixed cost more than this many times the typical one of a CPU
+# trace's element-wise operators is not dispatch: an order of magnitude
+# above the per-call cost every operator pays (see plausible_fits).
+FAR_ABOVE = 10.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,8 @@ class FixedCosts:
     groups_fitted: int
     typical_s: float
     floor_s: float = math.nan
+    groups_discarded: int = 0       # fits found implausible (plausible_fits) and dropped
+    dispatch_s: float = math.nan    # CPU: the element-wise operators' typical fixed cost (NaN: none)
 
 
 def group_keys(names: np.ndarray, operators: np.ndarray) -> np.ndarray:
@@ -78,19 +92,28 @@ def group_keys(names: np.ndarray, operators: np.ndarray) -> np.ndarray:
 
 
 def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.ndarray,
-                floor_cap_s: float = math.inf) -> FixedCosts:
+                floor_cap_s: float = math.inf, elementwise: np.ndarray | None = None,
+                cap_s: float = math.inf) -> FixedCosts:
     """Fixed costs from fits over the rows sharing a key, then the floor for
     rows without a fit of their own (see the module doc); a floor of
-    ``floor_cap_s`` or more is no fixed cost and is not used."""
+    ``floor_cap_s`` or more is no fixed cost and is not used.
+    ``elementwise`` (CPU traces): the rows of element-wise operators, whose
+    typical fit is the dispatch cost the other fits are checked against;
+    ``cap_s``: the most a fixed cost can be when no element-wise operator
+    has a fit (:func:`plausible_fits`)."""
     n = len(keys)
     fixed = np.full(n, math.nan)
     basis = np.zeros(n, dtype=np.int8)
     usable = np.isfinite(time_per_call) & (time_per_call > 0) & np.isfinite(roof_per_call) & (roof_per_call > 0)
     idx = np.flatnonzero(usable)
     fitted = []
+    discarded, dispatch = 0, math.nan
     if len(idx):
         codes = _codes(keys[idx])
-        a = _fits(codes, roof_per_call[idx], time_per_call[idx])
+        fits, shortest, scatter = _group_fits(codes, roof_per_call[idx], time_per_call[idx])
+        a = _within_shortest(fits, shortest, scatter)
+        a, dispatch = plausible_fits(a, codes, None if elementwise is None else elementwise[idx], cap_s)
+        discarded = int(np.sum(np.isfinite(fits) & ~np.isfinite(a)))
         ok = np.isfinite(a)
         fitted = a[ok].tolist()
         rows = ok[codes]
@@ -106,7 +129,30 @@ def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.n
                 & (roof_per_call <= 0.5 * time_per_call))
         fixed[near] = np.minimum(floor, time_per_call[near])
         basis[near] = FLOOR
-    return FixedCosts(fixed, basis, len(fitted), typical, floor)
+    return FixedCosts(fixed, basis, len(fitted), typical, floor, discarded, dispatch)
+
+
+def plausible_fits(a: np.ndarray, codes: np.ndarray, elementwise: np.ndarray | None,
+                   cap_s: float = math.inf) -> tuple[np.ndarray, float]:
+    """The group fits ``a`` (:func:`_fits`: none is larger than its group's
+    shortest call) with those far above dispatch set to NaN, and the
+    dispatch cost they were checked against (NaN: none). Only with
+    ``elementwise`` (a CPU trace): the dispatch cost is the median fit of
+    the groups all of whose rows are element-wise operators, which pay the
+    framework's per-call path and move their data, nothing else; a fit more
+    than :data:`FAR_ABOVE` x that, or than ``cap_s`` where no element-wise
+    group has a fit, is discarded (a convolution's 2 ms "fixed cost" beside
+    5 us element-wise ones is slow work the fit took for a constant)."""
+    if elementwise is None:
+        return a, math.nan
+    n = len(a)
+    rows = np.bincount(codes, minlength=n)
+    ew = (np.bincount(codes, weights=elementwise.astype(float), minlength=n) == rows) & (rows > 0)
+    reference = a[ew & np.isfinite(a)]
+    dispatch = float(np.median(reference)) if len(reference) else math.nan
+    cap = FAR_ABOVE * dispatch if math.isfinite(dispatch) else cap_s
+    with np.errstate(invalid="ignore"):
+        return np.where(a <= cap, a, math.nan), dispatch
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
@@ -131,11 +177,29 @@ def _fit(r: np.ndarray, t: np.ndarray) -> float | None:
 
 
 def _fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The fixed costs of :func:`_group_fits` no larger than their group's
+    shortest call (:func:`_within_shortest`)."""
+    return _within_shortest(*_group_fits(g, r, t))
+
+
+def _within_shortest(a: np.ndarray, shortest: np.ndarray, scatter: np.ndarray) -> np.ndarray:
+    """A fixed cost larger than the group's shortest call is no fixed cost
+    (a call took less than it): NaN. Within the fit's own scatter of it
+    (the rounding of a time, the noise of one call) the fit cannot tell
+    the two apart, and the fixed cost is the shortest call."""
+    with np.errstate(invalid="ignore"):
+        return np.where(a <= shortest * scatter, np.minimum(a, shortest), math.nan)
+
+
+def _group_fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The fixed cost ``a`` of ``t = a + k r`` per group ``g`` (NaN where
     the group cannot tell it: too few sizes, too narrow a span, a poor
     fit). Least squares on relative error (weights 1/t^2): linear in ``a``
     and ``k``, so solved in closed form for all groups at once, with
-    ``a >= 0``; every sum is a bincount over the groups."""
+    ``a >= 0``; every sum is a bincount over the groups. Where the time
+    does not grow with the work at all, each call is all fixed cost, and
+    the shortest call bounds it. With each group's shortest call and the
+    fit's scatter (its rms factor)."""
     n = int(g.max()) + 1
     lo = np.full(n, np.inf)
     hi = np.zeros(n)
@@ -158,6 +222,8 @@ def _fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
         k = (sw * srt - sr * st) / det
         no_fixed = a < 0                # no fixed cost to speak of: t = k r
         a, k = np.where(no_fixed, 0.0, a), np.where(no_fixed, srt / srr, k)
+        tmin = np.full(n, np.inf)
+        np.minimum.at(tmin, g, t)
         flat = ~(k > 0)                 # the time does not grow with the work at all
         a, k = np.where(flat, st / sw, a), np.where(flat, 0.0, k)
         model = a[g] + k[g] * r
@@ -165,10 +231,9 @@ def _fits(g: np.ndarray, r: np.ndarray, t: np.ndarray) -> np.ndarray:
         calls = np.bincount(g, minlength=n)
         log_ratio = np.log(np.where(model > 0, model, 1.0) / t)
         scatter = np.exp(np.sqrt(total(log_ratio ** 2) / calls))
-    tmax = np.zeros(n)
-    np.maximum.at(tmax, g, t)
     good = enough & (det > 0) & positive & (scatter <= MAX_SCATTER) & np.isfinite(a)
-    return np.where(good, np.minimum(a, tmax), np.nan)
+    a = np.where(flat, np.minimum(a, tmin), a)     # the scatter was judged on the fit itself
+    return np.where(good, a, np.nan), tmin, scatter
 
 
 def carried(fixed_s: np.ndarray, count: np.ndarray, codes: np.ndarray, n: int,
@@ -184,8 +249,10 @@ def carried(fixed_s: np.ndarray, count: np.ndarray, codes: np.ndarray, n: int,
     with np.errstate(invalid="ignore", divide="ignore"):
         fixed = np.where(calls > 0, total / calls, math.nan)
     basis = np.where(np.isfinite(fixed), FIT, 0).astype(np.int8)
-    return FixedCosts(fixed, basis, whole.groups_fitted if whole else 0,
-                      whole.typical_s if whole else math.nan, whole.floor_s if whole else math.nan)
+    if whole is None:
+        return FixedCosts(fixed, basis, 0, math.nan)
+    return FixedCosts(fixed, basis, whole.groups_fitted, whole.typical_s, whole.floor_s,
+                      whole.groups_discarded, whole.dispatch_s)
 
 
 def under_filled(blocks: np.ndarray, multiprocessors: int | None, roof_per_call: np.ndarray,

@@ -37,6 +37,7 @@ from . import reasons as R
 from .comm import is_comm_key, link_times, link_warnings
 from .comm_columns import comm_columns
 from .placement_warnings import ABOVE_ROOF_TOLERANCE, warn_above_roof, warn_missing, warn_substituted  # noqa: F401
+from .causes import cause_evidence
 from .compulsory import place_compulsory
 from .cores import one_core_device
 from .errors import Advice
@@ -102,12 +103,16 @@ class Placements:
     typical_fixed_s: float = math.nan       # median fixed cost of the profile's fits
     floor_s: float = math.nan               # the least a call costs here (evidence.fixed_costs)
     fitted_groups: int = 0                  # operators or kernels whose fixed cost was fitted
+    discarded_fits: int = 0                 # fits found implausible and dropped (evidence.plausible_fits)
+    dispatch_s: float = math.nan            # CPU: the element-wise operators' typical fixed cost
+    reason_detail: np.ndarray | None = None  # per row: what its reason rests on, where it names a peer
     link: object = None                     # collectives' link times (roofline.core.comm.LinkTimes)
 
     def fixed_costs(self) -> FixedCosts:
         """This placement's fixed costs, to carry into sums of its rows."""
         basis = np.where(np.isfinite(self.fixed_s), 1, 0).astype(np.int8)
-        return FixedCosts(self.fixed_s, basis, self.fitted_groups, self.typical_fixed_s, self.floor_s)
+        return FixedCosts(self.fixed_s, basis, self.fitted_groups, self.typical_fixed_s, self.floor_s,
+                          self.discarded_fits, self.dispatch_s)
 
     def __post_init__(self):
         n = len(self.kernels)
@@ -117,6 +122,8 @@ class Placements:
             self.fixed_s = np.full(n, math.nan)
         if self.fits_cache is None:
             self.fits_cache = np.zeros(n, dtype=bool)
+        if self.reason_detail is None:
+            self.reason_detail = np.full(n, "", dtype=object)
 
     def __len__(self) -> int:
         return len(self.kernels)
@@ -317,11 +324,18 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
     code[~timed] = _CODE[UNKNOWN]
 
     count = np.maximum(kernels.count, 1)
+    cpu = device.kind == "cpu"
     if fixed is None:
+        # on a CPU, fits are checked against the element-wise operators' (evidence.plausible_fits)
         fixed = fixed_costs(group_keys(kernels.names, kernels.operators), time_s / count, t_roof / count,
-                            floor_cap_s=rules.substantial_s)
+                            floor_cap_s=rules.substantial_s,
+                            elementwise=(kernels.families == "elementwise") if cpu else None,
+                            cap_s=rules.substantial_s if cpu else math.inf)
+    # a share of a memory roof is comparable between peers only for working sets beyond the LLC
+    fair_roof = (limiter_index == 0) | ((limiter_index > 0) & ~compulsory.fits_cache)
+    causes = cause_evidence(kernels, cpu, efficiency, t_roof, rules.substantial_s, fair_roof)
     evidence = _evidence(kernels, device, one, single, compulsory.from_cache, fixed, t_roof,
-                         limiter_index, work, link)
+                         limiter_index, work, link, causes[:3])
     below = timed & (efficiency < rules.near_roof)
     with _quiet():
         fixed_most = fixed.fixed_s >= rules.fixed_share * (time_s / count)    # of each call
@@ -343,7 +357,9 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
                       limiter_names, limiter_index, code, efficiency, intensity, warnings,
                       reason_code=reason, fixed_s=fixed.fixed_s, cache_level=compulsory.cache_level,
                       fits_cache=compulsory.fits_cache, typical_fixed_s=fixed.typical_s, floor_s=fixed.floor_s,
-                      fitted_groups=fixed.groups_fitted, link=link)
+                      fitted_groups=fixed.groups_fitted, discarded_fits=fixed.groups_discarded,
+                      dispatch_s=fixed.dispatch_s, reason_detail=np.where(reason == R.SLOW_KERNEL, causes[3], ""),
+                      link=link)
 
 
 def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[str, np.ndarray]:
@@ -359,7 +375,7 @@ def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[
 
 def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np.ndarray,
               from_cache: np.ndarray, fixed: FixedCosts, t_roof: np.ndarray, limiter_index: np.ndarray,
-              work: np.ndarray, link=None) -> R.Evidence:
+              work: np.ndarray, link=None, causes=(None, None, None)) -> R.Evidence:
     """The boolean columns the reasons and the overhead class rest on."""
     count = np.maximum(kernels.count, 1)
     fixed_s = fixed.fixed_s
@@ -380,6 +396,7 @@ def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np
         modelled_bandwidth=kernels.modelled & (limiter_index > 0),
         latency=(np.zeros(len(kernels), dtype=bool) if link is None else
                  np.nan_to_num(link.latency_s) >= 0.5 * np.where(np.isfinite(link.time_s), link.time_s, np.inf)),
+        rng=causes[0], page_faults=causes[1], slow_kernel=causes[2],
     )
 
 

@@ -3,34 +3,55 @@
 Every kernel below ``Rules.near_roof`` of its roof, and every overhead-bound
 one, gets one reason: the first of these that its evidence supports.
 
-=============================== ===================================================
-reason                          evidence
-=============================== ===================================================
-``dispatch``                    a framework operator with no work of its own: its
-                                self time is the framework's (CPU traces)
-``no work counted``             counters (or a kernels.csv) give the kernel neither
-                                FLOPs nor bytes: nothing of its time scales
-``fixed cost``                  a fixed cost per call, fitted across the sizes of
-                                the same operator or kernel (or the profile's
-                                typical one), is at least half of the time the
-                                call loses against its roof
-``under-fills the device``      fewer thread blocks than the GPU has SMs
-``fewer threads than the roof`` a CPU operator ran on fewer threads than the
-                                cores the roof assumes
-``data from cache``             modelled bytes moved faster than DRAM allows: the
-                                data came from the last-level cache, whose roof it
-                                is placed on (given at any efficiency)
-``precision assumed``           fp32 matrix work on a GPU whose kernel name does not
-                                say whether it ran on the FFMA units or as TF32 on
-                                tensor cores: the roof is the fp32 one, an assumption
-``traffic above compulsory``    modelled bytes are only the compulsory ones (each
-                                tensor read and written once); a bandwidth-bound
-                                kernel far below that roof likely moves more
-``no evidence``                 below its roof, and nothing in the profile says why
-``link latency``                a collective whose latency (NCCL's latency model,
-                                :mod:`.comm`) is at least half of its time on the
-                                link roof: small messages (overhead-bound)
-=============================== ===================================================
+================================ ===================================================
+reason                           evidence
+================================ ===================================================
+``dispatch``                     a framework operator with no work of its own: its
+                                 self time is the framework's (CPU traces)
+``no work counted``              counters (or a kernels.csv) give the kernel neither
+                                 FLOPs nor bytes: nothing of its time scales
+``fixed cost``                   a fixed cost per call, fitted across the sizes of
+                                 the same operator or kernel (or the profile's
+                                 typical one), is at least half of the time the
+                                 call loses against its roof; only a plausible
+                                 fit counts (:mod:`.evidence`: no larger than the
+                                 shortest call beyond the fit's scatter, on a CPU
+                                 at most 10x the trace's element-wise operators'
+                                 fixed cost)
+``under-fills the device``       fewer thread blocks than the GPU has SMs
+``random-number generation``     the operator draws random numbers (bernoulli_,
+                                 native_dropout, uniform_, normal_, rand*, ...):
+                                 its roof is its generator's rate, not memory
+``page faults on fresh outputs`` a CPU operator writing a new output of 128 KiB
+                                 or more (glibc's mmap threshold: the allocator
+                                 may return it to the OS between calls) takes 4x
+                                 or more the time per byte of the in-place
+                                 operators of its family and shape in the trace
+``slow library kernel``          the same operator at other shapes or layouts in
+                                 the trace reaches 4x or more this row's share of
+                                 its roof, in 3 calls or more, and this row loses
+                                 more per call than any fixed cost (100 us)
+``fewer threads than the roof``  a CPU operator ran on fewer threads than the
+                                 cores the roof assumes
+``data from cache``              modelled bytes moved faster than DRAM allows: the
+                                 data came from the last-level cache, whose roof it
+                                 is placed on (given at any efficiency)
+``precision assumed``            fp32 matrix work on a GPU whose kernel name does not
+                                 say whether it ran on the FFMA units or as TF32 on
+                                 tensor cores: the roof is the fp32 one, an assumption
+``traffic above compulsory``     modelled bytes are only the compulsory ones (each
+                                 tensor read and written once); a bandwidth-bound
+                                 kernel far below that roof, with none of the
+                                 evidence above, likely moves more
+``no evidence``                  below its roof, and nothing in the profile says why
+``link latency``                 a collective whose latency (NCCL's latency model,
+                                 :mod:`.comm`) is at least half of its time on the
+                                 link roof: small messages (overhead-bound)
+================================ ===================================================
+
+The evidence of random-number generation, page faults and a slow library
+kernel is read by :mod:`.causes`; what to do about each is in
+:data:`REASON_FIXES`.
 
 A kernel without work (bound ``unknown``) says why instead, as its
 importer found it (``Kernel.why``; :data:`WITHOUT_WORK`, each with what to
@@ -53,6 +74,27 @@ REASONS = ("", "dispatch", "no work counted", "fixed cost", "under-fills the dev
            "fewer threads than the roof", "data from cache", "precision assumed", "traffic above compulsory",
            "no evidence", "link latency")
 LATENCY = 10
+# Named causes (codes after LATENCY, ahead of "traffic above compulsory" in
+# precedence; the order of the codes is not the order of the rules).
+RNG, PAGE_FAULTS, SLOW_KERNEL = 11, 12, 13
+REASONS = REASONS + ("random-number generation", "page faults on fresh outputs", "slow library kernel")
+# What to do about a named cause.
+REASON_FIXES = {
+    "random-number generation": (
+        "the roof of a random-number operator is its generator's rate (Philox or mt19937 integer work per "
+        "number), which no memory roof shows: draw fewer numbers (dropout only where it regularises, a "
+        "smaller p does not help), fuse the mask into its consumer (torch.compile generates it in the kernel "
+        "that applies it), or drop dropout at evaluation (model.eval())"),
+    "page faults on fresh outputs": (
+        "the output is new memory the allocator got from the OS, mapped (and zeroed) page by page on first "
+        "touch: keep freed memory in the process (glibc: MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ "
+        "above the largest tensor, e.g. 1073741824; or preload jemalloc or tcmalloc), or write in place "
+        "(torch.optim's foreach=True / fused=True, in-place ops, out= tensors reused across steps)"),
+    "slow library kernel": (
+        "the library runs this shape on a slower implementation than the peer named beside it: try another "
+        "memory format (torch.channels_last), another dtype, a different backend (torch.backends.mkldnn "
+        "flags, ONEDNN_VERBOSE=1 names the implementation), or a newer library"),
+}
 # Why a kernel has no work (codes after LATENCY, in this order), and the fix.
 BEFORE_WINDOW = "launched before the CPU window"
 NO_OPERATOR = "no launching operator"
@@ -121,6 +163,9 @@ class Evidence:
     precision_assumed: np.ndarray
     modelled_bandwidth: np.ndarray   # modelled bytes limit it
     latency: np.ndarray | None = None   # a collective whose link latency is most of its link time
+    rng: np.ndarray | None = None        # a random-number operator (.causes)
+    page_faults: np.ndarray | None = None   # a fresh output, slow per byte against in-place peers
+    slow_kernel: np.ndarray | None = None   # a peer of the same operator far nearer its roof
 
 
 def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np.ndarray) -> np.ndarray:
@@ -130,12 +175,18 @@ def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np
     n = len(below)
     out = np.full(n, NONE, dtype=np.int8)
     needs = below | overhead
+    none = np.zeros(n, dtype=bool)
+    # the named causes come before the roof's assumptions (threads, cache,
+    # precision): each was measured against peers run on the same threads
     rules = (
-        (LATENCY, e.latency if e.latency is not None else np.zeros(n, dtype=bool)),
+        (LATENCY, e.latency if e.latency is not None else none),
         (DISPATCH, e.dispatch),
         (NO_WORK, e.no_work),
         (FIXED, e.fixed),
         (UNDER_FILLED, e.under_filled),
+        (RNG, e.rng if e.rng is not None else none),
+        (PAGE_FAULTS, e.page_faults if e.page_faults is not None else none),
+        (SLOW_KERNEL, e.slow_kernel if e.slow_kernel is not None else none),
         (FEWER_THREADS, e.fewer_threads),
         (FROM_CACHE, e.from_cache),
         (PRECISION, e.precision_assumed),

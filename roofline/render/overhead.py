@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..analysis.overhead import OverheadAnalysis, TimeView
+from ..core.evidence import FAR_ABOVE
 from ..core.placement import CLASSES
 from ..core.units import format_si
 from .style import plain_text
@@ -26,8 +27,13 @@ def overhead_text(a: OverheadAnalysis) -> str:
         lines.append(f"  fixed costs fitted across sizes for {K.fitted_groups} operator(s)/kernel(s), "
                      f"typical {format_si(K.typical_fixed_s, 's')} per call; all fixed costs "
                      f"{format_si(K.fixed_cost_s, 's')} ({_pct(K.fixed_cost_share)} of kernel time)")
-    else:
+    elif not K.discarded_fits:
         lines.append("  no operator or kernel appears at enough sizes to fit a fixed cost")
+    if K.discarded_fits:
+        yardstick = (f"or more than {FAR_ABOVE:g}x the element-wise operators' {format_si(K.dispatch_s, 's')}"
+                     if K.dispatch_s is not None else "or far above any dispatch cost")
+        lines.append(f"  {K.discarded_fits} fit(s) across sizes discarded as no fixed cost (larger than the "
+                     f"shortest call, {yardstick}): slow work, not overhead")
     for k in K.top:
         lines.append(f"    {k.name[:60]:<60} {k.calls:>9,} calls  {format_si(k.per_call_s, 's'):>9}/call")
     if K.launch_cost_s is not None:
