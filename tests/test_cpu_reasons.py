@@ -100,6 +100,17 @@ def test_output_shape_and_share_come_from_the_label():
                              dtype=object)).tolist() == [True, False, False, True]
 
 
+def test_labels_that_are_not_shapes_give_none():
+    names = np.array(["aten::relu", "aten::relu()", "aten::mm(2x3, 3x4)", "other(2x3)", "aten::cat(scalar)",
+                      "aten::where(4x1, 4x4, 1x4) tail", None, "aten::add((2x2), 2x2)"], dtype=object)
+    ops = np.array(["aten::relu", "aten::relu", "aten::mm", "aten::mm", "aten::cat", "aten::where", "x",
+                    "aten::add"], dtype=object)
+    shapes, share = output_shapes(names, ops)
+    # only a name spelled operator(shapes) says its shapes; "(2x2)" is not a shape
+    assert shapes.tolist() == ["", "", "3x4", "", "", "", "", "2x2"]
+    assert share[2] == pytest.approx(12 / (6 + 12 + 12)) and share[7] == pytest.approx(0.5)
+
+
 # ------------------------------------------------------------- random-number generation
 
 @pytest.mark.parametrize("name", ["aten::bernoulli_", "aten::bernoulli", "aten::native_dropout", "aten::uniform_",
@@ -149,6 +160,12 @@ def test_a_shape_far_below_what_its_operator_reaches_elsewhere_is_a_slow_library
     assert p.reason.tolist() == ["slow library kernel", "no evidence"]
     # the peer is named beside the reason
     assert PW in p.reason_detail[0] and "60%" in p.reason_detail[0] and p.reason_detail[1] == ""
+
+
+def test_the_named_peer_is_the_faster_one_with_most_time():
+    other = pointwise(per_call_s=5e-3, calls=1, name=PW.replace("96x96x1x1", "96x48x1x1"))   # 92 %, 1 call
+    p = place(KernelSet.from_kernels([depthwise(), other, pointwise()]), cpu())
+    assert p.reason[0] == "slow library kernel" and PW in p.reason_detail[0]        # 23 ms, not 5 ms
 
 
 def test_no_slow_library_kernel_without_a_trusted_faster_peer():

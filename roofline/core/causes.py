@@ -28,17 +28,18 @@ Each is read from the rows of one trace, comparing a row with its peers
   implementation for this shape (oneDNN's ``x64:gemm:jit`` for a
   depthwise convolution's weight gradient, say).
 
-Columns in, columns out: numpy only; shape labels are parsed once per
-distinct row name.
+Columns in, columns out; shape labels are read by
+:mod:`.shape_labels` for all rows at once.
 """
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 from .comm import is_comm_key
+from .evidence import _codes
+from .shape_labels import largest_operands
 
 # glibc's default M_MMAP_THRESHOLD: blocks from this size on are mmapped and
 # given back to the OS when freed (glibc raises the threshold up to 32 MiB
@@ -68,20 +69,24 @@ RNG_OPERATORS = frozenset({"bernoulli", "native_dropout", "uniform", "normal", "
 RNG_PREFIXES = ("rand",)          # rand, rand_like, randn, randn_like, randint, randint_like
 RNG_FAMILIES = frozenset({"rng", "random"})
 
-_SHAPE = re.compile(r"^\d+(?:x\d+)*$")
-
-
 def base_name(operator: str) -> str:
     """``aten::bernoulli_`` -> ``bernoulli``."""
     return operator.rsplit("::", 1)[-1].rstrip("_")
 
 
+def _per_operator(operators: np.ndarray, test) -> np.ndarray:
+    """``test`` of each row's operator (or family), asked once per distinct one."""
+    if not len(operators):
+        return np.zeros(0, dtype=bool)
+    codes = _codes(operators)
+    _, first = np.unique(codes, return_index=True)        # codes number operators by first appearance
+    return np.array([bool(test(str(op))) for op in operators[first].tolist()], dtype=bool)[codes]
+
+
 def rng_rows(operators: np.ndarray, families: np.ndarray) -> np.ndarray:
     """Rows whose operator draws random numbers: by ATen name, or by a
     family an operator model gives random fills."""
-    names = {op: _is_rng(str(op)) for op in set(operators.tolist())}
-    by_name = np.fromiter((names[op] for op in operators.tolist()), dtype=bool, count=len(operators))
-    return by_name | np.isin(families.astype(str), list(RNG_FAMILIES))
+    return _per_operator(operators, _is_rng) | _per_operator(families, lambda f: f in RNG_FAMILIES)
 
 
 def _is_rng(operator: str) -> bool:
@@ -92,62 +97,63 @@ def _is_rng(operator: str) -> bool:
 def in_place(operators: np.ndarray) -> np.ndarray:
     """ATen's convention: an in-place operator's name ends in ``_``
     (``aten::add_``); ``_foreach_add`` is not in place, ``_foreach_add_`` is."""
-    return np.array([str(op).endswith("_") for op in operators.tolist()], dtype=bool)
+    return _per_operator(operators, lambda op: op.endswith("_"))
 
 
 def output_shapes(names: np.ndarray, operators: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row from its label (``aten::div(1024x4096, scalar)``): the shape
     of its largest tensor operand, which an element-wise operator's output
-    has ("" where the name has no shapes), and that operand's share of all
-    the elements the call touches, its output counted once more (0 where
-    unknown): the output's share of the call's bytes, one dtype assumed."""
-    seen: dict[tuple[str, str], tuple[str, float]] = {}
-    shapes = np.full(len(names), "", dtype=object)
-    share = np.zeros(len(names))
-    for i, (name, op) in enumerate(zip(names.tolist(), operators.tolist())):
-        key = (str(name), str(op))
-        if key not in seen:
-            seen[key] = _output_of(*key)
-        shapes[i], share[i] = seen[key]
-    return shapes, share
+    has (""), and the output's share of the call's bytes (0 where unknown;
+    :func:`roofline.core.shape_labels.largest_operands`)."""
+    return largest_operands(names, operators)
 
 
-def _output_of(name: str, operator: str) -> tuple[str, float]:
-    if not operator or not name.startswith(operator + "(") or not name.endswith(")"):
-        return "", 0.0
-    dims = [p.strip() for p in name[len(operator) + 1:-1].split(",")]
-    tensors = [(d, math.prod(int(v) for v in d.split("x"))) for d in dims if _SHAPE.match(d)]
-    if not tensors:
-        return "", 0.0
-    shape, out = max(tensors, key=lambda t: t[1])
-    total = sum(e for _, e in tensors) + out
-    return shape, (out / total if total else 0.0)
-
-
-def page_fault_rows(names, operators, families, time_per_call, bytes_per_call, candidates) -> np.ndarray:
+def page_fault_rows(names, operators, families, time_per_call, bytes_per_call, candidates,
+                    rng: np.ndarray | None = None) -> np.ndarray:
     """Out-of-place ``candidates`` (CPU rows with modelled bytes) whose
     output is at least :data:`MMAP_THRESHOLD_BYTES` and whose time per byte
     is at least :data:`PAGE_FAULT_FACTOR` x the median of the in-place
-    rows of the same family and output shape (see the module doc)."""
+    rows of the same family and output shape (see the module doc); ``rng``:
+    the random-number rows (:func:`rng_rows`), never peers."""
     n = len(names)
     out = np.zeros(n, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         per_byte = np.where(bytes_per_call > 0, time_per_call / bytes_per_call, math.nan)
     usable = candidates & np.isfinite(per_byte) & (per_byte > 0)
-    if not usable.any():
+    rng = rng_rows(operators, families) if rng is None else rng
+    inplace = usable & in_place(operators) & ~rng
+    # an out-of-place row needs bytes for a big output, and in-place rows of its family to compare with
+    fam = families.astype(str)
+    big = usable & ~inplace & (bytes_per_call >= MMAP_THRESHOLD_BYTES) & np.isin(fam, np.unique(fam[inplace]))
+    rows = np.flatnonzero(inplace | big)
+    if not big.any():
         return out
-    rows = np.flatnonzero(usable)
-    shapes, share = output_shapes(names[rows], operators[rows])
-    inplace = in_place(operators[rows]) & ~rng_rows(operators[rows], families[rows])
-    peers: dict[tuple, list[float]] = {}
-    for j in np.flatnonzero(inplace & (shapes != "")):
-        peers.setdefault((families[rows[j]], shapes[j]), []).append(per_byte[rows[j]])
-    typical = {key: float(np.median(v)) for key, v in peers.items()}
-    for j in np.flatnonzero(~inplace & (shapes != "")):
-        i = rows[j]
-        ref = typical.get((families[i], shapes[j]))
-        big = share[j] * bytes_per_call[i] >= MMAP_THRESHOLD_BYTES
-        out[i] = ref is not None and big and per_byte[i] >= PAGE_FAULT_FACTOR * ref
+    shapes, share = largest_operands(names[rows], operators[rows])
+    known = shapes != ""
+    rows, shapes, share = rows[known], shapes[known], share[known]
+    keys = _codes(np.char.add(np.char.add(fam[rows].astype(str), "\x1f"), shapes.astype(str)))
+    peer = inplace[rows]
+    median = _group_medians(keys[peer], per_byte[rows][peer], int(keys.max()) + 1 if len(keys) else 0)
+    ref = median[keys]
+    slow = (~peer & np.isfinite(ref) & (share * bytes_per_call[rows] >= MMAP_THRESHOLD_BYTES)
+            & (per_byte[rows] >= PAGE_FAULT_FACTOR * ref))
+    out[rows[slow]] = True
+    return out
+
+
+def _group_medians(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The median of ``values`` per group (NaN for groups without one)."""
+    out = np.full(n, math.nan)
+    if not len(codes):
+        return out
+    order = np.lexsort((values, codes))
+    codes, values = codes[order], values[order]
+    count = np.bincount(codes, minlength=n)
+    start = np.concatenate(([0], np.cumsum(count)[:-1]))
+    has = count > 0
+    lo = start[has] + (count[has] - 1) // 2
+    hi = start[has] + count[has] // 2
+    out[has] = 0.5 * (values[lo] + values[hi])
     return out
 
 
@@ -165,33 +171,32 @@ def slow_kernel_rows(operators, efficiency, count, time_s, lost_per_call, min_lo
     ok = candidates & (operators != "") & np.isfinite(eff) & (eff > 0)
     trusted = ok & fair_roof & (eff <= PEER_ROOF_TOLERANCE)
     losing = ok & (lost_per_call > min_lost_s)
-    groups: dict[str, list[int]] = {}
-    for i in np.flatnonzero(ok).tolist():
-        groups.setdefault(operators[i], []).append(i)
-    for members in groups.values():
-        if len(members) < 2:
+    if not (losing.any() and trusted.any()):
+        return slow, peer
+    idx = np.flatnonzero(ok)
+    codes = _codes(operators[idx])
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    for members in np.split(idx[order], bounds):       # one operator's rows: a loop per operator
+        best = members[trusted[members]]
+        rows = members[losing[members]]
+        if len(members) < 2 or not len(best) or not len(rows):
             continue
-        m = np.asarray(members)
-        best = m[trusted[m]]
         best = best[np.argsort(-eff[best], kind="stable")]     # most efficient first
-        if not len(best):
-            continue
         calls = np.cumsum(count[best])
-        # the peer with the most time among the first k: a running argmax
-        lead = _running_argmax(time_s[best])
-        for i in m[losing[m]].tolist():
-            k = int(np.searchsorted(-eff[best], -SLOW_FACTOR * eff[i], side="right"))   # eff >= 4x
-            if k and calls[k - 1] >= MIN_PEER_CALLS:
-                slow[i], peer[i] = True, int(best[lead[k - 1]])
+        lead = _running_argmax(time_s[best])          # the peer with the most time among the first k
+        k = np.searchsorted(-eff[best], -SLOW_FACTOR * eff[rows], side="right")   # peers at >= 4x
+        hit = (k > 0) & (calls[np.maximum(k - 1, 0)] >= MIN_PEER_CALLS)
+        slow[rows[hit]] = True
+        peer[rows[hit]] = best[lead[k[hit] - 1]]
     return slow, peer
 
 
 def _running_argmax(x: np.ndarray) -> np.ndarray:
     """For each k, the index of the largest of ``x[:k + 1]`` (first on ties)."""
-    out = np.zeros(len(x), dtype=np.int64)
-    for k in range(1, len(x)):
-        out[k] = k if x[k] > x[out[k - 1]] else out[k - 1]
-    return out
+    top = np.maximum.accumulate(x)
+    new = np.concatenate(([True], x[1:] > top[:-1]))       # a strictly larger value than all before
+    return np.maximum.accumulate(np.where(new, np.arange(len(x)), 0))
 
 
 def cause_evidence(kernels, cpu: bool, efficiency: np.ndarray, t_roof: np.ndarray, min_lost_s: float,
@@ -214,7 +219,7 @@ def cause_evidence(kernels, cpu: bool, efficiency: np.ndarray, t_roof: np.ndarra
         # a modelled row's bytes sit on one level (DRAM, or the cache it beat DRAM from)
         nbytes = np.fmax.reduce(np.vstack(levels), axis=0) if levels else np.full(n, math.nan)
         faults = page_fault_rows(kernels.names, kernels.operators, kernels.families, time_per_call,
-                                 nbytes / count, modelled)
+                                 nbytes / count, modelled, rng)
     with np.errstate(invalid="ignore"):
         lost = (kernels.time_s - t_roof) / count
     slow, peer = slow_kernel_rows(kernels.operators, efficiency, count, kernels.time_s, lost, min_lost_s,
