@@ -102,6 +102,31 @@ def test_cpu_trace_keeps_the_time_outside_operators(tmp_path):
     assert t.time_s[~outside].sum() == pytest.approx(sum(k.time_s for k in r.kernels))
 
 
+def test_a_compiled_graph_counts_once_and_its_backward_in_the_backward(tmp_path):
+    # a CPU training step of a compiled graph: CompiledFunction (300 us, 20 us of it an extern
+    # mm) holds its "## Call CompiledFxGraph" range (290 us); CompiledFunctionBackward (200 us,
+    # under autograd's evaluate_function) holds its own range (190 us); 1000 us step
+    ev = [_x("user_annotation", "ProfilerStep#1", 0, 1000),
+          _x("cpu_op", "Torch-Compiled Region: 0/0", 10, 310),
+          _x("cpu_op", "CompiledFunction", 15, 300, **{"Fwd thread id": 0}),
+          _x("user_annotation", "## Call CompiledFxGraph abc ##", 20, 290),
+          _x("cpu_op", "aten::mm", 100, 20),
+          _x("cpu_op", "autograd::engine::evaluate_function: CompiledFunctionBackward", 400, 210),
+          _x("cpu_op", "CompiledFunctionBackward", 405, 200, **{"Fwd thread id": 1}),
+          _x("user_annotation", "## Call CompiledFxGraph def ##", 410, 190)]
+    r = read_profile(_write(tmp_path, {"traceEvents": ev}))
+    t = r.phases
+    # the step's time once: its ranges' own time inside operators is the operators' self time
+    assert sum(_by_phase(t, 1).values()) == pytest.approx(1000)
+    assert _by_phase(t, 1) == {"forward": 310, "backward": 210, "other": 480}
+    names = [k.name for k in r.kernels]
+    for name, phase, us in (("CompiledFunction", "forward", 280), ("CompiledFunctionBackward", "backward", 200)):
+        row = t.row == names.index(name)
+        assert {PHASES[p]: round(float(x) * 1e6, 6) for p, x in zip(t.phase[row], t.time_s[row])} == {phase: us}
+    # outside every operator: only the step's own 480 us, none of the graphs' ranges
+    assert float(t.time_s[t.row == -1].sum()) == pytest.approx(480e-6)
+
+
 def test_a_trace_without_phases_has_no_section(tmp_path, toy_gpu):
     from conftest import REPO
     r = build_report([REPO / "examples" / "ece408_kernels.csv"], toy_gpu)

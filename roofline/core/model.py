@@ -213,6 +213,8 @@ class Kernel:
     # its sizes ride in ``bytes`` under the comm: keys
     collective: object = None
     why: str = ""       # why it has no work, when it has none (roofline.core.reasons)
+    # the dtype(s) of its operator's tensors ("bf16", "bf16,fp32"; a cast "fp32->bf16"), when the trace says
+    dtype: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "flops", _frozen(self.flops))
@@ -236,7 +238,7 @@ class KernelSet:
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
                  modelled=None, operators=None, threads=None, sources=None, blocks=None,
-                 collectives=None, whys=None):
+                 collectives=None, whys=None, dtypes=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -262,6 +264,8 @@ class KernelSet:
         # sums of rows drop both (their comm: bytes are summed)
         self.collectives = _objects(collectives, n, "collectives", None)
         self.whys = _objects(whys, n, "whys", "")
+        # per row: the dtype(s) of its operator ("bf16", "fp32->bf16"; "": not said)
+        self.dtypes = _objects(dtypes, n, "dtypes", "")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -273,7 +277,7 @@ class KernelSet:
                        instructions=self.instructions, transactions=self.transactions,
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
                        sources=self.sources, blocks=self.blocks, collectives=self.collectives,
-                       whys=self.whys)
+                       whys=self.whys, dtypes=self.dtypes)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -304,6 +308,7 @@ class KernelSet:
             blocks=[_blocks(k.launch) for k in ks],
             collectives=[k.collective for k in ks] if any(k.collective is not None for k in ks) else None,
             whys=[k.why for k in ks] if any(k.why for k in ks) else None,
+            dtypes=[k.dtype for k in ks] if any(k.dtype for k in ks) else None,
         )
 
     def kernels(self) -> list[Kernel]:
@@ -318,7 +323,8 @@ class KernelSet:
                 family=str(self.families[i]), variant=str(self.variants[i]),
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
-                source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i])))
+                source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
+                dtype=str(self.dtypes[i])))
         return out
 
     def work(self) -> np.ndarray:

@@ -10,6 +10,7 @@ from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
 from ..core.comm_columns import COMM_FIELDS, comm_arrays
 from ..core.placement import Placements
+from ..core.row_dtypes import row_dtypes
 from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
 
@@ -61,6 +62,7 @@ def placements_csv_bytes(p: Placements) -> bytes:
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
             "predicted_bound": p.predicted_bound, **comm_arrays(p)}
+        columns["dtype"] = row_dtypes(ks)       # every row's dtype(s), a collective's as it says
         arrow = _arrow_csv(columns)
         if arrow is not None:
             return arrow
@@ -141,7 +143,9 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     Names are made visible for a terminal (:mod:`roofline.render.terminal`)."""
     time = np.nan_to_num(p.kernels.time_s)
     order = np.argsort(-time, kind="stable")
-    shown = p.records(order if limit is None else order[:limit])
+    picked = order if limit is None else order[:limit]
+    shown = p.records(picked)
+    dtypes = row_dtypes(p.kernels)[picked].tolist()
     total = float(time.sum())
     header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound", "why below the roof")
     lines = [header]
@@ -159,8 +163,12 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
             _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
             format_percent(r["efficiency"]), bound, reason))
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    text = ["  ".join(c.ljust(w) if i in (0, 7, 8) else c.rjust(w)
+    left = (0, 7, 8)
+    if any(dtypes):        # the dtype(s) after the name, where the rows say them (a cast: fp32->bf16)
+        lines = [row[:1] + (d,) + row[1:] for row, d in zip(lines, ["dtype"] + [visible(str(x)) for x in dtypes])]
+        left = (0, 1, 8, 9)
+    widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
+    text = ["  ".join(c.ljust(w) if i in left else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
     text.insert(1, "  ".join("-" * w for w in widths))
     if limit is not None and len(p) > limit:

@@ -11,14 +11,17 @@ cuDNN or cuBLAS kernel keeps no FLOPs (it stays without a model). Rows are one p
 measured time. Range-profiler counters, where a kernel has them, replace the
 model's FLOPs, and the two are compared.
 
-CPU trace: every operator is a kernel; rows are one per (operator, input
-shapes) for operators that do work, one per operator name otherwise. Time
-is self time.
+CPU trace: every operator is a kernel (:mod:`.cpu_rows`). Every row
+carries the dtype(s) of the operators behind it (:mod:`.dtypes`: ``bf16``,
+``fp32->bf16`` for a cast).
 
 Work of matrix operators on a GPU goes on the tensor-core ceiling of its
 dtype (fp16/bf16/int8); fp32 matrix work stays on the fp32 units, since a
 trace does not record whether TF32 was allowed (PyTorch's default for
-matmul is off). Element-wise work goes on the vector units. Bytes are the
+matmul is off). On a CPU, bf16/int8 matrix work is keyed for the matrix
+units (``tensor_bf16``/``tensor_int8``: AMX, where the device profile has
+them; else the vector bf16/int8 roof, :mod:`roofline.core.cpu_units`).
+Element-wise work goes on the vector units. Bytes are the
 compulsory bytes of the model, on the DRAM level: a lower bound on traffic.
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ import math
 import numpy as np
 
 from ...core.comm import comm_bytes
+from ...core.cpu_units import flops_key as cpu_flops_key
 from ...core.errors import Advice
 from ...core.families import family_of
 from ...core.kernel_precision import precision_from_name
@@ -36,6 +40,7 @@ from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
 from .compiled import apply_inductor_counts
+from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
 from .operators import OpEvents, OpTree, build, shape_label
 from .replay import capture_operators, captured_launches, replayed
@@ -51,56 +56,6 @@ _MATRIX_KERNEL_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "
 FLOP_CHECK_TOLERANCE = 0.01
 # Counters this far below the model mean another algorithm or a counter problem.
 COUNTER_CHECK_TOLERANCE = 0.10
-
-
-def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None,
-                links: dict | None = None) -> list[Kernel]:
-    """One row per (operator, input shapes) for operators that do work, per
-    operator name otherwise. ``links``, when given, receives each operator's
-    row (``op_row``), self time and parent, for the step split (.phases)."""
-    _warn_no_shapes(ops, warnings)
-    tree = build(ops)
-    labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
-    groups: dict[tuple, dict] = {}
-    op_row = np.zeros(len(ops), dtype=np.int64)
-    for i in range(len(ops)):
-        name = ops.names[i]
-        w = tree.counted[i] if tree.does_work[i] else tree.work[i]
-        if tree.does_work[i]:
-            key = (name, labels.get(ops.call[i], ""), "work")
-        elif tree.delegated[i] or w is not None:
-            key = (name, "", "none")
-        else:
-            key = (name, "", "unknown")
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
-                               "row": len(groups), "first": i}
-        op_row[i] = g["row"]
-        g["t"] += tree.self_time_us[i]
-        g["n"] += 1
-        if key[2] == "work":
-            _add_work(g, w, 1.0, gpu=False)
-    why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
-    out = [_row(key, g, threads, why.operator_reason(g["first"]) if key[2] == "unknown" else "")
-           for key, g in groups.items()]
-    if links is not None:
-        links.update(op_row=op_row, self_time_us=tree.self_time_us, parent=tree.parent)
-    warn_unknown(out, warnings, what="operator")
-    _check_torch_flops(ops, tree, warnings)
-    return out
-
-
-def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
-    name, shapes, state = key
-    label = f"{name}({shapes})" if shapes else name
-    if state == "unknown":
-        return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
-                      operator=name, threads=threads, why=why)
-    flops = g["flops"] or {"fp32": 0.0}
-    return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
-                  family=_op_family(name, g["family"]) if state == "work" else "overhead",
-                  modelled=True, operator=name, threads=threads)
 
 
 def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
@@ -162,6 +117,8 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
                        "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
                        "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c])}
+    for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
+        g["dtype"] = dtype
     return groups
 
 
@@ -207,7 +164,9 @@ def _named_precision(name: str, flops: dict) -> dict | None:
 
 def _add_work(g: dict, w, share: float, gpu: bool) -> None:
     for precision, flop in w.flops.items():
-        key = tensor_core_key(precision, w.matrix) if gpu else precision
+        # a CPU's bf16/int8 matrix work is keyed for its matrix units (AMX);
+        # the device decides at placement whether it has them (core.cpu_units)
+        key = tensor_core_key(precision, w.matrix) if gpu else cpu_flops_key(precision, w.matrix)
         g["matrix_fp32"] = g.get("matrix_fp32", False) or (w.matrix and key == "fp32")
         g["flops"][key] = g["flops"].get(key, 0.0) + float(flop) * float(share)
     g["bytes"] += float(w.bytes) * float(share)
@@ -266,7 +225,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
         out.append(Kernel(name=name, time_s=g["t"] * 1e-6, count=g["n"], flops=flops or {},
                           bytes=nbytes, launch=decoded_launch(gpu.launch.get(name, {})),
                           family=fam, modelled=working and flops is not None and key not in counted,
-                          operator=operator, collective=collective,
+                          operator=operator, collective=collective, dtype=g["dtype"],
                           why="" if working or collective is not None or key in counted else why(g["first"])))
     if assumed_fp32:
         warnings.append(Advice("fp32 matrix work of kernels whose names do not say their unit is placed on "

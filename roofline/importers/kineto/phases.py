@@ -21,7 +21,11 @@ step, from what the trace marks:
 
 On a CPU trace an operator's self time is its row's time; the time of a
 range outside every operator (Python between operators, the optimizer's own
-loop) is kept too, as rows -1 with the range's phase: no time disappears.
+loop) is kept too, as rows -1 with the range's phase: no time disappears,
+and none counts twice: a range inside an operator (``## Call
+CompiledFxGraph`` inside ``CompiledFunction``) adds nothing, its time being
+the operator's self time, in the operator's phase (``CompiledFunctionBackward``
+runs in the backward).
 """
 from __future__ import annotations
 
@@ -218,8 +222,11 @@ def _outside_operators(ops: OpEvents, steps):
     if not len(a):
         return (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.int8), np.zeros(0))
     both = _Intervals(list(ops.ts) + list(a.ts), list(ops.dur) + list(a.dur), list(ops.thread) + list(a.thread))
-    _, self_time = _nesting(both)
+    parent, self_time = _nesting(both)
     own = self_time[len(ops):]
+    # a range inside an operator (a compiled graph's "## Call CompiledFxGraph"
+    # inside CompiledFunction) adds no time: the operator's self time has it
+    own = np.where(_inside_operator(parent, len(ops))[len(ops):], 0.0, own)
     names = [str(x) for x in a.names]
     phase = np.array([OPTIMIZER if _OPTIMIZER.search(x) else DATA if _DATA.search(x)
                       else BACKWARD if _BACKWARD_RANGE.search(x) else OTHER if _STEP.match(x) else FORWARD
@@ -228,6 +235,19 @@ def _outside_operators(ops: OpEvents, steps):
     keep = own > 0
     return (np.full(int(keep.sum()), OUTSIDE_OPERATORS, dtype=np.int64), step[keep], phase[keep],
             own[keep] * 1e-6)
+
+
+def _inside_operator(parent: np.ndarray, n_ops: int) -> np.ndarray:
+    """Per interval of the common nesting (operators first, then ranges):
+    whether an operator encloses it, at any depth."""
+    inside = np.zeros(len(parent), dtype=bool)
+    above = parent.copy()
+    active = np.flatnonzero(above >= 0)
+    while len(active):               # pointer jumping, one pass per level
+        inside[active] |= above[active] < n_ops
+        above[active] = parent[above[active]]
+        active = active[(above[active] >= 0) & ~inside[active]]
+    return inside
 
 
 @dataclass

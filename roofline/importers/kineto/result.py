@@ -20,9 +20,8 @@ from ...core.families import family_of
 from ...core.model import Kernel
 from ..base import ImportResult, ProgramTime
 from ..timeline import busy_time
-from . import attribution, phases
+from . import attribution, cpu_rows, phases
 from .comms import Job
-from .compiled import compiled_cpu_note
 from .events import GpuEvents
 from .overlap import comm_launches
 from .why import before_window, first_runtime_correlation
@@ -44,8 +43,7 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
     cpu_trace = bool(len(ops)) and not gpu.kernel_names and not gpu.copies and not gpu.ranges
     links: dict = {}
     if cpu_trace:
-        out = attribution.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
-        compiled_cpu_note(ops, warnings)
+        out = cpu_rows.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
         split = phases.cpu_phases(ops, links["op_row"], links["self_time_us"], links["parent"])
     else:
         gpu.extras.job = Job.of(trace)       # the job's groups, for collectives (.comms)

@@ -1,0 +1,87 @@
+"""The rows of a CPU trace: every operator is a kernel, its self time its
+time. Rows are one per (operator, input shapes, dtypes) for operators that
+do work, one per operator name otherwise (their dtypes joined). The
+innermost compiled graphs' self time is Inductor's C++ kernels: work of
+their own that no model sizes (:mod:`.compiled`), never dispatch. bf16/int8
+matrix work is keyed for the CPU's matrix units (:mod:`roofline.core.cpu_units`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core import reasons as R
+from ...core.errors import Advice
+from ...core.model import Kernel
+from .attribution import _add_work, _check_torch_flops, _op_family, _warn_no_shapes
+from .compiled import compiled_cpu_note, innermost_graphs
+from .dtypes import call_dtypes, joined
+from .operators import OpEvents, build, shape_label
+from .why import WhyOf, warn_unknown
+
+
+def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = None,
+                links: dict | None = None) -> list[Kernel]:
+    """One row per (operator, input shapes, dtypes) for operators that do
+    work, per operator name otherwise. ``links``, when given, receives each
+    operator's row (``op_row``), self time and parent, for the step split
+    (.phases). The innermost compiled graphs' self time is work of their
+    own, unsized (:mod:`.compiled`), never dispatch."""
+    _warn_no_shapes(ops, warnings)
+    tree = build(ops)
+    labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
+    dtypes = call_dtypes(ops)
+    graphs = innermost_graphs(ops, tree.parent)
+    groups: dict[tuple, dict] = {}
+    op_row = np.zeros(len(ops), dtype=np.int64)
+    for i in range(len(ops)):
+        name = ops.names[i]
+        w = tree.counted[i] if tree.does_work[i] else tree.work[i]
+        dtype = dtypes.get((name, ops.call[i]), "")
+        if graphs[i]:
+            key = (name, "", "", "unknown")
+        elif tree.does_work[i]:
+            key = (name, labels.get(ops.call[i], ""), dtype, "work")
+        elif tree.delegated[i] or w is not None:
+            key = (name, "", "", "none")
+        else:
+            key = (name, "", "", "unknown")
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
+                               "row": len(groups), "first": i, "dtypes": []}
+        op_row[i] = g["row"]
+        g["t"] += tree.self_time_us[i]
+        g["n"] += 1
+        g["dtypes"].append(dtype)
+        if key[3] == "work":
+            _add_work(g, w, 1.0, gpu=False)
+    why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
+    out = [_row(key, g, threads, _unknown_reason(why, ops, graphs, g["first"]) if key[3] == "unknown" else "")
+           for key, g in groups.items()]
+    if links is not None:
+        links.update(op_row=op_row, self_time_us=tree.self_time_us, parent=tree.parent)
+    warn_unknown(out, warnings, what="operator")
+    compiled_cpu_note(ops, tree.self_time_us, graphs, warnings)
+    _check_torch_flops(ops, tree, warnings)
+    return out
+
+
+def _unknown_reason(why: WhyOf, ops: OpEvents, graphs: np.ndarray, o: int) -> str:
+    """Why an unknown CPU row has no work: a compiled graph recorded with
+    shapes has no model (its kernels are unsized work); else the reader's."""
+    if graphs[o] and ops.call[o] >= 0:
+        return R.NO_MODEL
+    return why.operator_reason(o)
+
+
+def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
+    name, shapes, _, state = key
+    label = f"{name}({shapes})" if shapes else name
+    dtype = joined(g["dtypes"])
+    if state == "unknown":
+        return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
+                      operator=name, threads=threads, why=why, dtype=dtype)
+    flops = g["flops"] or {"fp32": 0.0}
+    return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
+                  family=_op_family(name, g["family"]) if state == "work" else "overhead",
+                  modelled=True, operator=name, threads=threads, dtype=dtype)

@@ -1,0 +1,138 @@
+"""The dtype(s) of a PyTorch operator call, as a row of the output says it:
+``bf16``; ``bf16,fp32`` for a call on tensors of two dtypes (group norm of
+bf16 activations with fp32 weights); ``fp32->bf16`` for a cast.
+
+A cast is what turns an fp32 model into a bf16 one under
+``torch.autocast``: ``aten::to`` and ``aten::_to_copy`` name the target
+dtype in their concrete arguments (a ``c10::ScalarType`` code), ``aten::copy_``
+writes its second argument's dtype into its first's. Without the dtype
+column those rows read as plain copies.
+
+Only what the trace records is said: tensor lists carry no dtype (``""``
+for a ``cat`` of them), nor do operators recorded without shapes. A row
+over calls of several dtypes joins their labels with ``|`` (CPU rows of
+operators without work of their own, GPU rows of one kernel name launched
+by one operator name).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ...ops.call import Args, OpCall
+from .operators import OpEvents
+
+# C++ dtype names of Kineto traces -> the short names rows carry
+SHORT = {
+    "double": "fp64", "float": "fp32", "c10::Half": "fp16", "c10::BFloat16": "bf16",
+    "c10::Float8_e4m3fn": "fp8_e4m3", "c10::Float8_e5m2": "fp8_e5m2",
+    "c10::Float8_e4m3fnuz": "fp8_e4m3fnuz", "c10::Float8_e5m2fnuz": "fp8_e5m2fnuz",
+    "c10::complex<double>": "complex128", "c10::complex<float>": "complex64",
+    "c10::complex<c10::Half>": "complex32",
+    "long int": "int64", "long long int": "int64", "int": "int32", "unsigned int": "uint32",
+    "short int": "int16", "unsigned short": "uint16", "signed char": "int8", "unsigned char": "uint8",
+    "bool": "bool", "c10::quint8": "quint8", "c10::qint8": "qint8", "c10::qint32": "qint32",
+}
+CASTS_TO = ("aten::to", "aten::_to_copy")       # the target dtype is a concrete argument
+COPY_INTO = ("aten::copy_",)                    # copy_(self, src): src's dtype into self's
+ARROW = "->"
+
+
+def short(dtype) -> str | None:
+    """``float`` -> ``fp32``; None for what is not a tensor dtype
+    (``Scalar``, ``TensorList``, ``""``); an unlisted dtype keeps its C++ name."""
+    if not isinstance(dtype, str) or not dtype.strip():
+        return None
+    if dtype in SHORT:
+        return SHORT[dtype]
+    if dtype in ("Scalar", "ScalarList", "TensorList", "GenericList", "Device", "Layout", "ScalarType",
+                 "MemoryFormat", "Tensor(a)", "None"):
+        return None
+    return dtype
+
+
+def call_dtype(name: str, dims, types, concrete) -> str:
+    """The dtype label of one call (see the module doc); "" when the trace
+    records none."""
+    if not isinstance(types, list):
+        return ""
+    args = Args(OpCall(name, dims=_frozen(dims), types=_frozen(types),
+                       concrete=_frozen(concrete) if isinstance(concrete, list) else ()))
+    tensors = [short(types[i]) for i in args.tensor_positions()]
+    seen = list(dict.fromkeys(t for t in tensors if t))
+    if not seen:
+        return ""
+    cast = _cast(name, args, types, seen[0])
+    if cast:
+        return cast
+    return ",".join(seen)
+
+
+def _cast(name: str, args: Args, types: list, first: str) -> str:
+    """``src->dst`` for a cast between two dtypes; "" otherwise."""
+    if name in COPY_INTO and len(types) >= 2:
+        dst, src = short(types[0]), short(types[1])
+        return f"{src}{ARROW}{dst}" if dst and src and dst != src else ""
+    if name in CASTS_TO:
+        for i in (1, 2):                        # to(self, dtype, ...), to(self, device, dtype, ...)
+            target = args.dtype_code(i) if i < len(types) and types[i] in ("Scalar", "ScalarType") else None
+            if target is None and i == 1 and args.tensor(1) is not None:   # to(self, other)
+                target = types[1]
+            dst = short(target)
+            if dst:
+                return f"{first}{ARROW}{dst}" if dst != first else ""
+    return ""
+
+
+def _frozen(x):
+    if isinstance(x, list):
+        return tuple(_frozen(v) for v in x)
+    return x
+
+
+def joined(labels) -> str:
+    """Distinct non-empty labels of the calls behind one row, in order, joined by ``|``."""
+    return "|".join(dict.fromkeys(x for x in labels if x))
+
+
+def call_dtypes(ops: OpEvents) -> dict[tuple, str]:
+    """The dtype label of each distinct (operator name, call) of ``ops``
+    (a call is its arguments: two operators may share one, and a cast is
+    told by its name)."""
+    out: dict[tuple, str] = {}
+    for key in set(zip(ops.names, ops.call)):
+        name, c = key
+        if c >= 0:
+            dims, types, _, concrete = ops.decoded(c)
+            out[key] = call_dtype(name, dims, types, concrete)
+    return out
+
+
+def op_dtypes(ops: OpEvents) -> np.ndarray:
+    """The dtype label of every operator ("" without shapes), and "" at the
+    end for launches without one (op_of -1)."""
+    by_call = call_dtypes(ops) if ops.has_shapes else {}
+    return np.array([by_call.get(key, "") for key in zip(ops.names, ops.call)] + [""], dtype=object)
+
+
+def row_dtypes(codes: np.ndarray, op_of: np.ndarray, op_dtype: np.ndarray, m: int) -> list[str]:
+    """Per row: the distinct dtype labels of the operators behind its
+    launches, in order of first launch (:func:`joined`); ``codes``: each
+    launch's row, ``op_of``: its operator (-1: none)."""
+    labels = op_dtype[op_of]
+    label_code = _codes(labels.tolist())
+    if not len(label_code):
+        return [""] * m
+    key = codes.astype(np.int64) * (int(label_code.max()) + 1) + label_code
+    _, first = np.unique(key, return_index=True)
+    per_row: list[list] = [[] for _ in range(m)]
+    for j in np.sort(first).tolist():
+        per_row[int(codes[j])].append(labels[j])
+    return [joined(x) for x in per_row]
+
+
+def _codes(values: list) -> np.ndarray:
+    """An integer per value, equal for equal values."""
+    code: dict = {}
+    return np.fromiter(map(code.setdefault, values, itertools.count()), dtype=np.int64, count=len(values))
