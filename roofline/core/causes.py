@@ -16,7 +16,8 @@ Each is read from the rows of one trace, comparing a row with its peers
   in-place operators of the same family and output shape in the trace.
   The in-place ones write memory that is already mapped; a fresh output
   the allocator got from the OS is mapped on first touch, a page fault
-  (and the kernel zeroing the page) per 4 KiB.
+  (and the kernel zeroing the page) per 4 KiB. In-place rows that beat
+  DRAM (their data was in a cache) are no yardstick.
 - **slow library kernel** (:func:`slow_kernel_rows`): the same operator
   at other shapes or layouts in the trace reaches at least
   :data:`SLOW_FACTOR` x this row's share of its roof, in at least
@@ -27,6 +28,10 @@ Each is read from the rows of one trace, comparing a row with its peers
   than any fixed cost (the placement's ``Rules.substantial_s``). The library picked a slower
   implementation for this shape (oneDNN's ``x64:gemm:jit`` for a
   depthwise convolution's weight gradient, say).
+
+A trace recorded on a busy machine fools these comparisons as it fools
+any efficiency: a row slowed by another process looks slow beside peers
+that were not (the slow kernel's peer is named so that it can be checked).
 
 Columns in, columns out; shape labels are read by
 :mod:`.shape_labels` for all rows at once.
@@ -109,12 +114,14 @@ def output_shapes(names: np.ndarray, operators: np.ndarray) -> tuple[np.ndarray,
 
 
 def page_fault_rows(names, operators, families, time_per_call, bytes_per_call, candidates,
-                    rng: np.ndarray | None = None) -> np.ndarray:
+                    rng: np.ndarray | None = None, from_cache: np.ndarray | None = None) -> np.ndarray:
     """Out-of-place ``candidates`` (CPU rows with modelled bytes) whose
     output is at least :data:`MMAP_THRESHOLD_BYTES` and whose time per byte
     is at least :data:`PAGE_FAULT_FACTOR` x the median of the in-place
-    rows of the same family and output shape (see the module doc); ``rng``:
-    the random-number rows (:func:`rng_rows`), never peers."""
+    rows of the same family and output shape (see the module doc). Never
+    peers: the random-number rows (``rng``, :func:`rng_rows`), and rows
+    whose data came from a cache (``from_cache``: faster than DRAM, a
+    yardstick no fresh output could meet)."""
     n = len(names)
     out = np.zeros(n, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -122,6 +129,8 @@ def page_fault_rows(names, operators, families, time_per_call, bytes_per_call, c
     usable = candidates & np.isfinite(per_byte) & (per_byte > 0)
     rng = rng_rows(operators, families) if rng is None else rng
     inplace = usable & in_place(operators) & ~rng
+    if from_cache is not None:
+        inplace &= ~from_cache
     # an out-of-place row needs bytes for a big output, and in-place rows of its family to compare with
     fam = families.astype(str)
     big = usable & ~inplace & (bytes_per_call >= MMAP_THRESHOLD_BYTES) & np.isin(fam, np.unique(fam[inplace]))
@@ -200,11 +209,13 @@ def _running_argmax(x: np.ndarray) -> np.ndarray:
 
 
 def cause_evidence(kernels, cpu: bool, efficiency: np.ndarray, t_roof: np.ndarray, min_lost_s: float,
-                   fair_roof: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                   fair_roof: np.ndarray, from_cache: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The three causes' evidence for a placement's rows (a
     :class:`~roofline.core.model.KernelSet`, its efficiency and roofline
     times; ``fair_roof``: compute-bound rows and bandwidth-bound ones whose
-    working set exceeds the last-level cache): random-number rows,
+    working set exceeds the last-level cache; ``from_cache``: rows that
+    beat DRAM, no page-fault yardstick): random-number rows,
     page-fault rows (CPU only: a GPU's caching allocator keeps its memory),
     slow-kernel rows, and per row the text naming a slow kernel's peer (""
     elsewhere)."""
@@ -219,7 +230,7 @@ def cause_evidence(kernels, cpu: bool, efficiency: np.ndarray, t_roof: np.ndarra
         # a modelled row's bytes sit on one level (DRAM, or the cache it beat DRAM from)
         nbytes = np.fmax.reduce(np.vstack(levels), axis=0) if levels else np.full(n, math.nan)
         faults = page_fault_rows(kernels.names, kernels.operators, kernels.families, time_per_call,
-                                 nbytes / count, modelled, rng)
+                                 nbytes / count, modelled, rng, from_cache)
     with np.errstate(invalid="ignore"):
         lost = (kernels.time_s - t_roof) / count
     slow, peer = slow_kernel_rows(kernels.operators, efficiency, count, kernels.time_s, lost, min_lost_s,

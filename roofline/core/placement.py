@@ -333,7 +333,7 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
                             cap_s=rules.substantial_s if cpu else math.inf)
     # a share of a memory roof is comparable between peers only for working sets beyond the LLC
     fair_roof = (limiter_index == 0) | ((limiter_index > 0) & ~compulsory.fits_cache)
-    causes = cause_evidence(kernels, cpu, efficiency, t_roof, rules.substantial_s, fair_roof)
+    causes = cause_evidence(kernels, cpu, efficiency, t_roof, rules.substantial_s, fair_roof, compulsory.from_cache)
     evidence = _evidence(kernels, device, one, single, compulsory.from_cache, fixed, t_roof,
                          limiter_index, work, link, causes[:3])
     below = timed & (efficiency < rules.near_roof)
