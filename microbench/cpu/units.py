@@ -230,21 +230,25 @@ Steady = Callable[[Callable[[], Samples], str], Samples]
 
 
 def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
-                  steady: Steady | None = None, check_asm: bool = True,
+                  repeated: dict | None = None, steady: Steady | None = None, check_asm: bool = True,
                   clock_hz: float = 5e9, keys: Iterable[str] | None = None) -> list[UnitResult]:
     """Plan the units from ``info`` (a :class:`.cpuinfo.CpuInfo`), then time
     each present one on one core and on ``threads`` pinned threads.
 
     ``meas_kwargs``: :func:`..timing.measure` options (min_time_s, repeats,
     clock...). ``steady(take, what)``: how a noisy figure is measured again
-    (measure.py's ``_steady``); default: ``retries`` more attempts, best kept.
+    (default: :func:`.attempts.steady` with ``retries``, recording retried
+    figures in ``repeated`` as measure.py does for its own).
     ``clock_hz``: an upper bound of the clock, for where calibration starts.
     ``keys``: only these units (tests). Must run after
     ``configure_numba_environment`` like the other kernels.
     """
     planned = plan_units(info.flags, info.uarch(), info.x86)
     wanted = set(keys) if keys is not None else None
-    steady = steady or _retrying(retries)
+    if steady is None:
+        from .attempts import steady as again
+        log = repeated if repeated is not None else {}
+        steady = lambda take, what: again(take, retries, what, log)   # noqa: E731
     out = []
     for r in planned:
         if wanted is not None and r.key not in wanted:
@@ -254,13 +258,6 @@ def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
             continue
         out.append(_measure_one(r, threads, meas_kwargs, steady, check_asm, clock_hz))
     return out
-
-
-def _retrying(retries: int) -> Steady:
-    def take_best(take, what):
-        attempts = [take() for _ in range(1 + max(0, retries))]
-        return max(attempts, key=lambda s: s.best)
-    return take_best
 
 
 def _measure_one(r: UnitResult, threads: int, meas: dict, steady: Steady, check_asm: bool,

@@ -64,5 +64,67 @@ def run_show(args) -> int:
     from .common import find_any_device as find_device
     from ..render.tables import device_json, device_table
     device = find_device(args.device)
-    print(device_json(device) if args.format == "json" else device_table(device), end="")
+    if args.format == "json":
+        print(device_json(device), end="")
+    else:
+        print(device_table(device) + units_table(device), end="")
     return 0
+
+
+def units_table(device) -> str:
+    """The compute units a CPU profile lists (``architecture.units``, written
+    by `roofline measure`): per unit the instruction, the measured and the
+    theoretical peak (all cores, then one core) and %, or why it was
+    skipped. Empty for a profile without units (a GPU, an older profile).
+    Every string comes from a file: shown escaped."""
+    from ..render.terminal import visible
+    units = device.architecture.get("units") if hasattr(device.architecture, "get") else None
+    if not isinstance(units, dict) or not units:
+        return ""
+    lines = ["  units (measured, theoretical at the measured clock, %; all cores | one core):"]
+    for key, entry in units.items():
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("skipped"):
+            lines.append(f"    {str(key):<12} skipped: {entry['skipped']}")
+            continue
+        per = "FLOP/s" if "FLOP" in str(entry.get("op", "FLOP")) else "ops/s"
+        ceiling = device.compute.get(key)
+        measured = ceiling.value if ceiling is not None else _figure(entry.get("all_cores"))
+        all_theo = _number(entry.get("theoretical_all_cores"))
+        one = _figure(entry.get("one_core"))
+        one_theo = _number(entry.get("theoretical_one_core"))
+        text = (f"    {str(key):<12} {str(entry.get('instruction', '?')):<24} "
+                f"{_vs(measured, all_theo, per)} | {_vs(one, one_theo, per)}")
+        count = entry.get("asm_count_in_loop")
+        if count == 0:
+            text += "  (instruction NOT in the compiled loop)"
+        lines.append(text)
+        if entry.get("method"):
+            lines.append(f"    {'':<12} {entry['method']}; one op = {entry.get('op', '?')}")
+    return "\n".join(map(visible, lines)) + "\n"
+
+
+def _number(x) -> float | None:
+    import math
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
+def _figure(d) -> float | None:
+    return _number(d.get("best")) if isinstance(d, dict) else None
+
+
+def _vs(measured, theoretical, unit) -> str:
+    from ..core.units import format_percent, format_si
+    text = format_si(measured, unit) if measured else "not measured"
+    if theoretical:
+        text += f" of {format_si(theoretical, unit)}"
+        if measured:
+            text += f" ({format_percent(measured / theoretical)})"
+    else:
+        text += " (no theoretical figure)"
+    return text
