@@ -246,3 +246,13 @@ def test_show_of_a_profile_without_units_adds_nothing():
     assert units_table(replace(dev, architecture={})) == ""
     assert units_table(replace(dev, architecture={"units": {"bf16": "junk", "x\x1b[2J": {"skipped": "a\x1b"}}})) \
         .count("\x1b") == 0
+
+
+def test_a_kernel_that_fails_to_build_costs_only_its_unit(monkeypatch):
+    def broken(*a, **kw):
+        raise RuntimeError("LLVM ERROR: Cannot select intrinsic")
+    monkeypatch.setattr(U, "_measure_one", broken)
+    res = U.measure_units(info("AuthenticAMD", 25, 17, ZEN4), 1, {}, keys=["bf16", "fp16"])
+    by = {r.key: r for r in res}
+    assert "vdpbf16ps zmm kernel failed" in by["bf16"].skipped and "Cannot select" in by["bf16"].skipped
+    assert "lacks AVX512_FP16" in by["fp16"].skipped

@@ -256,7 +256,14 @@ def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
         if r.skipped:
             out.append(r)
             continue
-        out.append(_measure_one(r, threads, meas_kwargs, steady, check_asm, clock_hz))
+        try:
+            out.append(_measure_one(r, threads, meas_kwargs, steady, check_asm, clock_hz))
+        except Exception as exc:   # noqa: BLE001 - numba/LLVM errors have no common base
+            # a kernel LLVM cannot build here (an llvmlite release without the
+            # intrinsic) costs that unit, not the whole calibration
+            from dataclasses import replace
+            out.append(replace(r, skipped=f"the {r.spec.instruction} kernel failed to build or run: "
+                                          f"{type(exc).__name__}: {str(exc)[:300]}"))
     return out
 
 
