@@ -66,3 +66,14 @@ def test_recorded_zen_sweep_is_near_but_not_above_its_theoretical_peak():
     # from a measurement (likwid's 19.6 GFLOP/s only gives a clock if one
     # assumes the very figure being checked)
     assert zen.theoretical_flop_s("fp64", 1.0) == pytest.approx(2 * 2 * 2)
+
+
+def test_the_profile_says_what_named_the_core():
+    """The Emerald Rapids VM's flags lack WAITPKG, so archspec says icelake;
+    the CPUID model (6/207) names it, and describe() says so."""
+    emr = info("GenuineIntel", 6, 207, AVX512 | {"avx512_bf16", "amx_tile"}, archspec="icelake")
+    d = emr.describe()
+    assert d["microarchitecture"] == "emeraldrapids"
+    assert d["microarchitecture_basis"].startswith("CPUID family 6 model 207 (emeraldrapids) over archspec")
+    assert info("AuthenticAMD", 25, 17, AVX512).describe()["microarchitecture_basis"] == "CPUID family 25 model 17"
+    assert info("CentaurHauls", 7, 1, AVX2).describe()["microarchitecture_basis"] == "assumed from the ISA flags"

@@ -37,6 +37,12 @@ class CpuInfo:
         return detect(self.vendor, self.family, self.model_id, self.flags, self.model,
                       self.archspec_name, self.x86)
 
+    def uarch_basis(self) -> str:
+        """What named the microarchitecture (CPUID model, archspec, or the ISA flags)."""
+        from .uarch import name_and_basis
+        name, basis = name_and_basis(self.vendor, self.family, self.model_id, self.flags, self.archspec_name)
+        return basis if name == self.uarch().name else "assumed from the ISA flags"
+
     @property
     def x86(self) -> bool:
         return self.machine.lower() in ("x86_64", "amd64", "i686", "i386")
@@ -89,6 +95,7 @@ class CpuInfo:
             "threads": self.threads, "isa_vector_bits": self.isa_vector_bits,
             "fma_pipes": self.fma_pipes, "fma_pipe_bits": self.fma_pipe_bits,
             "microarchitecture": self.uarch().name, "microarchitecture_source": self.uarch().source,
+            "microarchitecture_basis": self.uarch_basis(),
             "os_caches": {c.name: {"bytes": c.size_bytes, "shared_cpus": c.shared_cpus}
                           for c in self.os_caches},
         }
