@@ -48,6 +48,7 @@ class ProfileInfo:
     identity: dict | None = None    # what a file's device properties must match (AMD profiles)
     sms: int | None = None          # SMs or compute units, as the profile states them
     memory_bytes: float | None = None
+    same_as: str | None = None      # the profile whose figures (and roofs) this one shares (MI210: mi250-gcd)
 
     @property
     def shown(self) -> str:
@@ -69,7 +70,8 @@ def profile_infos() -> dict[str, ProfileInfo]:
 _LINE = {field: re.compile(rf"^{indent}{field}:[ \t]*['\"]?(.*?)['\"]?[ \t]*$", re.MULTILINE)
          for field, indent in (("name", ""), ("kind", ""), ("compute_capability", r"[ \t]+"),
                                ("gpu_name", r"[ \t]+"), ("sms", r"[ \t]+"), ("wavefront_size", r"[ \t]+"),
-                               ("gfxip_version", r"[ \t]+"), ("dram_bytes", r"[ \t]+"))}
+                               ("gfxip_version", r"[ \t]+"), ("dram_bytes", r"[ \t]+"),
+                               ("same_figures_as", r"[ \t]+"))}
 
 
 def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
@@ -79,9 +81,13 @@ def _info(stem: str, path: Path, origin: str) -> ProfileInfo:
     except OSError:
         head = ""
     found = {f: (m.group(1) if (m := rx.search(head)) else None) for f, rx in _LINE.items()}
+    # a profile with another's figures is chosen by name only: its figures would tie with the other's
+    same_as = found["same_figures_as"] or None
     return ProfileInfo(stem, Path(path), origin, found["name"] or stem, found["kind"],
-                       found["compute_capability"], found["gpu_name"], _identity(found, found["name"] or stem),
-                       _number(found["sms"], int), _number(found["dram_bytes"], float))
+                       found["compute_capability"], found["gpu_name"],
+                       None if same_as else _identity(found, found["name"] or stem),
+                       None if same_as else _number(found["sms"], int), _number(found["dram_bytes"], float),
+                       same_as)
 
 
 def _number(text, kind):

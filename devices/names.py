@@ -35,10 +35,16 @@ _MODEL = re.compile(r"^[a-z]{0,4}\d{2,4}[a-z]?$|^[a-z]\d$")
 _VARIANT = {"ti", "super"}
 _LINES = {"rtx", "gtx", "gt", "mx", "titan"}     # product lines, not products
 _FORM = {"sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "pcie": "pcie",
-         "nvl": "pcie", "laptop": "laptop", "maxq": "laptop", "mobile": "laptop",
+         "nvl": "nvl", "dgxs": "sxm", "laptop": "laptop", "maxq": "laptop", "mobile": "laptop",
          # the H100 SXM5 calls itself "NVIDIA H100 80GB HBM3"; the PCIe card (HBM2e) says PCIe
          "hbm3": "sxm"}
-_FORM_SHOWN = {"sxm": "SXM", "pcie": "PCIe", "laptop": "laptop", None: "desktop"}
+_FORM_SHOWN = {"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL", "laptop": "laptop", None: "desktop"}
+# words that pick a form factor by assumption rather than by name: the note says so
+_FORM_ASSUMED = {
+    "dgxs": ("a V100-DGXS (the V100 of a DGX Station) is taken as an SXM2-class V100: NVLink-connected, 80 SMs at "
+             "1530 MHz and 900 GB/s of HBM2 as the V100 SXM2 (assumed: NVIDIA publishes no V100-DGXS datasheet; "
+             "the DGX Station's totals are four such GPUs)"),
+}
 _MEMORY = re.compile(r"^(\d+)gb?$")
 
 
@@ -163,8 +169,8 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
         return Match(gcds[0], f"the file names {reported}; {gcds[0]}: HIP and PyTorch see each GCD of a "
                               "multi-die GPU as one device")
     if len(same_model) > 1:
-        raise NameError_(f"{reported} matches {len(same_model)} profiles equally well: "
-                         f"{', '.join(sorted(same_model))}", same_model)
+        top = _top(reported, same_model, stems)
+        raise NameError_(f"{reported} matches {len(top)} profiles equally well: {', '.join(sorted(top))}", top)
     return None
 
 
@@ -173,7 +179,7 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
 # gives only that capability may come from any of them.
 SHARED_CAPABILITY = {
     "5.2": "GeForce GTX 980 Ti, 980, 960, 950, GTX TITAN X, Tesla M40, M60",
-    "8.0": "A30, A800",
+    "8.0": "A800",
     "12.0": "GeForce RTX 5080, 5070 Ti, 5070, 5060 Ti, 5060, the RTX PRO 5000, 4500 and 4000 Blackwell cards",
 }
 
@@ -182,7 +188,13 @@ SHARED_CAPABILITY = {
 # took for it before the others were added (the RTX 5090 for 12.0, now
 # shared with the RTX PRO 6000). The note names the others; the choice is
 # stated, not detected, so --device remains the way to be sure.
-CAPABILITY_DEFAULT = {"12.0": "rtx-5090"}
+CAPABILITY_DEFAULT = {"12.0": "rtx-5090", "8.0": "a100-40gb-sxm"}
+
+# Names of a GPU family rather than a product, as rocprof-compute writes them
+# (its gpu_model "MI200" for an MI210, MI250 or MI250X): the device
+# properties decide among the family's profiles.
+FAMILIES = {"mi200": "the CDNA2 family (MI210, MI250, MI250X)",
+            "mi300": "the CDNA3 family (MI300X, MI300A, MI325X)"}
 
 
 def capability_warning(capability: str, stem: str) -> str | None:
@@ -215,9 +227,13 @@ def resolve_capability(capability: str, profiles: dict[str, tuple[str | None, ob
                               "same compute ceilings and differ in memory; pass --device to choose")
     default = CAPABILITY_DEFAULT.get(capability)
     if default in same:
-        others = ", ".join(s for s in same if s != default)
+        alike = [s for s in same if s != default and repr(profiles[s][1]) == repr(profiles[default][1])]
+        other = [s for s in same if s != default and s not in alike]
+        parts = ([f"{', '.join(alike)} {'differs' if len(alike) == 1 else 'differ'} from it in memory only"]
+                 if alike else []) + [f"{', '.join(other)} {'computes' if len(other) == 1 else 'compute'} "
+                                      "differently"]
         return Match(default, f"{shown}; {default} assumed, the only profile taken for {capability} when the file "
-                              f"says nothing more: the other profiles of it ({others}) compute differently; pass "
+                              f"says nothing more: of the other profiles of it, {'; '.join(parts)}; pass "
                               "--device to choose")
     raise NameError_(f"{shown}, and {len(same)} profiles have it: {', '.join(same)}", same)
 
@@ -307,6 +323,10 @@ def _same_model(name: str, stems: dict[str, str]) -> tuple[list[str], Match | No
         return same, None
     conflicts = _conflicts(name, best, stems)
     note = f"the file names {name}" + (f"; the closest profile: {conflicts}" if conflicts else "")
+    assumed = [_FORM_ASSUMED[t] for t in tokens(name) if t in _FORM_ASSUMED]
+    if assumed:
+        note += "; " + "; ".join(assumed)
+        conflicts = conflicts or "form factor assumed"
     return same, Match(best, note, conflicts)
 
 
@@ -376,9 +396,18 @@ def _score(name: str, stem: str, stems: dict[str, str]) -> int:
         score += 1 if rf == sf else -1
     elif (rf == "laptop") != (sf == "laptop"):
         score -= 1                  # a laptop part against a desktop profile, or the reverse
+    elif rf is None and sf == "nvl":
+        score -= 1                  # an H100 NVL calls itself so: a name without NVL is another card
     if rm and sm:
         score += 1 if rm == sm else -1
     return score
+
+
+def _top(name: str, candidates: list[str], stems: dict[str, str]) -> list[str]:
+    """The candidates that score best for ``name`` (several when tied)."""
+    scores = {s: _score(name, s, stems) for s in candidates}
+    best = max(scores.values())
+    return [s for s in candidates if scores[s] == best]
 
 
 def _best(name: str, candidates: list[str], stems: dict[str, str]) -> str | None:

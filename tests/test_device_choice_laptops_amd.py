@@ -116,9 +116,16 @@ def test_radeon_graphics_with_an_mi250x_gcds_properties_is_one():
     assert device_for([result("AMD Radeon Graphics", {**MI250, "sms": 110})]).profile == "mi250x-gcd"
 
 
-def test_an_mi210_borrows_the_mi250_gcd_profile_by_name():
+def test_an_mi210_has_its_own_profile_with_the_mi250_gcds_roofs():
+    """Issue 30: the MI210 had no profile (it borrowed mi250-gcd's). It has
+    one now, with the same roofs; its figures are never used to choose it,
+    so an MI250 GCD told by its device properties stays mi250-gcd."""
     choice = device_for([result("AMD Instinct MI210")])
-    assert choice.profile == "mi250-gcd" and "no profile of its own" in choice.reason
+    assert choice.profile == "mi210" and "no profile of its own" not in choice.reason
+    gcd = device_for([], requested="mi250-gcd").device
+    assert {k: c.value for k, c in choice.device.compute.items()} == {k: c.value for k, c in gcd.compute.items()}
+    assert choice.device.bandwidth("DRAM") == gcd.bandwidth("DRAM")
+    assert device_for([result("AMD Radeon Graphics", MI250)]).profile == "mi250-gcd"
 
 
 def test_device_given_for_an_mi250_trace_warns_only_when_it_is_another_gpu():

@@ -104,11 +104,13 @@ def test_a_compute_capability_alone_picks_its_only_profile():
 
 def test_compute_capability_8_0_is_an_a100_with_the_alternative_named():
     stems = _capabilities().get("8.0", [])
-    # pinned: a new 8.0 profile (A30, A800) must update this test, not skip it
-    assert sorted(stems) == ["a100-40gb-sxm", "a100-80gb-sxm"], stems
+    # pinned: a new 8.0 profile (A800) must update this test, not skip it
+    assert sorted(stems) == ["a100-40gb-sxm", "a100-80gb-sxm", "a30"], stems
     choice = device_for([result(compute_capability="8.0")])
     assert choice.profile == "a100-40gb-sxm"
-    assert "a100-80gb-sxm" in choice.reason and "same compute ceilings" in choice.reason
+    # the A30 (56 SMs) computes at about half an A100: said, not hidden behind "differ in memory"
+    assert "a100-80gb-sxm differs from it in memory only" in choice.reason
+    assert "a30 computes differently" in choice.reason
 
 
 def test_an_unknown_compute_capability_is_an_error():
@@ -129,7 +131,9 @@ def test_a_capability_other_gpus_share_warns_and_names_them():
 
 def test_the_a100_chosen_from_its_capability_names_the_a30_as_well():
     choice = device_for([result(compute_capability="8.0")])
-    assert choice.profile == "a100-40gb-sxm" and len(choice.warnings) == 1 and "A30" in choice.warnings[0]
+    # the A30 has a profile now: named in the reason; the A800 (no profile) in the warning
+    assert choice.profile == "a100-40gb-sxm" and "a30" in choice.reason
+    assert len(choice.warnings) == 1 and "A800" in choice.warnings[0]
 
 
 def test_a_capability_shared_with_no_other_gpu_gives_no_warning():

@@ -25,7 +25,8 @@ BASE = {
 # the same with profiles of their own for GPUs that otherwise borrow one
 MORE = {**BASE, "h800": "NVIDIA H800 SXM5", "gh200": "NVIDIA GH200 Grace Hopper", "a10": "NVIDIA A10",
         "a10g": "NVIDIA A10G", "gtx-1080": "NVIDIA GeForce GTX 1080",
-        "rtx-4060": "NVIDIA GeForce RTX 4060", "rtx-4060-laptop": "NVIDIA GeForce RTX 4060 Laptop GPU"}
+        "rtx-4060": "NVIDIA GeForce RTX 4060", "rtx-4060-laptop": "NVIDIA GeForce RTX 4060 Laptop GPU",
+        "h100-nvl": "NVIDIA H100 NVL"}
 
 
 @pytest.mark.parametrize("typed, stem", [
@@ -87,7 +88,7 @@ def test_stand_ins_only_when_the_gpu_has_no_profile_and_the_stand_in_has_one(gpu
     ("Tesla V100-PCIE-16GB", "v100-pcie"), ("NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"),
     ("NVIDIA A100-SXM4-40GB", "a100-40gb-sxm"), ("A100-PCIE-40GB", "a100-40gb-sxm"),
     ("NVIDIA A100 80GB PCIe", "a100-80gb-sxm"), ("NVIDIA A100-PG509-200", "a100-40gb-sxm"),
-    ("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 PCIe", "h100-pcie"), ("NVIDIA H100 NVL", "h100-pcie"),
+    ("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 PCIe", "h100-pcie"),
     ("NVIDIA H800", "h100-sxm"), ("NVIDIA GH200 480GB", "h100-sxm"), ("NVIDIA A800-SXM4-80GB", "a100-80gb-sxm"),
     ("Tesla K20c", "k20c"), ("Tesla K40c", "k40c"), ("GeForce GTX 1080 Ti", "gtx-1080-ti"),
     ("GeForce GTX 1070", "gtx-1070"), ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("NVIDIA L4", "l4"),
@@ -103,6 +104,7 @@ def test_names_in_files_resolve(reported, stem):
     ("NVIDIA H800", "h800"), ("NVIDIA GH200 480GB", "gh200"), ("NVIDIA A10G", "a10g"), ("NVIDIA A10", "a10"),
     ("GeForce GTX 1080", "gtx-1080"), ("NVIDIA GeForce RTX 4060 Laptop GPU", "rtx-4060-laptop"),
     ("NVIDIA GeForce RTX 4060", "rtx-4060"), ("NVIDIA A100-SXM4-40GB", "a100-40gb-sxm"),
+    ("NVIDIA H100 NVL", "h100-nvl"),
 ])
 def test_a_gpu_with_its_own_profile_gets_it(reported, stem):
     m = resolve_reported(reported, MORE)
@@ -169,3 +171,20 @@ def test_stand_ins_in_effect_are_the_ones_without_a_profile():
     assert "A10G" not in shown                                      # no A10 profile to stand in
     in_more = {gpu for gpu, _, _ in stand_ins_in_effect(MORE)}
     assert not in_more & {"H800", "GH200", "A10G"}
+
+
+def test_an_h100_nvl_without_its_profile_is_neither_h100_by_name():
+    """Issue 30: 'NVL' was read as PCIe, so an H100 NVL (132 SMs, 3.9 TB/s)
+    went on the H100 PCIe roofs (114 SMs, 2 TB/s) without a word. Without an
+    h100-nvl profile the name now fits both H100 profiles equally, and the
+    trace's SM count decides (tests/test_device_from_trace.py)."""
+    with pytest.raises(NameError_) as exc:
+        resolve_reported("NVIDIA H100 NVL", BASE)
+    assert set(exc.value.candidates) == {"h100-pcie", "h100-sxm"}
+    assert resolve_reported("NVIDIA H100 PCIe 80GB", MORE).stem == "h100-pcie"
+
+
+def test_a_v100_dgxs_is_taken_as_sxm2_and_the_note_says_so():
+    m = resolve_reported("Tesla V100-DGXS-32GB", BASE)
+    assert m is not None and m.stem == "v100-sxm2"
+    assert "V100-DGXS" in m.note and "assumed" in m.note and m.conflicts

@@ -8,6 +8,7 @@ documents their ceilings cite (``provenance.sources``).
 from __future__ import annotations
 
 from .sources_2025 import SRC_2025
+from .sources_variants import SRC_VARIANTS
 from ..links import SRC_LINKS
 
 SRC = {
@@ -121,6 +122,7 @@ SRC = {
 
 SRC.update(SRC_2025)     # CDNA2-4, data-center Blackwell, H20, L40S, RTX PRO 6000 (kept apart for size)
 SRC.update(SRC_LINKS)    # GPU-to-GPU links of the older data-center GPUs, collective latencies
+SRC.update(SRC_VARIANTS)  # H100 NVL, A30, RTX 2070 SUPER, MI210
 
 VOLTA_SM = {"fp64": 32, "fp32": 64, "fp16": 128}
 TURING_SM = {"fp64": 2, "fp32": 64, "fp16": 128}
