@@ -42,7 +42,8 @@ What becomes of the events (complete events, ``ph == "X"``, only):
   when it launched several; kernel rows are then one per (kernel name,
   operator). Counters, where a kernel has them, win over the model. A trace
   with operators and no GPU activity is a CPU trace: each operator is a
-  kernel, its self time its time.
+  kernel, its self time its time; a compiled graph's self time there is
+  Inductor's C++ kernels, unsized work (:mod:`.compiled`).
 
 The reader is a pipeline, one module per stage, each importing only the
 stages before it: :mod:`.decode` (bytes -> typed events; :mod:`.stream`
@@ -50,7 +51,9 @@ for files larger than memory, and every gzip file, with :mod:`.scan` to
 find the top-level keys and where events end) -> :mod:`.events` (events -> columns: GPU
 activity, and the operator columns :mod:`.operators` defines) ->
 :mod:`.operators` (operator nesting, self time and modelled work) ->
-:mod:`.attribution` (operator work -> the kernels it launched) ->
+:mod:`.attribution` (operator work -> the kernels it launched; on a CPU
+trace :mod:`.cpu_rows`, every operator a row, each with its dtype from
+:mod:`.dtypes`) ->
 :mod:`.result` (the import result). This module runs it.
 """
 from __future__ import annotations

@@ -17,6 +17,7 @@ by one operator name).
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 
@@ -37,6 +38,7 @@ SHORT = {
 CASTS_TO = ("aten::to", "aten::_to_copy")       # the target dtype is a concrete argument
 COPY_INTO = ("aten::copy_",)                    # copy_(self, src): src's dtype into self's
 ARROW = "->"
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_:<> ]{0,47}")
 
 
 def short(dtype) -> str | None:
@@ -49,17 +51,21 @@ def short(dtype) -> str | None:
     if dtype in ("Scalar", "ScalarList", "TensorList", "GenericList", "Device", "Layout", "ScalarType",
                  "MemoryFormat", "Tensor(a)", "None"):
         return None
-    return dtype
+    # a dtype this table lacks (a newer torch's) keeps its name, if it looks like one (text from a file)
+    return dtype if _TYPE_NAME.fullmatch(dtype) else None
 
 
 def call_dtype(name: str, dims, types, concrete) -> str:
     """The dtype label of one call (see the module doc); "" when the trace
     records none."""
-    if not isinstance(types, list):
+    if not isinstance(types, list) or not isinstance(dims, list):
         return ""
     args = Args(OpCall(name, dims=_frozen(dims), types=_frozen(types),
                        concrete=_frozen(concrete) if isinstance(concrete, list) else ()))
-    tensors = [short(types[i]) for i in args.tensor_positions()]
+    try:
+        tensors = [short(types[i]) for i in args.tensor_positions()]
+    except TypeError:           # an argument type that is not text (a dict): the trace says nothing usable
+        return ""
     seen = list(dict.fromkeys(t for t in tensors if t))
     if not seen:
         return ""
@@ -88,7 +94,7 @@ def _cast(name: str, args: Args, types: list, first: str) -> str:
 def _frozen(x):
     if isinstance(x, list):
         return tuple(_frozen(v) for v in x)
-    return x
+    return x if isinstance(x, (str, int, float, bool, type(None))) else repr(x)
 
 
 def joined(labels) -> str:
