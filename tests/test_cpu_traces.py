@@ -23,7 +23,7 @@ from conftest import REPO
 from roofline.core import reasons as R
 from roofline.core.cache_capacity import held_bytes, instances
 from roofline.core.cpu_units import flops_key, matrix_unit_assumed, matrix_unit_note
-from roofline.core.model import Ceiling, Device, Kernel, KernelSet, MemoryLevel
+from roofline.core.model import Ceiling, Device, KernelSet, MemoryLevel
 from roofline.core.phases import PHASES
 from roofline.core.placement import place
 from roofline.core.row_dtypes import row_dtypes

@@ -27,7 +27,6 @@ compulsory bytes of the model, on the DRAM level: a lower bound on traffic.
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 
@@ -42,7 +41,7 @@ from . import comms as C
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
-from .operators import OpEvents, OpTree, build, shape_label
+from .operators import OpEvents, OpTree, build
 from .replay import capture_operators, captured_launches, replayed
 from .why import WhyOf, warn_unknown
 
