@@ -12,12 +12,11 @@ renderers, never the reverse).
 """
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import numpy as np
 
-from .names import distinct_names
+from .names import distinct_names, html_text
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 from .html_tables import TABLE_JS, kernels_section
 from .collectives import communication_html, has_communication
@@ -45,7 +44,9 @@ def render_html(report, images: dict[str, str], full: bool = True, interactive: 
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    """Every string from a profile, and every message that may quote one,
+    goes in as text (:func:`.names.html_text`)."""
+    return html_text(text)
 
 
 CSS = """
@@ -230,7 +231,7 @@ class _HtmlWriter:
         slow = int(np.argmax(spread.time_s))
         coll = float(spread.collectives_s.sum()) / float(spread.time_s.sum()) if spread.time_s.sum() else 0.0
         out = ['<section id="rr-ranks"><h2>Ranks</h2>',
-               f"<p>{len(spread.ranks)} ranks. Slowest: rank {spread.slowest} with "
+               f"<p>{len(spread.ranks)} ranks. Slowest: rank {_e(spread.slowest)} with "
                f"{_e(_t(float(spread.time_s[slow])))} of kernel time against a median of "
                f"{_e(_t(spread.median_s))} (+{_e(_pct(spread.spread))}). Collective and point-to-point "
                f"kernels (NCCL/RCCL): {_e(_pct(coll))} of kernel time.</p>"]
@@ -241,7 +242,7 @@ class _HtmlWriter:
         out.append("<h3>Per family and rank</h3><p>% of roof: roofline time over time; bound: the class "
                    "with the most of the family's time on that rank.</p>")
         out.append(_table(["family", "rank", "calls", "time", "% of roof", "main bound"],
-                          [[_e(c.family), str(c.rank), f"{c.calls:,}", _e(_t(c.time_s)),
+                          [[_e(c.family), _e(c.rank), f"{c.calls:,}", _e(_t(c.time_s)),
                             _e(_pct(c.fraction_of_roof, 0)), _e(c.bound)] for c in rows],
                           left={0, 5}))
         out.append("</section>")

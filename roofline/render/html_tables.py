@@ -7,13 +7,12 @@ per row that the interactive chart's points jump to.
 """
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 
 from .cells import _bound_text, _pct, _rate, _reason_text, _t
-from .names import distinct_names
+from .names import distinct_names, html_text
 
 MAX_ROWS = 2000
 
@@ -56,7 +55,7 @@ TABLE_JS = """
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    return html_text(text)
 
 
 def _v(x) -> str:

@@ -13,9 +13,17 @@ FLOP/s, bytes/s at its limiting level, % of roof, bound and the reason it
 is below its roof; the wheel zooms, a drag pans; the legend hides a bound
 class; the selectors above the chart keep only some families, bounds or
 operators; a click on a point jumps to its row in the kernels table.
+
+Names come from the files read, so they reach the page as text only. The
+tooltip's ``@field`` values are escaped by Bokeh; the selectors' options
+are not (Choices.js, under Bokeh's ``MultiChoice``, puts an option's label
+in with ``innerHTML``), so each option's label is escaped here and its value
+stays the name the points carry. Every shown name has its bidi and other
+control characters written as escapes, as the terminal output does.
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -24,6 +32,7 @@ from ..core.placement import CLASSES, Placements
 from ..core.units import format_si
 from .names import distinct_names
 from .style import CLASS_STYLE, LEVEL_COLOR
+from .terminal import visible
 
 MAX_MARKER_PX = 34.0
 
@@ -77,14 +86,14 @@ def _columns(p: Placements, x: np.ndarray, row_ids: list[str]) -> dict:
         "size": 6 + MAX_MARKER_PX * np.sqrt(share),
         "color": [CLASS_STYLE[c][0] for c in bound.tolist()],
         "bound": bound.tolist(), "bound_label": labels,
-        "name": [n + (f" [{v}]" if v else "") for n, v in zip(names, variants)],
-        "full_name": [str(n) for n in ks.names.tolist()],
-        "family": [str(f) or "–" for f in ks.families.tolist()],
-        "operator": [str(o) or "–" for o in ks.operators.tolist()],
+        "name": [visible(n + (f" [{v}]" if v else "")) for n, v in zip(names, variants)],
+        "full_name": [str(n) for n in ks.names.tolist()],      # data only: never shown
+        "family": [visible(str(f)) or "–" for f in ks.families.tolist()],
+        "operator": [visible(str(o)) or "–" for o in ks.operators.tolist()],
         "calls": [f"{int(c):,}" for c in ks.count.tolist()],
         "time": _fmt(ks.time_s, "s"), "per_call": _fmt(ks.time_s / calls, "s"),
         "flop_s": _fmt(p.achieved_flop_s, "FLOP/s"), "bytes_s": _fmt(_bytes_rate(p), "B/s"),
-        "roof": _percent(p.efficiency), "reason": [r or "–" for r in p.reason.tolist()],
+        "roof": _percent(p.efficiency), "reason": [visible(str(r)) if r else "–" for r in p.reason.tolist()],
         "row": row_ids,
     }
 
@@ -171,7 +180,8 @@ def _selectors(source, shown, drawn) -> list:
     for field, label in (("family", "families"), ("bound", "bounds"), ("operator", "operators")):
         values = sorted(set(np.asarray(source.data[field], dtype=object)[drawn].tolist()) - {"–"})
         if len(values) > 1:
-            widgets[label] = MultiChoice(options=values, placeholder=f"all {label}", width=300, title=label)
+            widgets[label] = MultiChoice(options=choices(values), placeholder=f"all {label}", width=300,
+                                         title=label)
     if not widgets:
         return []
     args = dict(source=source, shown=shown, families=widgets.get("families"), bounds=widgets.get("bounds"),
@@ -180,6 +190,13 @@ def _selectors(source, shown, drawn) -> list:
     for w in widgets.values():
         w.js_on_change("value", callback)
     return list(widgets.values())
+
+
+def choices(values: list[str]) -> list[tuple[str, str]]:
+    """A selector's options: (value, label) with the label as HTML text,
+    since Choices.js shows labels with ``innerHTML``; the value (what the
+    filter compares with the points' field) is the name itself."""
+    return [(v, html.escape(v, quote=True)) for v in values]
 
 
 def _limits(p: Placements, xs: np.ndarray):

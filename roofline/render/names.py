@@ -11,9 +11,11 @@ argument, else a number; the full name is always one hover away.
 """
 from __future__ import annotations
 
+import html
 import re
 
 from ..core.families import strip_parameters
+from .terminal import visible
 
 # framework operators as PyTorch writes them: namespace::name(shapes)
 _OPERATOR = re.compile(r"^[A-Za-z_][\w.]*::[\w.]+\(")
@@ -114,3 +116,13 @@ def distinct_names(names, width: int = 48) -> list[str]:
         for i in rows:
             out[i] = f"{label} #{number[names[i]]}"
     return out
+
+
+def html_text(text) -> str:
+    """``text`` (a name or message from the files we read) as HTML text, fit
+    for an element or a quoted attribute: markup escaped, and the characters
+    that act on what is shown (bidi overrides and isolates, LRM/RLM, other
+    controls, lone surrogates) written as escapes as the terminal does
+    (:func:`.terminal.visible`); newlines are kept (HTML shows them as
+    spaces)."""
+    return html.escape("\n".join(map(visible, str(text).split("\n"))), quote=True)
