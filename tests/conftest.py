@@ -116,10 +116,9 @@ def ncu_first_launch_numbers(path) -> dict:
     roofline's child-process reader (skips without ncu_report)."""
     import json
     import subprocess
-    import sys
     import ncu_report  # noqa: F401  ([test] installs it: missing is a failure, not a skip)
-    out = subprocess.run([sys.executable, "-m", "roofline.importers.ncu_rep_child", str(path)],
-                         capture_output=True, text=True, timeout=300, check=True)
+    from roofline.importers.ncu_rep import child_command
+    out = subprocess.run(child_command(path), capture_output=True, text=True, timeout=300, check=True)
     data = json.loads(out.stdout)
     assert "error" not in data, data
     return {k: v[0] for k, v in data["actions"][0]["numbers"].items()}

@@ -110,15 +110,44 @@ def read(path: Path) -> ImportResult:
 CHILD_TIMEOUT_S = 600
 
 
+def child_command(path) -> list[str]:
+    """The command that reads ``path`` in a child Python, isolated (``-I``:
+    no PYTHON* variables, no user site, and neither the working directory
+    nor the script's folder on ``sys.path``), so that a stray ``inspect.py``
+    or ``json.py`` where the user runs roofline, or a PYTHONPATH, is never
+    imported. The child is run as a file, not with ``-m roofline...``,
+    because it needs nothing of roofline; the folder the parent found
+    ``ncu_report`` in is passed when the isolated child would not see it
+    (a user-site or PYTHONPATH install), and the child puts it after the
+    standard library."""
+    import sys
+    from . import ncu_rep_child
+    return [sys.executable, "-I", str(Path(ncu_rep_child.__file__).resolve()), str(path), *_ncu_report_home()]
+
+
+def _ncu_report_home() -> list[str]:
+    """[the folder holding the ncu_report package] when it is not one the
+    isolated child searches anyway, and not the working directory; else []."""
+    import os
+    import site
+    import sysconfig
+    found = Path(_ncu_report().__file__).resolve()
+    home = found.parent.parent if found.name == "__init__.py" else found.parent
+    searched = {Path(p).resolve() for p in (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"),
+                                            *getattr(site, "getsitepackages", lambda: [])()) if p}
+    if home in searched or home == Path(os.getcwd()).resolve():
+        return []
+    return [str(home)]
+
+
 def _read_in_child(path) -> dict:
     """The report's launches, read by ncu_report in a child process (it
     aborts the process on some damaged files); any failure is one InputError."""
     import json
     import subprocess
-    import sys
     try:
-        proc = subprocess.run([sys.executable, "-m", "roofline.importers.ncu_rep_child", str(path)],
-                              capture_output=True, timeout=CHILD_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(child_command(path), capture_output=True, timeout=CHILD_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise InputError(path, None, f"ncu_report did not finish in {CHILD_TIMEOUT_S} s") from None
     if proc.returncode != 0:

@@ -3,7 +3,10 @@ launches as JSON: the ``ncu_report`` binding aborts the whole process on
 some damaged files (a failed C++ check, exit 134), which must not take the
 caller (or a Jupyter kernel) with it.
 
-    python -m roofline.importers.ncu_rep_child REPORT.ncu-rep
+    python -I .../ncu_rep_child.py REPORT.ncu-rep [FOLDER OF ncu_report]
+
+It is started isolated (:func:`.ncu_rep.child_command`) and imports only the
+standard library and ``ncu_report``: nothing from the working directory.
 """
 from __future__ import annotations
 
@@ -35,6 +38,8 @@ def actions(path: str) -> dict:
 
 
 def main() -> int:
+    if len(sys.argv) > 2 and sys.argv[2] not in sys.path:
+        sys.path.append(sys.argv[2])        # after the standard library: it cannot shadow it
     try:
         data = actions(sys.argv[1])
     except Exception as exc:  # noqa: BLE001 - the binding raises anything on bad input
