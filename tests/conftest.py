@@ -11,7 +11,10 @@ REPO = Path(__file__).resolve().parents[1]
 # ROOFLINE_FETCH_REALDATA=1 fills at the start of the run.
 REALDATA_CHOICE = realdata_registry.choose_folder()
 REALDATA = REALDATA_CHOICE.folder
-REAL_FILES = realdata_registry.load_registry()
+try:            # a name that would be written outside the folder stops the run here, before any fetch
+    REAL_FILES = realdata_registry.load_registry()
+except realdata_registry.RegistryError as exc:
+    raise pytest.UsageError(f"tests/realdata_registry.json: {exc}") from None
 # Every skip of a test for want of its real files says this (the realdata
 # fixture, corrupt.needs_folder/needs_realdata/real_file); the summary counts them.
 REAL_FILES_ABSENT = "real files are not present"

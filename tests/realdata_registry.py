@@ -16,12 +16,20 @@ The folder the tests read (``conftest.REALDATA``) is the first of:
    on Linux). Only with ``ROOFLINE_FETCH_REALDATA=1`` does a test run
    download the files missing there, each checked against its sha256;
    without it nothing is ever downloaded.
+
+The registry is data, checked as it is read: a name must be a relative
+``/``-separated path of plain parts (no ``..``, ``.`` or empty part, no
+absolute path, backslash, drive or control character), else loading it is
+a :class:`RegistryError` naming the entry, before anything is fetched; and
+:func:`fetch` writes a file only where its name, resolved (links
+followed), stays inside the cache.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +40,38 @@ ENV_FOLDER = "ROOFLINE_REALDATA"
 ENV_CACHE = "ROOFLINE_REALDATA_CACHE"
 ENV_FETCH = "ROOFLINE_FETCH_REALDATA"
 CACHE_NAME = "roofline-realdata"
+
+
+class RegistryError(ValueError):
+    """A registry entry that cannot be trusted to name a file in the folder."""
+
+
+_PART = re.compile(r"[^\x00-\x1f\x7f\\/:]+")      # no control, backslash, slash or colon (a drive)
+
+
+def checked_name(name) -> str:
+    """``name`` if it is a relative "/"-separated path that stays inside any
+    folder it is joined to; else a RegistryError saying why."""
+    if not isinstance(name, str) or not name:
+        raise RegistryError(f"registry entry name {name!r}: not a non-empty string")
+    if name.startswith(("/", "~")) or os.path.isabs(name):
+        raise RegistryError(f"registry entry name {name!r}: an absolute or home-relative path")
+    for part in name.split("/"):
+        if part in ("", ".", ".."):
+            raise RegistryError(f"registry entry name {name!r}: an empty, '.' or '..' part")
+        if not _PART.fullmatch(part):
+            raise RegistryError(f"registry entry name {name!r}: a backslash, drive colon or control character")
+    return name
+
+
+def inside(folder: Path, name: str) -> Path:
+    """``folder / name`` resolved (links followed), or a RegistryError when
+    that leaves ``folder``."""
+    root = Path(folder).resolve()
+    target = (root / checked_name(name)).resolve()
+    if target == root or not target.is_relative_to(root):
+        raise RegistryError(f"registry entry name {name!r}: resolves to {target}, outside {root}")
+    return target
 
 
 @dataclass(frozen=True)
@@ -46,14 +86,31 @@ class RealFile:
     origin_checked: bool = False  # the blob at commit:path was seen to have this sha256
     note: str = ""
 
+    def __post_init__(self):
+        checked_name(self.name)
+
     @property
     def downloadable(self) -> bool:
         return bool(self.url)
 
 
 def load_registry(path: Path = REGISTRY_FILE) -> list[RealFile]:
+    """The registry's entries, each name checked (:func:`checked_name`) and
+    no name twice; a RegistryError otherwise, before anything is fetched."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    return [RealFile(**entry) for entry in doc["files"]]
+    entries = doc.get("files") if isinstance(doc, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise RegistryError(f"{path}: 'files' is not a list of entries")
+    try:
+        files = [RealFile(**entry) for entry in entries]
+    except TypeError as exc:
+        raise RegistryError(f"{path}: {exc}") from None
+    seen: set[str] = set()
+    for f in files:
+        if f.name in seen:
+            raise RegistryError(f"registry entry name {f.name!r}: listed twice")
+        seen.add(f.name)
+    return files
 
 
 def sha256_of(path: Path) -> str:
@@ -136,9 +193,13 @@ def fetch(files: list[RealFile], cache: Path, *, retries: int = 2, timeout: floa
 
     A file already there with the right sha256 is not downloaded again; one
     whose download does not match its sha256 is refused (not kept). Failures
-    are returned, not raised."""
+    are returned, not raised; but a name that would be written outside
+    ``cache`` (:func:`inside`: through a link in the cache too) is a
+    RegistryError before anything is fetched."""
     import pooch
 
+    for f in files:
+        inside(cache, f.name)
     if quiet:
         pooch.get_logger().setLevel("WARNING")
     result = FetchResult()
