@@ -82,8 +82,8 @@ def test_compiled_graphs_self_time_is_work_not_dispatch():
     for name in ("CompiledFunction", "CompiledFunctionBackward"):
         (k,) = rows(r, name)
         # unsized work of its own (its call records its inputs: no model sizes the C++ kernels)
-        assert k.family != "overhead" and not k.flops and not k.bytes and k.why == R.NO_MODEL
-        assert rec[name]["bound"] == "unknown" and rec[name]["reason"] == R.NO_MODEL
+        assert k.family != "overhead" and not k.flops and not k.bytes and k.why == R.INDUCTOR
+        assert rec[name]["bound"] == "unknown" and rec[name]["reason"] == R.INDUCTOR
         assert rec[name]["reason"] != "dispatch"
     # the outer region only wraps CompiledFunction (Dynamo's guards, the AOT wrapper): overhead
     outer = region(r)
@@ -102,12 +102,12 @@ def test_compiled_graphs_self_time_is_work_not_dispatch():
 def test_a_compiled_region_without_shapes_says_so_and_is_not_overhead():
     r = read_profile(RESNET)
     k = region(r)
-    assert k.family != "overhead" and k.why == R.COMPILED
+    assert k.family != "overhead" and k.why == R.INDUCTOR
     # its self time is the fused batch norm and ReLU kernels' (the convolutions are rows of their own)
     raw = [e for e in raw_events(RESNET) if e["name"].startswith("Torch-Compiled Region")]
     assert 0 < k.time_s < sum(e["dur"] for e in raw) * 1e-6 and k.count == len(raw) == 2
     rec = {x["name"]: x for x in place(KernelSet.from_kernels(r.kernels), AMX).records()}
-    assert rec[k.name]["bound"] == "unknown" and rec[k.name]["reason"] == R.COMPILED
+    assert rec[k.name]["bound"] == "unknown" and rec[k.name]["reason"] == R.INDUCTOR
     (note,) = [w for w in r.warnings if w.subject == "compiled"]
     assert f"{k.name} {k.time_s / sum(x.time_s for x in r.kernels):.1%} (no shapes)" in note.message
 

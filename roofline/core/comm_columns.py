@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .row_dtypes import row_dtypes
 from .comm import CALLS, MESSAGE, bus_bytes, column_of
 
 COMM_FIELDS = ("collective", "dtype", "group_size", "comm_bytes", "algbw_bytes_s", "busbw_bytes_s",
@@ -26,11 +27,11 @@ def comm_arrays(p) -> dict:
     ks = p.kernels
     coll = ks.collectives
     n = len(ks)
-    names, dtypes, group = np.full(n, "", dtype=object), np.full(n, "", dtype=object), np.full(n, math.nan)
+    names, dtypes, group = np.full(n, "", dtype=object), row_dtypes(ks), np.full(n, math.nan)
     assumed = np.full(n, "", dtype=object)
     for i in np.flatnonzero(np.not_equal(coll, None)).tolist():
         c = coll[i]
-        names[i], dtypes[i] = c.name, c.dtype or ""
+        names[i] = c.name
         group[i] = c.group_size if c.group_size else math.nan
         assumed[i] = "; ".join(getattr(c, "assumptions", ()) or ())
     message, calls = column_of(ks, MESSAGE), column_of(ks, CALLS)

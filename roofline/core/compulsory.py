@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .cache_capacity import held_bytes
 from .model import HOST_LINK, Device, KernelSet
 
 COMPULSORY_LEVEL = "DRAM"
@@ -78,13 +79,14 @@ def place_compulsory(kernels: KernelSet, device: Device, bytes_s: dict[str, np.n
         if lv != COMPULSORY_LEVEL:
             only_dram &= np.isnan(v)
     per_call = dram / np.maximum(kernels.count, 1)
-    fits_llc = only_dram & (per_call <= device.memory[llc].capacity_bytes)
+    held = held_bytes(device, kernels.threads)     # a private level: one instance per thread
+    fits_llc = only_dram & (per_call <= held[llc])
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(kernels.time_s > 0, dram / kernels.time_s, 0.0)
     undecided = only_dram & (rate > bytes_s[COMPULSORY_LEVEL])
     target = np.full(n, "", dtype=object)
     for name in caches:                  # slowest first: the first that explains the rate
-        holds = undecided & (per_call <= device.memory[name].capacity_bytes)
+        holds = undecided & (per_call <= held[name])
         explains = holds & (rate <= bytes_s[name])
         target[explains] = name
         target[holds & ~explains] = name  # kept unless a faster level explains it

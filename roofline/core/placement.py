@@ -40,6 +40,7 @@ from .placement_warnings import ABOVE_ROOF_TOLERANCE, warn_above_roof, warn_miss
 from .causes import cause_evidence
 from .compulsory import place_compulsory
 from .cores import one_core_device
+from .cpu_units import matrix_unit_assumed, matrix_unit_note
 from .errors import Advice
 from .evidence import FixedCosts, fixed_costs, group_keys, under_filled
 from .kernel_precision import precision_from_name
@@ -351,6 +352,9 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
     reason[unplaced] = R.without_work(_whys(kernels, device), time_s)[unplaced]
 
     warn_substituted(kernels, device, warnings)
+    note = matrix_unit_note(kernels, device)
+    if note is not None:
+        warnings.append(note)
     warn_missing(kernels, work, known, no_flop_family, warnings)
     warn_above_roof(kernels, efficiency, device, warnings)
     return Placements(kernels, device, work, t_compute, t_levels, t_roof,
@@ -392,7 +396,7 @@ def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np
         & (link is None or np.asarray(link.level == "")),
         fewer_threads=_fewer_threads(kernels, device, one, single),
         from_cache=from_cache,
-        precision_assumed=_precision_assumed(kernels, device, work),
+        precision_assumed=_precision_assumed(kernels, device, work) | matrix_unit_assumed(kernels, device),
         modelled_bandwidth=kernels.modelled & (limiter_index > 0),
         latency=(np.zeros(len(kernels), dtype=bool) if link is None else
                  np.nan_to_num(link.latency_s) >= 0.5 * np.where(np.isfinite(link.time_s), link.time_s, np.inf)),

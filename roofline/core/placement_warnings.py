@@ -6,15 +6,20 @@ import math
 
 import numpy as np
 
+from .cpu_units import MATRIX_UNIT
 from .errors import Advice
+from .reasons import ABOVE_ROOF_SHARE
 
-# A point this far above its roof is reported (counter or ceiling error).
-ABOVE_ROOF_TOLERANCE = 1.05
+# A point this far above its roof is reported (counter or ceiling error); its
+# row's reason says "above its roof" from the same share.
+ABOVE_ROOF_TOLERANCE = ABOVE_ROOF_SHARE
 
 
 def warn_substituted(kernels, device, warnings):
     for precision, flops in kernels.flops.items():
         key = device.compute_key(precision)
+        if device.kind == "cpu" and precision in MATRIX_UNIT.values():
+            continue        # said by cpu_units.matrix_unit_note (a CPU without AMX has no such unit to add)
         if key != precision and np.nansum(flops) > 0:
             warnings.append(Advice(
                 f"device {device.name!r} has no {precision} ceiling; that work is timed on its {key} roof",

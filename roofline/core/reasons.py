@@ -47,6 +47,10 @@ reason                           evidence
 ``link latency``                 a collective whose latency (NCCL's latency model,
                                  :mod:`.comm`) is at least half of its time on the
                                  link roof: small messages (overhead-bound)
+``above its roof``               more than 5 % above its roof, whatever else is
+                                 known: the roof (another machine's, or measured
+                                 busy) or the work (model, counters, level) is
+                                 wrong for it
 ================================ ===================================================
 
 The evidence of random-number generation, page faults and a slow library
@@ -60,7 +64,8 @@ no launching operator, no shapes recorded, a compiled graph without
 shapes, a custom extension kernel, no model for its operator, a
 collective without a size (or with no traffic), no link roof, replayed
 from a CUDA graph whose capture the trace lacks, copies without a byte
-count, an operator with shapes but no dtypes; else ``no time measured`` or ``no counters``.
+count, an operator with shapes but no dtypes, a compiled CPU graph whose
+own time is Inductor's C++ kernels; else ``no time measured`` or ``no counters``.
 """
 from __future__ import annotations
 
@@ -78,8 +83,17 @@ LATENCY = 10
 # precedence; the order of the codes is not the order of the rules).
 RNG, PAGE_FAULTS, SLOW_KERNEL = 11, 12, 13
 REASONS = REASONS + ("random-number generation", "page faults on fresh outputs", "slow library kernel")
+# A point above its roof by more than this is impossible as placed: it says so
+# whatever else its evidence shows (the roof or the work is wrong for it).
+ABOVE_ROOF, ABOVE_ROOF_SHARE = 14, 1.05
+REASONS = REASONS + ("above its roof",)
 # What to do about a named cause.
 REASON_FIXES = {
+    "above its roof": (
+        "no kernel beats its roof, so the roof or the work is wrong for this row: the profile may be another "
+        "machine's (the banner says when the file names another CPU or GPU) or measured while the machine was "
+        "busy (roofs too low: measure again when idle); the operator model or counters may count less work "
+        "than ran; or its data came from a level nearer the cores than the one it is placed on"),
     "random-number generation": (
         "the roof of a random-number operator is its generator's rate (Philox or mt19937 integer work per "
         "number), which no memory roof shows: draw fewer numbers (dropout only where it regularises, a "
@@ -111,6 +125,7 @@ NO_COUNTERS = "no counters"
 GRAPH_REPLAY = "replayed from a CUDA graph"
 NO_BYTES = "no byte count recorded"
 NO_DTYPES = "no dtypes recorded"
+INDUCTOR = "Inductor C++ kernels"
 FIXES = {
     BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
                     "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
@@ -141,6 +156,9 @@ FIXES = {
                 "the precision's roof need them: record with a newer torch and record_shapes=True"),
     NO_BYTES: ("copies or sets whose events carry no byte count (no args.bytes, and no runtime call with "
                "their correlation names one): nothing sizes their traffic"),
+    INDUCTOR: ("the compiled graph's own time runs Inductor's fused C++ kernels (cpp_fused_*), which the trace "
+               "neither lists nor sizes: it is work, not dispatch; TORCH_COMPILE_DEBUG=1 writes them "
+               "(output_code.py), and profiling the eager model sizes each operator"),
 }
 WITHOUT_WORK = tuple(FIXES)
 REASONS = REASONS + WITHOUT_WORK
@@ -199,6 +217,7 @@ def reasons(e: Evidence, below: np.ndarray, efficiency: np.ndarray, overhead: np
         undecided &= ~hit
     out[undecided] = NO_EVIDENCE
     out[~needs & e.from_cache] = FROM_CACHE
+    out[np.nan_to_num(efficiency) > ABOVE_ROOF_SHARE] = ABOVE_ROOF
     return out
 
 

@@ -67,10 +67,10 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
 
 
 def _unknown_reason(why: WhyOf, ops: OpEvents, graphs: np.ndarray, o: int) -> str:
-    """Why an unknown CPU row has no work: a compiled graph recorded with
-    shapes has no model (its kernels are unsized work); else the reader's."""
-    if graphs[o] and ops.call[o] >= 0:
-        return R.NO_MODEL
+    """Why an unknown CPU row has no work: the innermost compiled graph's
+    own time is Inductor's C++ kernels (unsized work); else the reader's."""
+    if graphs[o]:
+        return R.INDUCTOR
     return why.operator_reason(o)
 
 
