@@ -20,6 +20,8 @@ from .names import (Match, NameError_, capability_warning, key, model_of, resolv
                     resolve_reported, resolve_typed, shown_properties)
 from ..core.errors import ProfileError, UnknownDeviceError
 from ..core.model import Device
+from .choice_checks import contradicted as _contradicted, match_family as _match_family
+from .choice_checks import measured_beside as _measured_beside, stands_in as _stands_in, vendor as _vendor
 from .figures import figures as profile_figures, gpu_figures, memory_note, narrowed, shown_figure, shown_figures, telling
 
 CPU_PROFILE = "my-cpu"          # what `roofline measure` saves for this machine's CPU
@@ -32,6 +34,9 @@ class DeviceChoice:
     profile: str                    # the profile's stem, or the path given
     reason: str = ""                # why this profile (empty: the user named it exactly)
     warnings: tuple[str, ...] = ()  # --device against the file's GPU, several GPUs named
+    # why the roofs may not be the GPU's, for the report's banner as well as stderr: a stand-in or
+    # closest profile, figures of the file that contradict the profile its name picked
+    doubts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,10 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
             extra = (f"the files name {len(named)} GPUs ({', '.join(named)}); {choice.profile} is used "
                      "for all (pass --device to choose)",)
         return _with_warnings(choice, extra)
+    amd = next((p for r in results if _vendor(p := getattr(r, "device_properties", None)) == "amd"
+                and gpu_figures(p)), None)
+    if amd is not None:     # an AMD GPU's 'compute capability' is its GFX IP version: told by its figures
+        return _by_properties(amd, results, infos, vendor="amd")
     capabilities = list(dict.fromkeys(c for r in results if (c := getattr(r, "compute_capability", None))))
     if capabilities:
         return _by_capability(capabilities[0], results, infos)
@@ -178,12 +187,22 @@ def _reported(name: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice
         raise UnknownDeviceError(f"{_path_naming(results, name)}: {exc}; pass --device with one of them"
                                  ) from None
     if match is None:
+        measured = _measured_beside(results, name)
+        if measured is not None:
+            return measured
         said = f" ({shown_properties(properties)})" if properties else ""
         raise UnknownDeviceError(
             f"{_path_naming(results, name)} names the GPU {name!r}{said}, which has no built-in or saved "
             f"profile: pass --device with the closest one or a measured profile ({known_devices(infos)})")
     reason = match.note + (" (measured by `roofline measure`)" if info.origin == "saved" else "")
-    return DeviceChoice(_load(info), info.stem, reason)
+    device = _load(info)
+    doubts = [f"{name} is not {info.stem}'s GPU: {match.note}"] if _stands_in(match) else []
+    said = [d for d in _contradicted(properties, info, device) if d.split(":")[0] not in reason]
+    doubts += [f"{_path_naming(results, name)} names {name}, whose profile is {info.stem}, but {d}" for d in said]
+    return DeviceChoice(device, info.stem, reason, doubts=tuple(doubts))
+
+
+
 
 
 def _match_reported(name: str, infos: dict[str, ProfileInfo]):
@@ -215,7 +234,10 @@ def _match_named(name: str, properties, infos: dict[str, ProfileInfo], source: s
         return match, infos[match.stem]
     if match is None:
         match, info = _match_properties(name, properties, infos)
+    if match is None:
+        match, info = _match_family(name, properties, infos)
     return match, info
+
 
 
 def _tie_broken(name: str, exc: NameError_, properties, infos: dict[str, ProfileInfo], source: str):
@@ -296,13 +318,18 @@ def _nameless(results) -> str:
     return ""
 
 
-def _by_properties(properties, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+
+def _by_properties(properties, results, infos: dict[str, ProfileInfo], vendor: str | None = None) -> DeviceChoice:
     """The profile for a GPU a file does not name, when its device
     properties single one out (an MI300X traced by PyTorch on ROCm gives
     "name": "" with compute capability 9.4, 304 compute units, 192 GiB)."""
     given = gpu_figures(properties)
+    if vendor == "amd":
+        given["vendor"] = "amd"         # compute units, not SMs, in what is said
     said = f"{_subject(results)} names no GPU; {_source(results)} give {shown_figures(given)}"
-    gpus = {s: i for s, i in infos.items() if i.kind != "cpu"}
+    if vendor == "amd":
+        said += " and the vendor AMD (its compute capability is the GFX IP version)"
+    gpus = {s: i for s, i in infos.items() if i.kind != "cpu" and (vendor != "amd" or i.identity)}
     figures = {s: profile_figures(i) for s, i in gpus.items()}
     steps = narrowed(given, figures)
     first, left = steps[0][1], steps[-1][1]

@@ -67,7 +67,7 @@ def narrowed(given: dict, candidates: dict[str, dict]) -> list[tuple[str, list[s
 
 
 def units(figures: dict) -> str:
-    return "compute units" if figures.get("warp_size") == 64 else "SMs"
+    return "compute units" if figures.get("warp_size") == 64 or figures.get("vendor") == "amd" else "SMs"
 
 
 def shown_figure(k: str, value, given: dict) -> str:
@@ -107,3 +107,34 @@ def memory_note(given: dict, figures: dict, stem: str) -> str:
         return ""
     return (f"; the file's {memory / 2 ** 30:.1f} GiB of memory is not the {theirs / 2 ** 30:.1f} GiB of "
             f"{stem}'s board (another memory size: its DRAM roof may differ)")
+
+
+CLOCK_TOLERANCE = 0.03      # a file's clock this far from the profile's boost clock is another clock
+
+
+def disagreements(given: dict, theirs: dict, stem: str, clock_hz=None, boost_hz=None) -> list[str]:
+    """What a file's figures (SMs/CUs, compute capability, memory, clock)
+    say against the profile its GPU's name picked: one phrase each, empty
+    when they agree or the file does not give them. ``theirs`` is the
+    profile's :func:`figures`; ``clock_hz`` the file's clock (XPlane's
+    clock_rate), ``boost_hz`` the profile's boost clock."""
+    out = []
+    if given.get("sms") is not None and theirs.get("sms") and given["sms"] != theirs["sms"]:
+        out.append(f"the file's {given['sms']} {units(given)} are not the {theirs['sms']} of {stem}: its roofs "
+                   "scale with the count, so they are wrong for this GPU")
+    if given.get("capability") and theirs.get("capability") and given["capability"] != theirs["capability"]:
+        out.append(f"the file's compute capability {given['capability']} is not {stem}'s {theirs['capability']}: "
+                   "another chip")
+    note = memory_note(given, theirs, stem)
+    if note:
+        out.append(note.removeprefix("; "))
+    if _positive(clock_hz) and _positive(boost_hz) and abs(clock_hz - boost_hz) > CLOCK_TOLERANCE * boost_hz:
+        above = clock_hz > boost_hz
+        out.append(f"the file's clock {clock_hz / 1e6:.0f} MHz is {'above' if above else 'below'} {stem}'s "
+                   f"{boost_hz / 1e6:.0f} MHz: its compute and cache roofs are "
+                   + ("too low for this GPU" if above else "above what this GPU reaches at its clock"))
+    return out
+
+
+def _positive(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf")

@@ -103,14 +103,17 @@ NETWORK_ADVICE = ("give the job's network per GPU with --network (ndr, hdr, '400
 
 
 _PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-_UNIT = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:([kKmMgGtT])\s*"
+_UNIT = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?:([kKmMgGtT])?\s*"
                    r"([bB]its?/s|[bB]its?|bps|Bps|[bB]ytes?/s|[bB]ytes?|B/s|b/s|B|b)?)?")
+MAX_NETWORK = 1e15      # bytes/s per GPU: a thousand times today's fastest NIC; beyond it a typo
+_FORMS = "ndr, hdr, edr, xdr, or a rate with its unit such as 400Gb/s, 400Gbit/s or 50GB/s"
 
 
 def parse_network(text: str) -> tuple[str, float]:
     """``ndr``, ``hdr``, ``400Gb/s``, ``400Gbit/s``, ``400gbps``, ``50GB/s``,
-    ``50e9`` (bytes/s) -> (name, bytes/s per GPU in one direction). ``b``
-    is bits and ``B`` bytes; ``gb/s`` (which could be either) is refused."""
+    ``50e9B/s`` -> (name, bytes/s per GPU in one direction). ``b`` is bits
+    and ``B`` bytes; ``gb/s`` (which could be either), a number without a
+    unit and a rate that is not finite are refused."""
     key = text.strip().lower().replace("infiniband", "").replace("ib-", "").replace("ib", "").strip(" -_")
     if key in NETWORKS:
         return NETWORKS[key]
@@ -119,8 +122,13 @@ def parse_network(text: str) -> tuple[str, float]:
     if not m:
         raise RooflineError(f"--network {text!r}: expected ndr, hdr, edr, xdr or a rate such as 400Gb/s or 50GB/s")
     value, prefix, unit = float(m.group(1)), m.group(2), m.group(3) or ""
+    if prefix is None and not unit:     # '400' read as 400 B/s made every collective network-bound
+        raise RooflineError(f"--network {text!r}: a number without a unit (bits or bytes per second?): expected "
+                            f"{_FORMS}")
     if prefix is None:
-        rate = value                                   # a bare number: bytes/s
+        low = unit.lower()
+        bits = low.startswith("bit") or unit in ("b/s", "b", "bps")
+        rate = value / (8 if bits else 1)
     else:
         low = unit.lower()
         if low.startswith("bit") or unit == "bps":
@@ -135,8 +143,9 @@ def parse_network(text: str) -> tuple[str, float]:
                 f"{m.group(1)}{prefix.upper()}b/s (or {m.group(1)}{prefix.upper()}bit/s) for bits per second, "
                 f"{m.group(1)}{prefix.upper()}B/s for bytes per second")
         rate = value * _PREFIX[prefix.lower()] / (8 if bits else 1)
-    if not rate > 0:
-        raise RooflineError(f"--network {text!r}: the rate must be positive")
+    if not (0 < rate <= MAX_NETWORK):     # 1e400 parses to infinity
+        raise RooflineError(f"--network {text!r}: the rate must be positive and finite, at most "
+                            f"{MAX_NETWORK:.0e} B/s per GPU; expected {_FORMS}")
     return f"network {raw}", rate
 
 

@@ -50,8 +50,8 @@ def device_to_dict(device: Device) -> dict[str, Any]:
     if device.launch_overhead_s is not None:
         out["launch_overhead_s"] = float(device.launch_overhead_s)
     for key in ("clocks_hz", "architecture", "provenance"):
-        if getattr(device, key):
-            out[key] = _plain(dict(getattr(device, key)))
+        if getattr(device, key):    # what choosing it said is about one run's files, not the profile
+            out[key] = _plain({k: v for k, v in getattr(device, key).items() if k != "choice_doubts"})
     if device.warnings:
         out["warnings"] = [{"message": w.message, "advice": w.advice, "subject": w.subject}
                            for w in device.warnings]

@@ -17,8 +17,19 @@ of a measured profile doubtful, each a :class:`Doubt`:
   both record them, else by name). A trace that does not name its CPU leaves
   this unchecked, and :func:`doubts` says so (as a note, not a doubt).
 
-Datasheet profiles are theoretical peaks, not measurements: none of this
-applies to them.
+Two doubts hold for every profile, measured or datasheet, GPU or CPU:
+
+- ``levels out of order`` (above) and ``above theoretical``: a ceiling
+  more than :data:`THEORETICAL_TOLERANCE` above the theoretical peak the
+  profile itself states for it (a measured 7x its own peak is a damaged or
+  edited profile, not a fast machine);
+- ``chosen``: what the choice of profile said against it for the files at
+  hand (a stand-in, a trace whose SM count or memory is not the profile's),
+  attached by :func:`with_choice_doubts` so that the report's banner says
+  it, not only stderr.
+
+The rest apply to measured CPU profiles only: datasheet profiles are
+theoretical peaks, not measurements.
 """
 from __future__ import annotations
 
@@ -29,6 +40,10 @@ from ..core.model import HOST_LINK, LEVELS, Device
 
 ORDER_TOLERANCE = 0.10      # a farther level this much faster than a nearer one is out of order
 ONE_CORE_TOLERANCE = 0.10   # a one-core figure this much above the all-core one
+# a ceiling this much above the theoretical peak stored beside it: turbo and
+# rounding stay well inside it, a damaged or hand-edited profile does not
+THEORETICAL_TOLERANCE = 0.5
+CHOICE_DOUBTS = "choice_doubts"     # provenance key; not saved (roofline.devices.profile)
 
 
 @dataclass(frozen=True)
@@ -51,15 +66,14 @@ def doubts(device: Device, trace_cpus: list | None = None) -> list[Doubt]:
     model name, or None where it names none; omit for files that are not
     CPU traces)."""
     prov = device.provenance or {}
+    out = _chosen(device) + _out_of_order(device) + _above_theoretical(device)
     if device.kind != "cpu" or prov.get("method") != "measured":
-        return []
-    out = []
+        return out
     load = prov.get("machine_load") or {}
     if load.get("busy"):
         why = "; ".join(str(r) for r in load.get("reasons") or []) or "its samples were noisy"
         out.append(Doubt("busy", f"the profile was measured on a busy machine ({why}): its roofs may be low; "
                                  "measure again with `roofline measure` when the machine is idle"))
-    out += _out_of_order(device)
     out += _one_core_above_all(device)
     if trace_cpus is not None:
         out += _other_cpu(device, trace_cpus)
@@ -67,15 +81,51 @@ def doubts(device: Device, trace_cpus: list | None = None) -> list[Doubt]:
 
 
 def _out_of_order(device: Device) -> list[Doubt]:
+    """Every pair of levels, not only neighbours: an L1 slower than DRAM is
+    out of order even when the L2 between them looks fine."""
     levels = [lv for lv in LEVELS if lv in device.memory and lv != HOST_LINK]
+    measured = (device.provenance or {}).get("method") == "measured"
     out = []
-    for near, far in zip(levels, levels[1:]):
-        a, b = device.bandwidth(near), device.bandwidth(far)
-        if b > a * (1 + ORDER_TOLERANCE):
-            out.append(Doubt("levels out of order",
-                             f"{far} measured faster than {near} ({b / 1e9:.3g} against {a / 1e9:.3g} GB/s): a level "
-                             "farther from the cores cannot be faster, so the measurement was disturbed; "
-                             "measure again"))
+    for i, near in enumerate(levels):
+        for far in levels[i + 1:]:
+            a, b = device.bandwidth(near), device.bandwidth(far)
+            if b > a * (1 + ORDER_TOLERANCE):
+                why = ("so the measurement was disturbed; measure again" if measured else
+                       "so the profile is damaged or mistyped; check its figures")
+                out.append(Doubt("levels out of order",
+                                 f"{far} {'measured ' if measured else 'is '}faster than {near} ({b / 1e9:.3g} against "
+                                 f"{a / 1e9:.3g} GB/s): a level farther from the cores cannot be faster, {why}"))
+    return out
+
+
+def _above_theoretical(device: Device) -> list[Doubt]:
+    """Ceilings far above the theoretical peak the profile states beside them."""
+    ceilings = [(k, c) for k, c in device.compute.items()] + [(k, m.bandwidth) for k, m in device.memory.items()]
+    if device.instruction_rate is not None:
+        ceilings.append(("instructions", device.instruction_rate))
+    above = [f"{k} {c.value / c.theoretical:.2g}x" for k, c in ceilings
+             if c.theoretical and c.theoretical > 0 and c.value > c.theoretical * (1 + THEORETICAL_TOLERANCE)]
+    if not above:
+        return []
+    return [Doubt("above theoretical", f"ceilings far above the theoretical peaks the profile itself states "
+                                       f"({', '.join(above)}): no measurement exceeds the hardware's peak, so "
+                                       "the profile is damaged or its figures were edited; measure again")]
+
+
+def _chosen(device: Device) -> list[Doubt]:
+    said = (device.provenance or {}).get(CHOICE_DOUBTS) or ()
+    return [Doubt("chosen", str(text)) for text in said if isinstance(text, str)]
+
+
+def with_choice_doubts(device: Device, doubts) -> Device:
+    """``device`` carrying what choosing it said against it for the files at
+    hand (stand-in, figures that disagree): :func:`doubts` returns them, so
+    the report's banner shows them. Kept out of saved profiles."""
+    from dataclasses import replace
+    prov = dict(device.provenance or {})
+    prov[CHOICE_DOUBTS] = tuple(dict.fromkeys(tuple(prov.get(CHOICE_DOUBTS) or ()) + tuple(doubts)))
+    out = replace(device, provenance=prov)
+    object.__setattr__(out, "links", device.links)
     return out
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 DEVICE_HELP = ("device profile: a built-in name (see `roofline devices`; case, punctuation and a "
                "unique prefix or GPU model are enough, e.g. h100-sxm, 4090), a profile saved by "
@@ -124,6 +125,9 @@ def choose_device(requested, results, command: str, network: str | None = None):
               file=sys.stderr)
     for text in choice.warnings:
         warn(command, text)
+    if choice.doubts:   # a stand-in, or figures of the file against the profile: in the report's banner too
+        from ..devices.trust import with_choice_doubts
+        choice = replace(choice, device=with_choice_doubts(choice.device, choice.doubts))
     banner = profile_banner(choice.device, results)
     if banner:   # once, before any per-kernel warning
         kind = "warning" if banner.startswith("These roofs may not hold") else "note"

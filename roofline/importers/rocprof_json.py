@@ -60,6 +60,7 @@ from ..core.model import Kernel
 from ..core.text_files import read_text
 from .amd_counters import missing_advice
 from .base import ImportResult, ProgramTime, Reader, checked, register
+from .rocprof_checks import int64_column, int64_table, repeated_records, symbols_by_id
 from .rocprof_common import (
     CONFIG,
     AmdDevice,
@@ -218,6 +219,7 @@ def read(path: Path) -> ImportResult:
         raise InputError(path, None, "no kernel dispatches, counter records or copies: was rocprofv3 "
                          "run with --kernel-trace (or --pmc, --memory-copy-trace)?")
     kernels, notes = kernels_of(d)
+    notes = [n for p in parts for n in p.columns.get("notes", ())] + notes
     kernels += [k for p in parts for k in p.copies]
     device, more = _device(data.tool, d)
     subject = path.name
@@ -263,8 +265,9 @@ class _Part:
 
 
 def _process(p: _Process, e: int, path: Path) -> _Part:
-    symbols = {s.kernel_id: s for s in p.kernel_symbols}
-    counters = _counters(p, e, path)
+    where = f"rocprofiler-sdk-tool[{e}]"
+    symbols, notes = symbols_by_id(p.kernel_symbols, _symbol_name, f"{where}.kernel_symbols")
+    counters, more = _counters(p, e, path)
     if p.buffer_records.kernel_dispatch:
         rows = [(r.start_timestamp, r.end_timestamp, r.dispatch_info) for r in p.buffer_records.kernel_dispatch]
         label = f"rocprofiler-sdk-tool[{e}].buffer_records.kernel_dispatch"
@@ -274,16 +277,18 @@ def _process(p: _Process, e: int, path: Path) -> _Part:
         label = f"rocprofiler-sdk-tool[{e}].callback_records.counter_collection"
     waves = {a.id.handle: a.wave_front_size for a in p.agents if a.wave_front_size > 0}
     columns = _columns(rows, symbols, waves, counters, label, path, timed=bool(p.buffer_records.kernel_dispatch))
+    columns["notes"] = notes + more
     copies, copy_intervals = _copies(p, e, path)
     api, api_intervals = _api(p)
     return _Part(columns, copies, copy_intervals, api, api_intervals)
 
 
-def _counters(p: _Process, e: int, path: Path) -> dict[int, dict[str, float]]:
-    """dispatch_id -> counter name -> value (instances summed)."""
+def _counters(p: _Process, e: int, path: Path) -> tuple[dict[int, dict[str, float]], list[str]]:
+    """dispatch_id -> counter name -> value (instances summed), and notes."""
     names = {c.id.handle: c.name for c in p.counters}
     out: dict[int, dict[str, float]] = {}
-    for i, rec in enumerate(p.callback_records.counter_collection):
+    records, notes = repeated_records(p.callback_records.counter_collection)
+    for i, rec in enumerate(records):
         values = out.setdefault(rec.dispatch_data.dispatch_info.dispatch_id, {})
         for v in rec.records:
             name = names.get(v.counter_id.handle)
@@ -292,7 +297,7 @@ def _counters(p: _Process, e: int, path: Path) -> dict[int, dict[str, float]]:
                                  f"counter_collection[{i}]: counter id {v.counter_id.handle} is not in "
                                  "the file's counters list")
             values[name] = values.get(name, 0.0) + v.value
-    return out
+    return out, notes
 
 
 def _columns(rows, symbols, waves, counters, label: str, path: Path, timed: bool) -> dict:
@@ -306,26 +311,31 @@ def _columns(rows, symbols, waves, counters, label: str, path: Path, timed: bool
         if t1 < t0:
             raise InputError(path, None, f"record {label}[{i}]: end_timestamp {t1} is before "
                              f"start_timestamp {t0}")
-    start = np.array([r[0] for r in rows], dtype=np.int64).reshape(n)
-    end = np.array([r[1] for r in rows], dtype=np.int64).reshape(n)
+    start = int64_column([r[0] for r in rows], "start_timestamp", label, path)
+    end = int64_column([r[1] for r in rows], "end_timestamp", label, path)
     # a counting record without timestamps has zeros: no time, not a time of 0
     has_time = np.full(n, True) if timed else start > 0
     time_ns = np.where(has_time, (end - start).astype(np.float64), np.nan)
     used = [code_of[r[2].kernel_id] for r in rows]
     return {"names": list(names), "code": np.array(used, dtype=np.int64).reshape(n), "time_ns": time_ns,
-            "config": _config(rows, symbols, waves), "counters": _counter_columns(rows, counters),
+            "config": _config(rows, symbols, waves, label, path), "counters": _counter_columns(rows, counters),
             "label": label, "start": np.where(has_time, start, -1), "end": np.where(has_time, end, -1)}
 
 
-def _config(rows, symbols, waves: dict[int, int]) -> dict[str, np.ndarray]:
+def _config(rows, symbols, waves: dict[int, int], label: str, path: Path) -> dict[str, np.ndarray]:
     """The launch figures of :data:`CONFIG`, the wave size from the agent."""
     def figures(info: _Info) -> tuple:
         g, w, sym = info.grid_size, info.workgroup_size, symbols[info.kernel_id]
         return (g.x, g.y, g.z, w.x, w.y, w.z, info.group_segment_size, info.private_segment_size,
                 sym.arch_vgpr_count, sym.accum_vgpr_count, sym.sgpr_count,
                 waves.get(info.agent_id.handle, -1), info.agent_id.handle)
-    table = np.array([figures(r[2]) for r in rows], dtype=np.int64).reshape(len(rows), len(CONFIG))
+    table = int64_table([figures(r[2]) for r in rows], _CONFIG_FIELDS, label, path)
     return {k: table[:, j] for j, k in enumerate(CONFIG)}
+
+
+_CONFIG_FIELDS = ("grid_size.x", "grid_size.y", "grid_size.z", "workgroup_size.x", "workgroup_size.y",
+                  "workgroup_size.z", "group_segment_size", "private_segment_size", "arch_vgpr_count",
+                  "accum_vgpr_count", "sgpr_count", "wave_front_size", "agent_id.handle")
 
 
 def _counter_columns(rows, counters: dict[int, dict[str, float]]) -> dict[str, np.ndarray]:

@@ -219,11 +219,28 @@ def sysinfo_device(path: Path) -> AmdDevice:
     cell = {h.lower(): table.text(h)[0].strip() for h in table.header}
     gfx = cell.get("gpu_arch") or None
     model = cell.get("gpu_model", "")
+    figure = {k: _figure(cell.get(k), k, path, table.line_of(0)) for k in ("cu_per_gpu", "wave_size", "num_xcd",
+                                                                            "max_sclk")}
     return AmdDevice(name=product_name(model) if model else None,
-                     properties=identity(sms=_int(cell.get("cu_per_gpu")), warp_size=_int(cell.get("wave_size")),
+                     properties=identity(sms=figure["cu_per_gpu"], warp_size=figure["wave_size"],
                                          gfx=gfx, memory_bytes=None),
-                     gfx=gfx, xcds=_int(cell.get("num_xcd")),
-                     sclk_hz=(_int(cell.get("max_sclk")) or 0) * 1e6 or None)
+                     gfx=gfx, xcds=figure["num_xcd"],
+                     sclk_hz=(figure["max_sclk"] or 0) * 1e6 or None)
+
+
+MAX_FIGURE = 10 ** 7    # CUs, wave size, XCDs, clock in MHz: no GPU comes near it
+
+
+def _figure(text, field: str, path: Path, line) -> int | None:
+    """A sysinfo.csv figure as a whole number (None where absent or not a
+    number); one that no GPU has (a clock of 400 digits) is refused naming
+    the field, before it reaches a float."""
+    value = _int(text)
+    if value is not None and not (0 <= value <= MAX_FIGURE):
+        shown = str(text).strip()
+        shown = shown if len(shown) <= 20 else shown[:20] + f"... ({len(shown)} digits)"
+        raise InputError(path, line, f"column {field}: {shown} is no GPU's figure (expected 0 to {MAX_FIGURE:,})")
+    return value
 
 
 def agent_info_device(path: Path, agents: set[int]) -> AmdDevice:
@@ -253,7 +270,10 @@ def _agent_row(table: Table, i: int) -> dict[str, str]:
 
 
 def _int(text) -> int | None:
+    text = str(text).strip()
+    if len(text) > 30:          # int() of thousands of digits is slow, and no figure here needs them
+        return 10 ** 30 if text.lstrip("+-").isdigit() else None
     try:
-        return int(str(text).strip())
+        return int(text)
     except (TypeError, ValueError):
         return None

@@ -213,10 +213,11 @@ class Table:
         if name is None or name not in self.header:
             return np.full(len(self), default, dtype=np.int64)
         values = self.get(name)
-        whole = np.isnan(values) | (values == np.floor(values))
+        # a whole number int64 holds (2**64 - 1, an unsigned figure, cast to garbage before)
+        whole = np.isnan(values) | ((values == np.floor(values)) & (np.abs(values) < 2.0 ** 63))
         if not whole.all():
             i = int(np.flatnonzero(~whole)[0])
-            self._refuse(name, i, self.text(name)[i], "a whole number")
+            self._refuse(name, i, self.text(name)[i], "a whole number below 2**63")
         return np.where(np.isnan(values), default, values).astype(np.int64)
 
     def timestamps(self, name: str) -> tuple[np.ndarray, np.ndarray]:

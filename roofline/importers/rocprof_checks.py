@@ -1,0 +1,66 @@
+"""Checks on the numbers and records of rocprofv3 files before they become
+columns: 64-bit figures that do not fit a signed int64 (unsigned
+timestamps, grid sizes or agent handles past 2**63) refused naming the
+record and field instead of an OverflowError, kernel_ids defined twice
+and counting records repeated, said (the repeat is not summed again).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import InputError
+
+_LOW, _HIGH = -(2 ** 63), 2 ** 63 - 1
+
+
+def int64_column(values: list, field: str, label: str, path: Path) -> np.ndarray:
+    """``values`` (Python ints from the JSON) as int64; InputError naming
+    the first record whose ``field`` does not fit."""
+    for i, v in enumerate(values):
+        if not (_LOW <= v <= _HIGH):
+            raise InputError(path, None, f"record {label}[{i}]: {field} {str(v)[:30]} does not fit a signed "
+                             "64-bit integer (a damaged or unsigned value)")
+    return np.array(values, dtype=np.int64).reshape(len(values))
+
+
+def int64_table(rows: list[tuple], fields: tuple[str, ...], label: str, path: Path) -> np.ndarray:
+    """Rows of figures as an int64 table; InputError naming the record and field that does not fit."""
+    for i, row in enumerate(rows):
+        for field, v in zip(fields, row):
+            if not (_LOW <= v <= _HIGH):
+                raise InputError(path, None, f"record {label}[{i}]: {field} {str(v)[:30]} does not fit a "
+                                 "signed 64-bit integer (a damaged or unsigned value)")
+    return np.array(rows, dtype=np.int64).reshape(len(rows), len(fields))
+
+
+def symbols_by_id(symbols, name_of, label: str) -> tuple[dict, list[str]]:
+    """kernel_id -> symbol, the first definition kept; a note for each id
+    defined again under another name (which name the dispatches get)."""
+    out: dict = {}
+    notes = []
+    for s in symbols:
+        first = out.setdefault(s.kernel_id, s)
+        if first is not s and name_of(first) != name_of(s):
+            notes.append(f"{label}: kernel_id {s.kernel_id} is defined twice ({name_of(first)[:60]!r} and "
+                         f"{name_of(s)[:60]!r}): its dispatches are named by the first")
+    return out, notes
+
+
+def repeated_records(records) -> tuple[list, list[str]]:
+    """The counting records without exact repeats (the same dispatch, the
+    same counters and values written twice would be summed twice), and a
+    note saying how many were dropped."""
+    seen, kept, dropped = set(), [], 0
+    for rec in records:
+        key = (rec.dispatch_data.dispatch_info.dispatch_id,
+               tuple((v.counter_id.handle, v.value) for v in rec.records))
+        if key in seen:
+            dropped += 1
+            continue
+        seen.add(key)
+        kept.append(rec)
+    notes = ([f"{dropped} counting record(s) repeat another exactly (the same dispatch id, counters and values): "
+              "read once, not summed twice"] if dropped else [])
+    return kept, notes
