@@ -19,9 +19,12 @@ bound classes (docs/concepts.md has the rules):
   unknown     neither counters nor an operator model give the kernel any work
 
 efficiency is roofline time / time (% of roof); every kernel below 80 % of its
-roof gets a 'reason' (fixed cost, under-fills the device, fewer threads than
-the roof, data from cache, precision assumed, traffic above compulsory, ...,
-or no evidence).
+roof gets a 'reason' (fixed cost, under-fills the device, random-number
+generation, page faults on fresh outputs, slow library kernel (its faster peer
+in 'reason_detail'), fewer threads than the roof, data from cache, precision
+assumed, traffic above compulsory, ..., or no evidence), and one more than 5 %
+above its roof says 'above its roof' (the roof or the work is wrong for it).
+'dtype' is each row's data type(s): bf16, fp32->bf16 for a cast.
 
 examples:
   roofline classify examples/ece408_kernels.csv --device v100-sxm2

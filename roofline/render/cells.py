@@ -41,4 +41,6 @@ def _reason_text(record: dict) -> str:
     reason = record.get("reason") or ""
     if reason == "fixed cost" and record.get("fixed_s"):
         return f"fixed cost {format_si(record['fixed_s'], 's')}/call"
+    if record.get("reason_detail"):        # what the reason rests on (a slow kernel's peer)
+        return f"{reason} ({record['reason_detail']})"
     return reason

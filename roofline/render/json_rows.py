@@ -31,7 +31,7 @@ from ..core.units import whole_counts
 
 # field order of Placements.records()
 TEXT = ("name", "family", "variant", "operator")
-LABELS = ("bound", "level", "predicted_bound", "overhead_kind", "limiter", "reason")
+LABELS = ("bound", "level", "predicted_bound", "overhead_kind", "limiter", "reason", "reason_detail")
 RATES = ("achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency")
 
 

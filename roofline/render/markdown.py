@@ -66,8 +66,9 @@ def render_markdown(r, images: dict[str, str]) -> str:
         out += ["### Time lost against the roofs, by reason", "",
                 "Time minus roofline time, summed by why each kernel is below its roof: what to fix first. "
                 "Kernels within 80 % of their roof need no reason.", "",
-                _md_table(["reason", "time lost", "share of kernel time", "kernel rows"],
-                          [[_md_text(x.reason), _t(x.lost_s), _pct(x.share), f"{x.rows:,}"] for x in lost])]
+                _md_table(["reason", "time lost", "share of kernel time", "kernel rows", "what to do"],
+                          [[_md_text(x.reason), _t(x.lost_s), _pct(x.share), f"{x.rows:,}", _md_text(x.fix)]
+                           for x in lost])]
     top = r.top_kernels()
     out += ["### Top kernels", "", _md_table(
         ["kernel", "variant", "family", "calls", "time", "share", "FLOP/s", "% of roof", "bound",

@@ -102,13 +102,14 @@ class LostRow:
     lost_s: float
     share: float        # of all kernel time
     rows: int
+    fix: str = ""       # what to do about it, where the reason names a cause (reasons.REASON_FIXES)
 
 
 def lost_by_reason(r) -> list[LostRow]:
     """Time lost against the roofs by reason, most first: what to fix first.
     Rows near their roof (no reason) are summed as "near the roof"; rows
     without a roof (unknown) lose nothing that can be counted."""
-    from ..core.reasons import REASONS
+    from ..core.reasons import REASON_FIXES, REASONS
     p = r.placements
     time = np.nan_to_num(p.kernels.time_s)
     total = time.sum()
@@ -116,7 +117,8 @@ def lost_by_reason(r) -> list[LostRow]:
     codes = p.reason_code.astype(np.int64)
     t = np.bincount(codes, weights=lost, minlength=len(REASONS))
     n = np.bincount(codes, weights=(lost > 0).astype(float), minlength=len(REASONS))
-    out = [LostRow(REASONS[c] or "near the roof", float(t[c]), float(t[c] / total) if total else 0.0, int(n[c]))
+    out = [LostRow(REASONS[c] or "near the roof", float(t[c]), float(t[c] / total) if total else 0.0, int(n[c]),
+                   REASON_FIXES.get(REASONS[c], ""))
            for c in range(len(REASONS)) if t[c] > 0]
     return sorted(out, key=lambda row: -row.lost_s)
 

@@ -15,7 +15,7 @@ from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
-              "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
+              "reason_detail", "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
               "modelled", "predicted_bound") + COMM_FIELDS
 
 
@@ -57,8 +57,8 @@ def placements_csv_bytes(p: Placements) -> bytes:
         columns = {
             "name": ks.names, "family": ks.families, "count": whole_counts(ks.count),
             "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
-            "overhead_kind": p.overhead_kind, "reason": p.reason, "fixed_s": p.fixed_s,
-            "achieved_flop_s": p.achieved_flop_s,
+            "overhead_kind": p.overhead_kind, "reason": p.reason, "reason_detail": p.reason_detail,
+            "fixed_s": p.fixed_s, "achieved_flop_s": p.achieved_flop_s,
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
             "predicted_bound": p.predicted_bound, **comm_arrays(p)}
@@ -157,6 +157,8 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
         reason = r["reason"] or ""
         if r["fixed_s"] and reason == "fixed cost":
             reason += f" {format_si(r['fixed_s'], 's')}/call"
+        if r.get("reason_detail"):
+            reason += f" ({visible(r['reason_detail'])})"
         share = f"{100 * r['time_s'] / total:.1f}%" if r["time_s"] and total else "n/a"
         name = r["name"] + (f" [{r['variant']}]" if r.get("variant") else "")
         lines.append((
