@@ -181,8 +181,19 @@ def test_integer_kernels_compute_what_they_say():
 def test_amx_and_fp16_kernels_compile_for_a_cpu_that_has_them():
     """Statically verified only: compiled for Granite Rapids in a fresh
     process, never run (this machine may have no AMX)."""
-    counts = U.static_asm_counts(["tensor_bf16", "tensor_int8", "tensor_fp16", "fp16"])
-    assert all(counts[k] >= 4 for k in ("tensor_bf16", "tensor_int8", "tensor_fp16", "fp16")), counts
+    names = ["amx_bf16", "amx_int8", "amx_fp16", "fp16_zmm"]
+    counts = U.static_asm_counts(names)
+    assert all(counts[k] >= 4 for k in names), counts
+
+
+@needs_numba
+def test_the_avx2_int8_form_keeps_its_three_instructions_on_zen3():
+    """Compiled for znver3 (no VNNI), statically: here, with VNNI, LLVM
+    fuses vpmaddwd + vpaddd into vpdpwssd, so the host compile shows
+    nothing of the form Zen 1-3 run."""
+    counts = U.static_asm_counts(["int8_maddubs_ymm", "int32_ymm", "scalar_add"], cpu="znver3",
+                                 features="+avx,+avx2,+fma,+bmi2,+sse4.2")
+    assert counts["int8_maddubs_ymm"] >= 12 and counts["int32_ymm"] >= 12 and counts["scalar_add"] == 32
 
 
 def test_amx_is_skipped_when_the_os_refuses_it(monkeypatch):

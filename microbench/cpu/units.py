@@ -389,31 +389,32 @@ STATIC_FEATURES = ("+avx512f,+avx512dq,+avx512bw,+avx512vl,+avx512bf16,+avx512fp
                    "+amx-tile,+amx-bf16,+amx-int8,+amx-fp16")
 
 
-def static_asm_counts(keys: Iterable[str], cpu: str = STATIC_CPU, features: str = STATIC_FEATURES,
+def static_asm_counts(kernels: Iterable[str], cpu: str = STATIC_CPU, features: str = STATIC_FEATURES,
                       timeout: float = 300.0) -> dict[str, int]:
-    """Compile the kernels of ``keys`` for another CPU (LLVM's ``cpu`` with
-    ``features``) in a fresh process and count each one's instruction in
-    its loop. Nothing is executed: this is how AMX and AVX512-FP16 kernels
-    are checked on a machine without them (a numba cache of its own, so
-    the host's cache never holds foreign code)."""
+    """Compile the unit kernels named (``UnitSpec.kernel``) for another CPU
+    (LLVM's ``cpu`` with ``features``) in a fresh process and count each
+    one's instruction in its loop. Nothing is executed: this is how the AMX
+    and AVX512-FP16 kernels are checked on a machine without them, and the
+    AVX2 int8 form on one with VNNI (where LLVM fuses its vpmaddwd + vpaddd
+    into vpdpwssd). The child has a numba cache of its own, so the host's
+    cache never holds foreign code."""
     import json
     import os
     import subprocess
     import sys
     import tempfile
-    specs = {c.key: c for c in CANDIDATES if c.key in set(keys) and c.flags and
-             all(("avx512" in f or "amx" in f) for f in c.flags)}
+    names = [k for k in kernels if any(c.kernel == k for c in CANDIDATES)]
     code = ("import json, sys\n"
             "from roofline.microbench.cpu import units as U\n"
             "by_kernel = {c.kernel: c for c in U.CANDIDATES}\n"
             "out = {}\n"
-            "for key, name in json.loads(sys.argv[1]).items():\n"
+            "for name in json.loads(sys.argv[1]):\n"
             "    spec = by_kernel[name]\n"
-            "    out[key] = U.loop_instruction_count(U.fresh_asm(name, U._signature(spec)), spec.pattern)\n"
+            "    out[name] = U.loop_instruction_count(U.fresh_asm(name, U._signature(spec)), spec.pattern)\n"
             "print(json.dumps(out))\n")
     with tempfile.TemporaryDirectory(prefix="roofline-static-") as cache:
         env = {**os.environ, "NUMBA_CPU_NAME": cpu, "NUMBA_CPU_FEATURES": features, "NUMBA_CACHE_DIR": cache}
-        proc = subprocess.run([sys.executable, "-c", code, json.dumps({k: s.kernel for k, s in specs.items()})],
+        proc = subprocess.run([sys.executable, "-c", code, json.dumps(names)],
                               env=env, capture_output=True, text=True, timeout=timeout, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"static compile for {cpu} failed: {proc.stderr.strip()[-2000:]}")
