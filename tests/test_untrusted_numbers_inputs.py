@@ -96,3 +96,32 @@ def test_a_csv_grid_size_past_int64_is_refused_naming_column_and_line(tmp_path):
     rows = [PMC_ROWS[0].replace(",262144,256,", f",{BIG},256,")]
     with pytest.raises(InputError, match=r"pmc_perf\.csv:2: column Grid_Size: expected a whole number below 2\*\*63"):
         read_profile(write_workload(tmp_path / "MI200", rows=rows))
+
+
+# ------------------------------------------------------------- collective figures
+
+from roofline.core.comm_checks import collective_field_error  # noqa: E402
+
+
+@pytest.mark.parametrize("group, world, said", [
+    (0, 16, "Group size 0: a group has at least one rank"),
+    (-4, 16, "Group size -4: a group has at least one rank"),
+    (True, 16, "Group size True: expected a whole number of ranks"),
+    (10 ** 9, 16, "Group size 1000000000: more ranks than the job's 16"),
+    (10 ** 9, None, "Group size 1000000000: more than 16,777,216 ranks"),
+])
+def test_impossible_group_sizes_are_refused_naming_the_field(group, world, said):
+    assert said in collective_field_error(group_size=group, world_size=world)
+
+
+@pytest.mark.parametrize("elems, said", [
+    (1e30, "In msg nelems 1e+30: more than"), (float("nan"), "not a finite count"),
+    (-1, "a count is not negative"), ("many", "expected a number of elements"),
+])
+def test_impossible_element_counts_are_refused_naming_the_field(elems, said):
+    assert said in collective_field_error(in_elems=elems)
+
+
+def test_plausible_collective_figures_pass():
+    assert collective_field_error(group_size=16, in_elems=2 ** 30, out_elems=2 ** 34, world_size=16) is None
+    assert collective_field_error() is None         # absent fields are not errors
