@@ -64,7 +64,7 @@ def test_emerald_rapids_has_fp16_and_amx():
     cpu = info("GenuineIntel", 6, 207, EMR, archspec="icelake", name="Intel(R) Xeon(R) Processor")
     assert cpu.uarch().name == "emeraldrapids"
     p = planned(cpu)
-    assert forms(p)["fp16"] == "vfmadd231ph zmm" and forms(p)["tensor_bf16"] == "tdpbf16ps tmm"
+    assert forms(p)["fp16"] == "vfmadd...ph zmm" and forms(p)["tensor_bf16"] == "tdpbf16ps tmm"
     assert forms(p)["tensor_int8"] == "tdpbusd tmm"
     assert "Granite Rapids" in p["tensor_fp16"].skipped       # AMX-FP16 is not on EMR
     assert p["bf16"].ops_per_cycle == 128 and p["fp16"].ops_per_cycle == 128
@@ -267,3 +267,13 @@ def test_a_kernel_that_fails_to_build_costs_only_its_unit(monkeypatch):
     by = {r.key: r for r in res}
     assert "vdpbf16ps zmm kernel failed" in by["bf16"].skipped and "Cannot select" in by["bf16"].skipped
     assert "lacks AVX512_FP16" in by["fp16"].skipped
+
+
+def test_fma_entries_list_fp64_and_fp32_beside_the_units():
+    zen4 = info("AuthenticAMD", 25, 17, ZEN4)
+    one = {"fp64": Samples((58e9,)), "fp32": Samples((116e9,))}
+    allc = {"fp64": Samples((115e9,)), "fp32": Samples((230e9,))}
+    e = U.fma_unit_entries(zen4, one, allc, {"fp64": {"ymm": 0, "zmm": 14}, "fp32": {"ymm": 0, "zmm": 14}},
+                           3.6e9, 2)
+    assert e["fp64"]["instruction"] == "vfmadd...pd zmm" and e["fp64"]["asm_count_in_loop"] == 14
+    assert e["fp32"]["theoretical_all_cores"] == 32 * 3.6e9 * 2 and e["fp32"]["one_core"]["best"] == 116e9

@@ -61,7 +61,7 @@ CANDIDATES: tuple[UnitSpec, ...] = (
     UnitSpec("bf16", "AVX-512 BF16", ("avx512_bf16",), "vdpbf16ps zmm", r"vdpbf16ps\s[^\n]*%zmm",
              "bf16_zmm", 16 * 2 * 2, _VEC, "FLOP (2 per bf16 multiply-add)",
              _INTRINSIC.format("llvm.x86.avx512bf16.dpbf16ps.512"), "dp_bf16"),
-    UnitSpec("fp16", "AVX-512 FP16", ("avx512_fp16",), "vfmadd231ph zmm", r"vf\w*madd\w*ph\s[^\n]*%zmm",
+    UnitSpec("fp16", "AVX-512 FP16", ("avx512_fp16",), "vfmadd...ph zmm", r"vf\w*madd\w*ph\s[^\n]*%zmm",
              "fp16_zmm", 32 * 2, _VEC, "FLOP (2 per fp16 multiply-add)",
              _INTRINSIC.format("llvm.fma.v32f16"), "fma_fp16"),
     UnitSpec("int8", "AVX-512 VNNI", ("avx512_vnni",), "vpdpbusd zmm", r"vpdpbusd\s[^\n]*%zmm",
@@ -230,25 +230,32 @@ Steady = Callable[[Callable[[], Samples], str], Samples]
 
 
 def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
-                  repeated: dict | None = None, steady: Steady | None = None, check_asm: bool = True,
+                  repeated: dict | None = None, settle: Callable[[], object] | None = None,
+                  steady: Steady | None = None, check_asm: bool = True,
                   clock_hz: float = 5e9, keys: Iterable[str] | None = None) -> list[UnitResult]:
     """Plan the units from ``info`` (a :class:`.cpuinfo.CpuInfo`), then time
     each present one on one core and on ``threads`` pinned threads.
 
     ``meas_kwargs``: :func:`..timing.measure` options (min_time_s, repeats,
     clock...). ``steady(take, what)``: how a noisy figure is measured again
-    (default: :func:`.attempts.steady` with ``retries``, recording retried
-    figures in ``repeated`` as measure.py does for its own).
+    (default: :func:`.attempts.steady` with ``retries`` and ``settle``,
+    recording retried figures in ``repeated`` as measure.py does for its
+    own); an all-core figure below 1.5x one core's is taken again after
+    ``settle`` (:func:`.attempts.scaling`), as the FMA ones are.
     ``clock_hz``: an upper bound of the clock, for where calibration starts.
     ``keys``: only these units (tests). Must run after
     ``configure_numba_environment`` like the other kernels.
     """
     planned = plan_units(info.flags, info.uarch(), info.x86)
     wanted = set(keys) if keys is not None else None
+    from .attempts import scaling
+    from .attempts import steady as again
+    log = repeated if repeated is not None else {}
     if steady is None:
-        from .attempts import steady as again
-        log = repeated if repeated is not None else {}
-        steady = lambda take, what: again(take, retries, what, log)   # noqa: E731
+        steady = lambda take, what: again(take, retries, what, log, settle)   # noqa: E731
+
+    def all_cores(take, one_best, what):
+        return scaling(lambda: steady(take, what), one_best, threads, retries, settle, what + ", scaling", log)
     out = []
     for r in planned:
         if wanted is not None and r.key not in wanted:
@@ -257,7 +264,7 @@ def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
             out.append(r)
             continue
         try:
-            out.append(_measure_one(r, threads, meas_kwargs, steady, check_asm, clock_hz))
+            out.append(_measure_one(r, threads, meas_kwargs, steady, all_cores, check_asm, clock_hz))
         except Exception as exc:   # noqa: BLE001 - numba/LLVM errors have no common base
             # a kernel LLVM cannot build here (an llvmlite release without the
             # intrinsic) costs that unit, not the whole calibration
@@ -267,7 +274,7 @@ def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
     return out
 
 
-def _measure_one(r: UnitResult, threads: int, meas: dict, steady: Steady, check_asm: bool,
+def _measure_one(r: UnitResult, threads: int, meas: dict, steady: Steady, all_cores, check_asm: bool,
                  clock_hz: float) -> UnitResult:
     from dataclasses import replace
 
@@ -299,8 +306,8 @@ def _measure_one(r: UnitResult, threads: int, meas: dict, steady: Steady, check_
     def start(n):
         return max(1, int(0.25 * min_time * upper * n / (per_rep * n)))
     one = steady(lambda: measure(one_call, per_rep, **meas, start=start(1)), f"{r.key} one core")
-    allc = steady(lambda: measure(all_call, per_rep * threads, **meas, start=start(threads)),
-                  f"{r.key} {threads} cores")
+    allc = all_cores(lambda: measure(all_call, per_rep * threads, **meas, start=start(threads)), one.best,
+                     f"{r.key} {threads} cores")
     return replace(r, one=one, all=allc, asm_count=count, notes=notes)
 
 
@@ -362,7 +369,7 @@ def fma_unit_entries(info, one: dict, allc: dict, asm: dict, clock_hz: float, th
         reg = "zmm" if counts.get("zmm") else "ymm" if counts.get("ymm") else "?"
         per_cycle = info.flop_per_cycle(p)
         out[p] = {
-            "unit": "FMA", "instruction": f"vfmadd231p{'d' if p == 'fp64' else 's'} {reg}",
+            "unit": "FMA", "instruction": f"vfmadd...p{'d' if p == 'fp64' else 's'} {reg}",
             "method": "numba loop over 14 vector accumulators (fastmath)",
             "op": "FLOP (2 per multiply-add)", "asm_count_in_loop": sum(counts.values()) if counts else None,
             "theoretical_ops_per_cycle_per_core": per_cycle,
