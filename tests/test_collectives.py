@@ -17,6 +17,7 @@ from corrupt import needs_folder, real_file
 from dataclasses import replace
 
 from roofline import find_device
+from roofline.core.errors import RooflineError
 from roofline.analysis.collectives import collective_points, exposed_rows, rank_waits, wait_by_rank
 from roofline.core import comm as C
 from roofline.core.errors import RooflineError
@@ -352,7 +353,9 @@ def test_network_option():
     assert parse_network("400Gbit/s")[1] == pytest.approx(50e9)
     assert parse_network("400gbps")[1] == pytest.approx(50e9)
     assert parse_network("50GB/s")[1] == pytest.approx(50e9)
-    assert parse_network("2.5e10")[1] == pytest.approx(2.5e10)
+    assert parse_network("2.5e10B/s")[1] == pytest.approx(2.5e10)
+    with pytest.raises(RooflineError, match="without a unit"):     # 2.5e10 what? bits or bytes
+        parse_network("2.5e10")
     with pytest.raises(RooflineError):
         parse_network("fast")
     # finding 9: lower-case gb/s could be bits or bytes: refused, saying what to write
