@@ -85,7 +85,7 @@ def _physical_memory() -> float | None:
         return None
 
 
-def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one, allc, overhead,
+def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one, allc, units=(), overhead,
                  load_sizes, load_curve, triad_sizes, triad_curve, fit, level_all, triad_all,
                  max_bytes, llc, warnings, provenance_extra) -> Device:
     clock_hz = clock_s.best  # preemption only ever slows the chain: the best is the clock
@@ -111,6 +111,12 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
                 f"one core measured {one[p].best / 1e9:.1f} GFLOP/s, above the theoretical "
                 f"{one_theo / 1e9:.1f} at the measured clock",
                 "the FMA pipe table or the clock measurement is wrong for this CPU", p))
+
+    from .units import fma_unit_entries, unit_architecture, unit_ceilings
+    compute.update(unit_ceilings(units, clock_hz, threads))
+    for r in units:
+        for note in r.notes:
+            warnings.append(Advice(note, "check that numba targets this CPU", r.key))
 
     memory = {}
     mem_one = {}
@@ -195,6 +201,8 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
         **info.describe(),
         "threads_measured": threads,
         "single_core": {"compute": single, "memory": mem_one},
+        "units": {**fma_unit_entries(info, one, allc, provenance_extra.get("asm_vector_fma", {}), clock_hz, threads),
+                  **unit_architecture(units, clock_hz, threads)},
         "triad_bytes_s": {"single_core": triad_one,
                           "all_cores": {"DRAM": triad_all.best, "median": triad_all.median,
                                         "samples": list(triad_all.rates)}},

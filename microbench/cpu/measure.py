@@ -214,7 +214,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
     triad_sizes = geometric_sizes(max(plan.min_bytes, step_bytes), max_bytes,
                                   plan.triad_steps_per_octave, multiple=step_bytes)
     buf_bytes = max(load_sizes[-1], triad_sizes[-1])
-    steps = 4 + 4 + len(load_sizes) + len(triad_sizes) + 6
+    steps = 4 + 4 + len(load_sizes) + len(triad_sizes) + 7
     bar = _Progress(progress, steps)
     try:
         phases = {}
@@ -288,6 +288,13 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                                f"{p} {threads} cores, scaling", repeated)
             bar.step(f"{p} {threads} cores")
 
+        # the other units (bf16, int8, int32, AMX ...) the CPU has, each skipped with its reason
+        from . import units as U
+        t_units = time.perf_counter()
+        unit_results = U.measure_units(info, threads, meas, plan.retries, repeated=repeated,
+                                       settle=settle, clock_hz=up_clock)
+        phases["units"] = time.perf_counter() - t_units
+        bar.step("other units")
         phases["clock_and_compute"] = time.perf_counter() - t
         t = time.perf_counter()
         # launch overhead: an empty compiled kernel called from Python
@@ -350,7 +357,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                             waited_for_quiet_s=round(quiet.waited_s, 2))
     device = build_device(
         name=name or "my-cpu", info=info, threads=threads, plan=plan, clock_s=clock_s,
-        fma_clock=fma_clock, one=one, allc=allc, overhead=overhead, load_sizes=load_sizes,
+        fma_clock=fma_clock, one=one, allc=allc, units=unit_results, overhead=overhead, load_sizes=load_sizes,
         load_curve=load_curve, triad_sizes=triad_sizes, triad_curve=triad_curve, fit=fit,
         level_all=level_all, triad_all=triad_all, max_bytes=buf_bytes, llc=llc, warnings=warnings,
         provenance_extra={

@@ -228,7 +228,7 @@ def _report(device, path: Path) -> None:
         share = load.get("busy_share_before")
         extra.append(f"waited {load['waited_for_quiet_s']:.0f} s for other processes to quiet down"
                      + (f" (still {100 * share:.0f} % busy)" if share is not None and load.get("busy") else ""))
-    from ..render.tables import measured_again_text
+    from ..render.tables import measured_again_text, rate_unit
     again = measured_again_text(prov)
     if again:
         extra.append(again)
@@ -237,8 +237,10 @@ def _report(device, path: Path) -> None:
     rows = []
     single = (device.architecture.get("single_core") or {}) if device.architecture else {}
     for key, c in device.compute.items():
-        one = ((single.get("compute") or {}).get(key) or {}).get("flop_s")
-        rows.append((key, format_si(c.value, "FLOP/s"), _pct(c), format_si(one, "FLOP/s") if one else "",
+        one = (((single.get("compute") or {}).get(key) or {}).get("flop_s")
+               or ((((device.architecture or {}).get("units") or {}).get(key) or {}).get("one_core") or {}).get("best"))
+        unit = rate_unit(key)
+        rows.append((key, format_si(c.value, unit), _pct(c), format_si(one, unit) if one else "",
                      f"{100 * c.spread:.0f} %"))
     for key, m in device.memory.items():
         c = m.bandwidth

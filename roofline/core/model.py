@@ -162,9 +162,11 @@ class Device:
 
     @property
     def peak_precision(self) -> str:
-        """The non-tensor precision with the highest rate (the default roof)."""
-        vector = {k: c for k, c in self.compute.items() if not k.startswith("tensor")}
-        pool = vector or self.compute
+        """The non-tensor floating-point precision with the highest rate (the
+        default roof): integer ops (a CPU's int8 dot products run at 4x its
+        fp32 FMA rate) are no FLOP roof for work of unknown precision."""
+        vector = {k: c for k, c in self.compute.items() if not k.startswith(("tensor", "int"))}
+        pool = vector or {k: c for k, c in self.compute.items() if not k.startswith("tensor")} or self.compute
         return max(pool, key=lambda k: pool[k].value)
 
     def bandwidth(self, level: str) -> float:

@@ -19,6 +19,11 @@ CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "o
               "modelled", "predicted_bound") + COMM_FIELDS
 
 
+def rate_unit(key: str) -> str:
+    """FLOP/s for floating-point ceilings, ops/s for integer ones (int8, int32)."""
+    return "ops/s" if key.startswith(("int", "tensor_int")) else "FLOP/s"
+
+
 def measured_again_text(provenance: dict) -> str:
     """The ceilings ``measure`` took again because their samples spread
     more than 10 %, with each attempt's spread ("" when none)."""
@@ -193,7 +198,7 @@ def device_table(device) -> str:
     and warnings come from a YAML file)."""
     lines = [f"{device.name}  ({device.kind}, {device.provenance.get('method', 'unknown')})"]
     for key, c in device.compute.items():
-        lines.append(f"  compute  {key:<12} {format_si(c.value, 'FLOP/s'):>14}" + _extra(c))
+        lines.append(f"  compute  {key:<12} {format_si(c.value, rate_unit(key)):>14}" + _extra(c))
     if device.instruction_rate is not None:
         unit = "warp inst/s" if device.kind == "gpu" else "inst/s"
         rate = format_si(device.instruction_rate.value, "")
