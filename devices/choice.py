@@ -13,51 +13,19 @@ the reason and warnings. Nothing here prints.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from .names import (Match, NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
                     resolve_reported, resolve_typed, shown_properties)
 from ..core.errors import ProfileError, UnknownDeviceError
 from ..core.model import Device
+from .choice_types import DeviceChoice, ProfileInfo
 from .choice_checks import contradicted as _contradicted, match_family as _match_family
 from .choice_checks import measured_beside as _measured_beside, stands_in as _stands_in, vendor as _vendor
 from .figures import figures as profile_figures, gpu_figures, memory_note, narrowed, shown_figure, shown_figures, telling
 
 CPU_PROFILE = "my-cpu"          # what `roofline measure` saves for this machine's CPU
 _HEAD_BYTES = 256 * 1024        # the keys read below sit before a measured profile's raw samples
-
-
-@dataclass(frozen=True)
-class DeviceChoice:
-    device: Device
-    profile: str                    # the profile's stem, or the path given
-    reason: str = ""                # why this profile (empty: the user named it exactly)
-    warnings: tuple[str, ...] = ()  # --device against the file's GPU, several GPUs named
-    # why the roofs may not be the GPU's, for the report's banner as well as stderr: a stand-in or
-    # closest profile, figures of the file that contradict the profile its name picked
-    doubts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ProfileInfo:
-    """What choosing needs from a profile file, read without parsing it."""
-
-    stem: str
-    path: Path
-    origin: str                     # "saved" or "built-in"
-    name: str
-    kind: str | None
-    capability: str | None
-    gpu_name: str | None            # the GPU a measured profile was measured on
-    identity: dict | None = None    # what a file's device properties must match (AMD profiles)
-    sms: int | None = None          # SMs or compute units, as the profile states them
-    memory_bytes: float | None = None
-    same_as: str | None = None      # the profile whose figures (and roofs) this one shares (MI210: mi250-gcd)
-
-    @property
-    def shown(self) -> str:
-        return self.gpu_name or self.name
 
 
 def profile_infos() -> dict[str, ProfileInfo]:

@@ -8,18 +8,15 @@ measured beside a workload whose GPU has no profile.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.model import Device
 from .figures import disagreements, figures as profile_figures, gpu_figures, narrowed, shown_figures
 from .names import FAMILIES, Match, model_of
 
-if TYPE_CHECKING:
-    from .choice import DeviceChoice, ProfileInfo
+from .choice_types import DeviceChoice, ProfileInfo
 
 
 def _choice(device, profile, reason):
-    from .choice import DeviceChoice
     return DeviceChoice(device, profile, reason)
 
 

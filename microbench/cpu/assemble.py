@@ -11,16 +11,15 @@ import numpy as np
 from ...core.errors import Advice
 from ...core.model import Ceiling, Device, MemoryLevel
 from ...core.units import format_iec
+from .attempts import ALL_CORE_MIN_SCALING, SPREAD_LIMIT  # noqa: F401 - the limits are the attempts'
 from .cpuinfo import CpuInfo
 
 MiB = 1024 ** 2
-SPREAD_LIMIT = 0.10
 # The clock is measured seconds before or after a kernel runs, and a VM's
 # boost clock moves by a percent or two in between (one core FP64 read
 # 100.2-100.5 % of its theoretical here): within this a figure is at its
 # limit, not above it, and no warning blames the FMA pipe table.
 CLOCK_NOISE = 0.02
-ALL_CORE_MIN_SCALING = 1.5
 K_ACC = 14
 
 

@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..timing import Samples
-from .assemble import ALL_CORE_MIN_SCALING, SPREAD_LIMIT
+# Samples of one attempt further apart than this (max - min over median): taken again.
+SPREAD_LIMIT = 0.10
+# All cores reaching less than this times one core: another process held a core.
+ALL_CORE_MIN_SCALING = 1.5
 
 
 def scaling(take: Callable[[], "Steady"], one_core: float, threads: int, retries: int,
