@@ -319,6 +319,8 @@ def test_tiny_real_calibration():
     assert set(dev.compute) <= set(units)
     for key, entry in units.items():
         assert key in dev.compute or "skipped" in entry or key == "int_scalar", key
+    # every ceiling has its one-core figure: a one-thread trace's bf16 GEMM goes on one core's bf16 roof
+    assert set(dev.compute) <= set(dev.architecture["single_core"]["compute"])
     clock = dev.clocks_hz["core"]
     assert 0.3e9 < clock < 7e9
     threads = dev.architecture["threads_measured"]

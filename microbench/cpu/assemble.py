@@ -176,6 +176,12 @@ def build_device(*, name, info: CpuInfo, threads, plan, clock_s, fma_clock, one,
     single = {p: {"flop_s": one[p].best, "median": one[p].median, "spread": round(one[p].spread, 6),
                   "samples": list(one[p].rates),
                   "theoretical_flop_s": info.theoretical_flop_s(p, clock_hz, 1)} for p in one}
+    # the other units' one-core figures beside FMA's: a trace recorded on one
+    # thread is placed on them (core.cores), a bf16 GEMM on one core's bf16 rate
+    single.update({r.key: {"flop_s": r.one.best, "median": r.one.median, "spread": round(r.one.spread, 6),
+                           "samples": list(r.one.rates),
+                           "theoretical_flop_s": None if r.ops_per_cycle is None else r.ops_per_cycle * clock_hz}
+                   for r in units if r.key in compute and r.measured})
     provenance = {
         "method": "measured",
         "tool": _tool_version(),
