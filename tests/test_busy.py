@@ -91,3 +91,17 @@ def test_the_instantaneous_busy_share_rules_over_a_lagging_load_average():
     assert busy.busy_reasons(1.6, 0.0, 2, {}, share_before=0.03) == []
     reasons = busy.busy_reasons(0.1, 0.0, 2, {}, share_before=0.6)
     assert reasons == ["other processes used 60 % of the 2 cores just before the run"]
+
+
+def test_waits_before_retries_stop_at_their_budget(monkeypatch):
+    from roofline.microbench.cpu import measure as M
+    calls = []
+
+    def fake_wait(read, sleep, max_wait_s, *a, **k):
+        calls.append(max_wait_s)
+        return busy.QuietWait(0.5, max_wait_s, False)      # still busy: the whole wait spent
+    monkeypatch.setattr(busy, "wait_for_quiet", fake_wait)
+    settle = M._retry_waits(busy, 12.0)
+    for _ in range(6):
+        settle()
+    assert calls == [M.RETRY_WAIT_S, M.RETRY_WAIT_S, 2.0]   # 5 + 5 + 2 s, then no more waiting

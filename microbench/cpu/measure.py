@@ -168,9 +168,7 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                   f"{plan.max_wait_s:.0f} s for it to quiet down", file=sys.stderr)
     quiet = (busy.wait_for_quiet(lambda: busy.read("/proc/stat"), time.sleep, plan.max_wait_s,
                                  on_wait=waiting) if plan.max_wait_s > 0 else None)
-    settle = ((lambda: busy.wait_for_quiet(lambda: busy.read("/proc/stat"), time.sleep,
-                                           min(RETRY_WAIT_S, plan.max_wait_s)))
-              if plan.max_wait_s > 0 else None)
+    settle = _retry_waits(busy, plan.max_wait_s) if plan.max_wait_s > 0 else None
     load_text, stat_text = busy.read("/proc/loadavg"), busy.read("/proc/stat")
     info = info or cpu_info()
     threads = plan.threads or info.threads
@@ -374,6 +372,19 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
             "measured_again": repeated,
         })
     return _with_busy_verdict(device, machine_load, threads)
+
+
+def _retry_waits(busy, budget_s: float) -> Callable[[], None]:
+    """Before a retry: wait for idle cores, at most RETRY_WAIT_S each time
+    and ``budget_s`` in all (a machine that stays busy would otherwise
+    cost RETRY_WAIT_S per retried ceiling: 72 s for a quick run here)."""
+    left = [budget_s]
+
+    def settle() -> None:
+        if left[0] > 0:
+            left[0] -= busy.wait_for_quiet(lambda: busy.read("/proc/stat"), time.sleep,
+                                           min(RETRY_WAIT_S, left[0])).waited_s
+    return settle
 
 
 def _machine_load(busy, load_text, stat_text, threads) -> dict:
