@@ -21,6 +21,11 @@ to names by their SHA-1 (``[probe] rename <name> <idx>_<sha1>``). Without an
 event.log, a folder with one probed kernel names every launch after it;
 otherwise launches stay unnamed, with a warning.
 
+A run folder may come from someone else (a tarball): a file in it that is a
+link resolving outside the folder, or not a regular file (a FIFO would
+block the read forever; it is checked with ``stat``, never opened), is not
+read, with a warning naming it (:func:`refusal`).
+
 :func:`read` takes a run folder, its ``event.log`` or ``probe.toml`` (a path
 the content sniffers reach; they do not open folders), or one result file.
 Kernels: one per probed launch, with no time and a count of 0 (the probed
@@ -38,7 +43,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +95,34 @@ def is_run_folder(path) -> bool:
     return path.is_dir() and (path / "probe.toml").is_file() and (path / "result").is_dir()
 
 
+def refusal(path: Path, folder: Path | None) -> str | None:
+    """Why the file at ``path`` of the run ``folder`` must not be read (a
+    link resolving outside the folder, or not a regular file), or None:
+    read it, or it is absent (the caller says what an absent file means).
+    Only ``stat``: nothing is opened."""
+    try:
+        os.lstat(path)
+    except OSError:
+        return None
+    if folder is not None and not Path(path).resolve().is_relative_to(Path(folder).resolve()):
+        return "is a link to a file outside the run folder"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    return None if stat.S_ISREG(mode) else "is not a regular file (a FIFO, socket or device)"
+
+
+def _refused(path: Path, folder: Path, warnings: list) -> bool:
+    """True, with a warning naming the file, when :func:`refusal` says no."""
+    why = refusal(path, folder)
+    if why is not None:
+        rel = Path(os.path.relpath(path, folder)).as_posix()
+        warnings.append(Advice(f"{rel} {why}: not read", "a run folder is read only from its own regular "
+                               "files", subject=Path(folder).name))
+    return why is not None
+
+
 def sniff(path: Path, head: bytes) -> bool:
     """A run folder; its event.log (starting ``[init]``) or probe.toml beside
     a result/ folder; or a result file: a consistent header, or any ``.bin``
@@ -100,6 +135,8 @@ def sniff(path: Path, head: bytes) -> bool:
         return path.name == "probe.toml" or head.startswith(b"[init]")
     if path.suffix == ".bin" and path.parent.name == "result" and is_run_folder(path.parent.parent):
         return True
+    if refusal(path, None) is not None:
+        return False
     try:
         with open(path, "rb") as fh:
             raw = fh.read(HEADER.size + ENTRY.size)
@@ -122,12 +159,13 @@ def read_run(folder) -> ImportResult:
     if not is_run_folder(folder):
         raise InputError(folder, None, "not a Neutrino run folder: expected probe.toml and a result/ folder "
                          "(neutrino writes <MonDD_HHMMSS>_<pid>/ under --tracedir)")
-    files = sorted((p for p in (folder / "result").iterdir() if p.suffix == ".bin"), key=_launch_order)
     warnings: list[Advice] = []
-    hint = _section_hint(folder / "probe.toml", warnings)
+    saved = [p for p in (folder / "result").iterdir() if p.suffix == ".bin"]
+    files = sorted((p for p in saved if not _refused(p, folder, warnings)), key=_launch_order)
+    hint = _section_hint(folder, warnings)
     launches, names = _event_log(folder, warnings)
     kernels = [_kernel(p, hint, launches, names, folder, warnings) for p in files]
-    missing = sorted(set(launches) - {p.name for p in files})
+    missing = sorted(set(launches) - {p.name for p in saved})     # refused ones were warned about
     if missing:
         warnings.append(Advice(f"event.log saved {len(missing)} result file(s) that are not in result/ "
                                f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''})",
@@ -148,7 +186,7 @@ def read_result(path) -> ImportResult:
     folder = path.parent.parent
     hint, launches, names = None, {}, {}
     if path.parent.name == "result" and is_run_folder(folder):
-        hint = _section_hint(folder / "probe.toml", warnings)
+        hint = _section_hint(folder, warnings)
         launches, names = _event_log(folder, warnings)
     else:
         folder = None
@@ -194,11 +232,15 @@ def _kernel(path: Path, hint, launches: dict, names: dict, folder, warnings: lis
     return Kernel(name=name, count=0, launch=launch)   # no time, no work: adds no calls to a merged row
 
 
-def _section_hint(toml_path: Path, warnings: list) -> int | None:
-    """Which section is the block-scheduling map, from probe.toml: the
-    current format lists maps under ``[map.<name>]`` in section order, the
-    older one probes with a ``datamodel`` in order; the map is block_sched,
-    or the one whose registers are u64, u32, u32 per warp (16 bytes)."""
+def _section_hint(folder: Path, warnings: list) -> int | None:
+    """Which section is the block-scheduling map, from the run's probe.toml:
+    the current format lists maps under ``[map.<name>]`` in section order,
+    the older one probes with a ``datamodel`` in order; the map is
+    block_sched, or the one whose registers are u64, u32, u32 per warp (16
+    bytes)."""
+    toml_path = folder / "probe.toml"
+    if _refused(toml_path, folder, warnings):
+        return None
     try:
         data = tomllib.loads(toml_path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -227,8 +269,10 @@ def _dtypes(regs) -> list:
 def _event_log(folder: Path, warnings: list) -> tuple[dict[str, _Launch], dict[str, str]]:
     """event.log as {result file name: its launch} and the kernel/ folders'
     names ({sha1: name}, from kernel.info or the rename lines)."""
-    names = _kernel_folders(folder)
+    names = _kernel_folders(folder, warnings)
     log = folder / "event.log"
+    if _refused(log, folder, warnings):
+        return {}, names
     if not log.is_file():
         warnings.append(Advice("no event.log in the run folder", "kernel names come from kernel/*/kernel.info "
                                "when one kernel was probed; otherwise launches stay unnamed", subject=folder.name))
@@ -263,9 +307,10 @@ def _event_log(folder: Path, warnings: list) -> tuple[dict[str, _Launch], dict[s
     return launches, names
 
 
-def _kernel_folders(folder: Path) -> dict[str, str]:
+def _kernel_folders(folder: Path, warnings: list) -> dict[str, str]:
     """{sha1: kernel name} of kernel/<idx>_<sha1>/ folders whose kernel.info
-    names a kernel with that hash."""
+    names a kernel with that hash (a kernel.info refused by :func:`refusal`
+    names none)."""
     out = {}
     root = folder / "kernel"
     if not root.is_dir():
@@ -273,7 +318,7 @@ def _kernel_folders(folder: Path) -> dict[str, str]:
     for sub in sorted(root.iterdir()):
         idx, _, digest = sub.name.partition("_")
         info = sub / "kernel.info"
-        if not (idx.isdigit() and len(digest) == 40 and info.is_file()):
+        if not (idx.isdigit() and len(digest) == 40) or _refused(info, folder, warnings) or not info.is_file():
             continue
         try:
             name = info.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()

@@ -37,13 +37,13 @@ the writer's source; docs/neutrino.md says the same.
 from __future__ import annotations
 
 import math
-import os
 import struct
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.text_files import regular_file
 
 HEADER = struct.Struct("<8I")
 ENTRY = struct.Struct("<IIQ")        # current; the older "<QQ" reads the same bytes as (lo, hi, offset)
@@ -307,8 +307,8 @@ def _check_unit(path, s: Section) -> Section:
 
 def read_layout(path) -> Layout:
     """The header and sections of the result file at ``path``."""
+    size = regular_file(path).st_size       # a FIFO would block the open: refused before it
     try:
-        size = os.stat(path).st_size
         with open(path, "rb") as fh:
             head = fh.read(HEADER.size + MAX_PROBES * ENTRY.size)
     except OSError as exc:
