@@ -1,8 +1,18 @@
-"""Write files so that an interruption never leaves a half-written one."""
+"""Write files so that an interruption never leaves a half-written one.
+
+The target's links are followed here (to replace the file a link names, not
+the link), so the kernel never sees them: its ``fs.protected_symlinks`` rule
+is applied here instead. A link in a sticky, world-writable folder (``/tmp``)
+is followed only when it belongs to the user or to the folder's owner;
+another user's link there is refused with one line naming it, as the kernel
+would refuse it, so that nobody can aim another user's output (root's
+included) at a file of their choosing.
+"""
 from __future__ import annotations
 
 import os
 import signal
+import stat
 import tempfile
 import threading
 from contextlib import contextmanager
@@ -19,9 +29,11 @@ def atomic_path(path: str | Path):
     temporary file is removed and ``path`` is untouched. A symlink is followed (the file it
     names is replaced, the link stays); an existing file keeps its mode; a
     target that is not a regular file (a FIFO, /dev/stdout, /dev/null) is
-    written into, not replaced.
+    written into, not replaced. A link the kernel's protected_symlinks rule
+    would not follow is refused (:func:`followed`).
     """
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    resolved = followed(path)
+    target = resolved if os.path.islink(path) else Path(path)
     if target.exists() and not target.is_file():
         with _into_special(target) as tmp:
             yield tmp
@@ -37,6 +49,55 @@ def atomic_path(path: str | Path):
             os.replace(tmp, target)
     except OSError as exc:
         raise RooflineError(f"{target}: cannot write: {exc.strerror}") from None
+
+
+MAX_LINKS = 40        # as the kernel's ELOOP limit
+
+
+def followed(path: str | Path) -> Path:
+    """``path`` with every link in it followed (as ``os.path.realpath``),
+    or a RooflineError naming the first link that :func:`may_follow`
+    refuses, or a loop."""
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    whole = Path(path) if Path(path).is_absolute() else Path(os.getcwd()) / path   # '..' kept: resolved as met
+    pending = list(whole.parts[1:])
+    at, hops = Path(whole.anchor), 0
+    while pending:
+        name = pending.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            at = at.parent
+            continue
+        step = at / name
+        try:
+            link = os.lstat(step)
+        except OSError:             # absent (it will be made) or unreadable: nothing to follow
+            at = step
+            continue
+        if not stat.S_ISLNK(link.st_mode):
+            at = step
+            continue
+        hops += 1
+        if hops > MAX_LINKS:
+            raise RooflineError(f"{path}: cannot write: too many levels of symbolic links")
+        if uid is not None and not may_follow(link, os.stat(at), uid):
+            raise RooflineError(f"{path}: refusing to write through {step}: a link owned by user {link.st_uid} "
+                                "in a sticky, world-writable folder, neither yours nor the folder owner's "
+                                "(the kernel's fs.protected_symlinks rule)")
+        into = Path(os.readlink(step))
+        if into.is_absolute():
+            at = Path(into.anchor)
+        pending = list(into.parts[1:] if into.is_absolute() else into.parts) + pending
+    return at
+
+
+def may_follow(link: os.stat_result, folder: os.stat_result, uid: int) -> bool:
+    """The kernel's rule (fs/namei.c, may_follow_link): a link is followed
+    when its owner is the follower, or its folder is not both sticky and
+    world-writable, or its owner is the folder's owner."""
+    sticky_shared = (folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH)) == (stat.S_ISVTX | stat.S_IWOTH)
+    return link.st_uid == uid or not sticky_shared or link.st_uid == folder.st_uid
 
 
 def _usual_mode() -> int:
