@@ -123,3 +123,12 @@ def test_selector_labels_are_html_text_and_values_the_names():
 ])
 def test_html_text(text, shown):
     assert html_text(text) == shown
+
+
+def test_bidi_controls_are_escapes_in_markdown_and_the_block_scheduling_table():
+    from roofline.render.block_sched import _e as block_e, _md as block_md
+    from roofline.render.markdown import _md_code, _md_text
+    name = "exe\u202egnp.py"
+    for render in (_md_code, _md_text, block_e, block_md):
+        out = render(name)
+        assert "\u202e" not in out and "\\u202e" in out, render

@@ -16,6 +16,8 @@ import weakref
 
 import numpy as np
 
+from .names import html_text
+from .terminal import visible
 from ..analysis.block_sched import BlockSchedule, schedules
 from ..core.units import format_si
 from .cells import _bound_text, _pct, _short, _t
@@ -257,20 +259,21 @@ def _cycles(v) -> str:
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for HTML: escaped, with bidi and control characters as escapes (names.html_text)."""
+    return html_text(text)
 
 
 def _md_code(text) -> str:
     """A name as a Markdown code span (nothing inside is markup), pipes
     escaped for the table, fenced by more backticks than it holds."""
-    s = str(text).replace("\n", " ").replace("|", "\\|")
+    s = visible(str(text).replace("\n", " ")).replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
     fence = "`" * (longest + 1)
     return f"{fence} {s} {fence}" if longest else f"`{s}`"
 
 
 def _md(text) -> str:
-    s = html.escape(str(text), quote=False)
+    s = html.escape(visible(str(text)), quote=False)
     for ch in "\\`*[]|":
         s = s.replace(ch, "\\" + ch)
     return s.replace("_", "\\_").replace("\n", " ")

@@ -166,9 +166,9 @@ class _HtmlWriter:
             out.append("<h3>Time lost against the roofs, by reason</h3><p class=\"note\">Time minus roofline "
                        "time, summed by why each kernel is below its roof: what to fix first. Kernels within "
                        "80 % of their roof need no reason.</p>")
-            out.append(_table(["reason", "time lost", "share of kernel time", "kernel rows"],
-                              [[_e(x.reason), _e(_t(x.lost_s)), _e(_pct(x.share)), f"{x.rows:,}"] for x in lost],
-                              compact=True))
+            out.append(_table(["reason", "time lost", "share of kernel time", "kernel rows", "what to do"],
+                              [[_e(x.reason), _e(_t(x.lost_s)), _e(_pct(x.share)), f"{x.rows:,}", _e(x.fix)]
+                               for x in lost], compact=True))
         out.append(f"<h3>Top kernels</h3>{self._top_table()}")
         if "operators" not in dict(self._sections()):
             out.append('<p class="note">No framework operators in this profile: a PyTorch trace recorded with '

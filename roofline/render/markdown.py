@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from .names import distinct_names
+from .terminal import visible
 from .cells import _bound_text, _pct, _rate, _reason_text, _short, _t, _x
 
 
@@ -18,7 +19,7 @@ def _md_code(text) -> str:
     """A table cell with a name: a code span (no HTML, no Markdown inside),
     pipes escaped for the table; the span's fence is longer than any run of
     backticks in the name, so none can close it."""
-    s = str(text).replace("\n", " ").replace("|", "\\|")
+    s = visible(str(text).replace("\n", " ")).replace("|", "\\|")   # bidi and controls as escapes
     fence = "`" * (_longest_backticks(s) + 1)
     return f"{fence} {s} {fence}" if len(fence) > 1 else f"`{s}`"
 
@@ -36,7 +37,7 @@ def _md_block(text: str) -> list[str]:
 def _md_text(text) -> str:
     """Plain text for Markdown: HTML and Markdown specials escaped
     (underscores only where they could start emphasis, not inside words)."""
-    s = html.escape(str(text), quote=False)
+    s = html.escape(visible(str(text)), quote=False)   # bidi and control characters as escapes
     for ch in "\\`*[]|":
         s = s.replace(ch, "\\" + ch)
     s = re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", s)
