@@ -515,3 +515,37 @@ def test_cli_says_what_a_profile_without_a_link_rate_lacks():
             "Infinity Fabric (xGMI) link without a rate (scale_up_link.links and "
             "per_link_bidirectional_bytes_s missing)") in " ".join(out.stderr.split())
     assert "no link roof" in out.stdout
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("Group size", 0, "Group size 0: a group has at least one rank"),
+    ("Group size", -4, "Group size -4"),
+    ("Group size", True, "Group size True: expected a whole number of ranks"),
+    ("Group size", 10 ** 9, "more ranks than the job's 16"),
+    ("In msg nelems", 1e30, "In msg nelems 1e+30"),
+    ("Out msg nelems", "nan", "Out msg nelems nan: not a finite count"),
+])
+def test_an_impossible_collective_size_is_a_one_line_error_naming_file_and_field(tmp_path, field, value, said):
+    """Issue 30: a damaged Group size or element count was treated as absent
+    (0, -4, true) or used (1e30 elements, 10^9 ranks in a 16-rank job)."""
+    args = {"Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024, "Group size": 8,
+            "dtype": "Float", field: value}
+    doc = _trace([("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 100.0, 100.0,
+                   {"correlation": 10})], ops=[("record_param_comms", 10.0, 50.0, args)], api=[(20.0, 10)],
+                 info={"rank": 0, "world_size": 16})
+    path = tmp_path / "rank0.json"
+    path.write_text(json.dumps(doc))
+    from roofline.importers import read_profile
+    with pytest.raises(RooflineError) as err:
+        read_profile(path)
+    text = str(err.value)
+    assert text.startswith(str(path)) and "record_param_comms" in text and said in text and "\n" not in text
+
+
+def test_counts_written_as_text_still_size_a_collective():
+    args = {"Collective name": "allreduce", "In msg nelems": "1024", "Out msg nelems": "1024", "Group size": 8,
+            "dtype": "Float"}
+    doc = _trace([("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 100.0, 100.0,
+                   {"correlation": 10})], ops=[("record_param_comms", 10.0, 50.0, args)], api=[(20.0, 10)])
+    (k,) = [k for k in parse(doc).kernels if k.collective is not None]
+    assert k.collective.group_size == 8

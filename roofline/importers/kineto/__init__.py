@@ -67,6 +67,7 @@ import msgspec
 from ...core.errors import InputError
 from ..base import ImportResult, Reader, checked, register
 from . import decode
+from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
 from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
 from .operators import OpEvents
@@ -174,6 +175,8 @@ def _checked(trace, path: Path) -> ImportResult:
             return checked(_parse(trace, path))
     except InputError:
         raise
+    except CollectiveFieldError as exc:
+        raise InputError(path, None, str(exc)) from None
     except MemoryError:
         raise InputError(path, None, "the trace does not fit in memory") from None
     except RecursionError:              # the chunked path's decodes (decode.decode says it for the rest)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.comm_checks import collective_field_error
 from ...core import reasons as R
 from ...core.comm import Collective, group_from_sides, message_elements
 from ...core.families import family_of
@@ -66,6 +67,21 @@ class Job:
         listed = len(props) if isinstance(props, list) else 0
         # one listed GPU is what a rank with one visible GPU sees: no node size
         return cls(_int(world), tuple(groups), listed if listed > 1 else None, listed)
+
+
+class CollectiveFieldError(ValueError):
+    """A collective's recorded size that no job has (the reader names the file)."""
+
+
+def _as_number(x):
+    """A recorded count as a number where its text is one ("8", "1.5e6"), else as recorded."""
+    if isinstance(x, str):
+        try:
+            v = float(x)
+        except ValueError:
+            return x
+        return int(v) if v.is_integer() else v
+    return x
 
 
 def _int(x) -> int | None:
@@ -227,6 +243,10 @@ class _Context:
         if coll == WAIT:
             return None, R.NO_TRAFFIC
         coll = coll or kernel_coll
+        bad = collective_field_error(_as_number(args.group_size), _as_number(args.in_elems),
+                                     _as_number(args.out_elems), world_size=self.job.world_size)
+        if bad:      # an impossible size is a damaged record, not an absent one
+            raise CollectiveFieldError(f"{source}: {bad}")
         in_e, out_e = _num(args.in_elems), _num(args.out_elems)
         if coll is None or in_e is None and out_e is None:
             return None, R.NO_SIZE
