@@ -217,6 +217,8 @@ class Kernel:
     why: str = ""       # why it has no work, when it has none (roofline.core.reasons)
     # the dtype(s) of its operator's tensors ("bf16", "bf16,fp32"; a cast "fp32->bf16"), when the trace says
     dtype: str = ""
+    # what its work model assumed (random numbers, causal attention's convention, a tensor read once), "; "-joined
+    assumed: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "flops", _frozen(self.flops))
@@ -240,7 +242,7 @@ class KernelSet:
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
                  modelled=None, operators=None, threads=None, sources=None, blocks=None,
-                 collectives=None, whys=None, dtypes=None):
+                 collectives=None, whys=None, dtypes=None, assumed=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -268,6 +270,8 @@ class KernelSet:
         self.whys = _objects(whys, n, "whys", "")
         # per row: the dtype(s) of its operator ("bf16", "fp32->bf16"; "": not said)
         self.dtypes = _objects(dtypes, n, "dtypes", "")
+        # per row: what its work model assumed ("": nothing said)
+        self.assumed = _objects(assumed, n, "assumed", "")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -279,7 +283,7 @@ class KernelSet:
                        instructions=self.instructions, transactions=self.transactions,
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
                        sources=self.sources, blocks=self.blocks, collectives=self.collectives,
-                       whys=self.whys, dtypes=self.dtypes)
+                       whys=self.whys, dtypes=self.dtypes, assumed=self.assumed)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -311,6 +315,7 @@ class KernelSet:
             collectives=[k.collective for k in ks] if any(k.collective is not None for k in ks) else None,
             whys=[k.why for k in ks] if any(k.why for k in ks) else None,
             dtypes=[k.dtype for k in ks] if any(k.dtype for k in ks) else None,
+            assumed=[k.assumed for k in ks] if any(k.assumed for k in ks) else None,
         )
 
     def kernels(self) -> list[Kernel]:
@@ -326,7 +331,7 @@ class KernelSet:
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
                 source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
-                dtype=str(self.dtypes[i])))
+                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i])))
         return out
 
     def work(self) -> np.ndarray:

@@ -238,6 +238,7 @@ class Placements:
             "roofline_time_s": _numbers(self.roofline_time_s[idx]),
             "efficiency": _numbers(self.efficiency[idx]),
             **comm_columns(self, idx),
+            "assumed": _texts(ks.assumed[idx]),
         }
 
     def records(self, indices=None) -> list[dict]:

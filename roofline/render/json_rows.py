@@ -92,6 +92,7 @@ def _columns(p: Placements) -> list[tuple[str, str, object]]:
     cols.append(("group_size", "nint", comm["group_size"]))
     cols += [(k, "float", comm[k]) for k in COMM_NUMBERS]
     cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_TEXT[2:]]
+    cols.append(("assumed", "json", _strings(ks.assumed, empty_is_null=True)))   # what its work model assumed
     return cols
 
 

@@ -16,7 +16,7 @@ from ..core.units import format_percent, format_si, whole_counts
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
               "reason_detail", "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
-              "modelled", "predicted_bound") + COMM_FIELDS
+              "modelled", "predicted_bound") + COMM_FIELDS + ("assumed",)
 
 
 def rate_unit(key: str) -> str:
@@ -68,6 +68,7 @@ def placements_csv_bytes(p: Placements) -> bytes:
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
             "predicted_bound": p.predicted_bound, **comm_arrays(p)}
         columns["dtype"] = row_dtypes(ks)       # every row's dtype(s), a collective's as it says
+        columns["assumed"] = ks.assumed          # what its work model assumed
         arrow = _arrow_csv(columns)
         if arrow is not None:
             return arrow

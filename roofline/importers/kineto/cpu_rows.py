@@ -48,13 +48,14 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
-                               "row": len(groups), "first": i, "dtypes": []}
+                               "row": len(groups), "first": i, "dtypes": [], "assumed": {}}
         op_row[i] = g["row"]
         g["t"] += tree.self_time_us[i]
         g["n"] += 1
         g["dtypes"].append(dtype)
         if key[3] == "work":
             _add_work(g, w, 1.0, gpu=False)
+            g["assumed"].update(dict.fromkeys(map(str, w.assumptions or ())))
     why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
     out = [_row(key, g, threads, _unknown_reason(why, ops, graphs, g["first"]) if key[3] == "unknown" else "")
            for key, g in groups.items()]
@@ -84,4 +85,15 @@ def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
     flops = g["flops"] or {"fp32": 0.0}
     return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
                   family=_op_family(name, g["family"]) if state == "work" else "overhead",
-                  modelled=True, operator=name, threads=threads, dtype=dtype)
+                  modelled=True, operator=name, threads=threads, dtype=dtype, assumed=_assumed(g["assumed"]))
+
+
+def _assumed(notes: dict) -> str:
+    """The distinct notes of a row's models, in order, bounded: a row is
+    one operator at one shape, so a few notes at most (the cap guards a
+    model that writes a note per call)."""
+    text = "; ".join(notes)
+    return text if len(text) <= ASSUMED_CHARS else text[:ASSUMED_CHARS - 1] + "\u2026"
+
+
+ASSUMED_CHARS = 400
