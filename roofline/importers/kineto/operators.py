@@ -16,7 +16,11 @@ operator that does it:
 * any other operator gives its work to its descendants when their
   modelled bytes are at least half its own (``dropout`` -> ``bernoulli_`` +
   ``mul``; ``_to_copy`` -> ``copy_``), and keeps it when they are small
-  helpers (``mul`` copying a scalar operand).
+  helpers (``mul`` copying a scalar operand);
+* except that an operator whose working descendants only convert the
+  layout of its own tensors (``upsample_nearest2d`` -> ``contiguous`` /
+  ``copy_`` to channels-last and back, on a CPU) keeps all its work, and
+  the copies theirs (:mod:`.layout`).
 
 An operator whose work went to its descendants, and an unmodelled one that
 spends at least half its time in modelled descendants (autograd wrappers
@@ -37,8 +41,9 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from ...ops import OpCall, OpWork, is_view, op_work
+from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
 from .decode import external_ids
+from .layout import keeps_beside_layout_copies
 
 MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
 GIVE_AWAY_SHARE = 0.5
@@ -191,11 +196,20 @@ def build(ops: OpEvents) -> OpTree:
     left_bytes = np.maximum(own_bytes - desc_bytes, 0.0)
     keeps = ((left_flops >= MIN_RESIDUAL_SHARE * own_flops) & (left_flops > 0)) | (
         (left_bytes >= MIN_RESIDUAL_SHARE * own_bytes) & (left_bytes > 0))
-    gives_away = np.where(is_matrix, matrix_gives, ~keeps)
+    # An operator whose descendants only convert the memory layout of its
+    # own tensors (upsample_nearest2d -> contiguous/copy_ to channels-last
+    # and back, on a CPU) keeps all its work: the copies' bytes are theirs,
+    # its input read and output written its own (.layout).
+    is_copy = _per_work(distinct, lambda w: w.family == "copy", bool)[which]
+    beside_copies = keeps_beside_layout_copies(
+        ops, parent, has_work, has_work & ~np.where(is_matrix, matrix_gives, ~keeps), own_bytes,
+        has_work & ~is_matrix & ~is_copy, lambda values: _descendant_sums(parent, levels, values))
+    gives_away = np.where(is_matrix, matrix_gives, ~keeps & ~beside_copies)
     does_work = has_work & ~gives_away
-    share_flops = np.where(is_matrix | (desc_flops == 0), 1.0,
+    whole = is_matrix | beside_copies
+    share_flops = np.where(whole | (desc_flops == 0), 1.0,
                            np.divide(left_flops, own_flops, out=np.zeros(n), where=own_flops > 0))
-    share_bytes = np.where(is_matrix | (desc_bytes == 0), 1.0,
+    share_bytes = np.where(whole | (desc_bytes == 0), 1.0,
                            np.divide(left_bytes, own_bytes, out=np.zeros(n), where=own_bytes > 0))
     counted = _counted(work, does_work, share_flops, share_bytes)
     desc_any = (desc_bytes > 0) | (desc_flops > 0)
@@ -346,13 +360,28 @@ def _model(name, dims, types, strides, concrete) -> OpWork | None:
         return op_work(OpCall(name))
     if dims is None:
         return None
-    call = OpCall(name, dims=_frozen(dims) if isinstance(dims, list) else (),
+    try:
+        return op_work(_op_call(name, dims, types, strides, concrete))
+    except Exception:  # a model must never break an import; the op stays unknown
+        return None
+
+
+def _op_call(name, dims, types, strides, concrete) -> OpCall:
+    return OpCall(name, dims=_frozen(dims) if isinstance(dims, list) else (),
                   types=_frozen(types) if isinstance(types, list) else (),
                   strides=_frozen(strides) if isinstance(strides, list) else (),
                   concrete=_frozen(concrete) if isinstance(concrete, list) else ())
+
+
+def unknown_text(ops: OpEvents, o: int) -> str | None:
+    """Why operator ``o``'s model cannot size it from what the trace
+    recorded (:func:`roofline.ops.unknown_reason`: tensor lists recorded
+    ``[]``), or None (no shapes, no model, or a model that answered)."""
+    if ops.call[o] < 0:
+        return None
     try:
-        return op_work(call)
-    except Exception:  # a model must never break an import; the op stays unknown
+        return unknown_reason(_op_call(ops.names[o], *ops.decoded(ops.call[o])))
+    except Exception:  # as _model: never break an import
         return None
 
 
