@@ -32,6 +32,7 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
     dtypes = call_dtypes(ops)
     graphs = innermost_graphs(ops, tree.parent)
     groups: dict[tuple, dict] = {}
+    why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
     op_row = np.zeros(len(ops), dtype=np.int64)
     for i in range(len(ops)):
         name = ops.names[i]
@@ -56,7 +57,11 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         if key[3] == "work":
             _add_work(g, w, 1.0, gpu=False)
             g["assumed"].update(dict.fromkeys(map(str, w.assumptions or ())))
-    why = WhyOf(None, ops, tree, np.zeros(0, dtype=np.int64), None)
+        elif key[3] == "unknown" and w is None and not graphs[i]:
+            # a model that knows the operator but not this call says why (tensor lists recorded [])
+            text = why.unknown_text(i)
+            if text:
+                g["assumed"][text] = None
     out = [_row(key, g, threads, _unknown_reason(why, ops, graphs, g["first"]) if key[3] == "unknown" else "")
            for key, g in groups.items()]
     if links is not None:
@@ -81,7 +86,7 @@ def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
     dtype = joined(g["dtypes"])
     if state == "unknown":
         return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
-                      operator=name, threads=threads, why=why, dtype=dtype)
+                      operator=name, threads=threads, why=why, dtype=dtype, assumed=_assumed(g["assumed"]))
     flops = g["flops"] or {"fp32": 0.0}
     return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
                   family=_op_family(name, g["family"]) if state == "work" else "overhead",

@@ -19,9 +19,11 @@ launch (docs/pytorch.md, "Kernels without work"):
   before 1.10 wrote ``Input dims`` and an empty ``Input type``): **no dtypes
   recorded**;
 * an ATen operator with a model whose work went to another kernel it
-  launched: a **helper** (bias copy, layout transform); one without a
-  model (or whose arguments its model cannot read): **no model for the
-  operator**;
+  launched: a **helper** (bias copy, layout transform); one whose model
+  says the trace lacks shapes it needs (tensor lists recorded ``[]``:
+  ``roofline.ops.unknown_reason``, whose text the CPU row carries in
+  ``assumed``): **no shapes recorded**; one without a model (or whose
+  arguments its model cannot read): **no model for the operator**;
 * an operator of another namespace (``_C::rms_norm``, ``vllm::``,
   ``fbgemm::``, ``trtllm::``): a **custom extension kernel**.
 """
@@ -34,7 +36,7 @@ import numpy as np
 from ...core import reasons as R
 from ...core.errors import Advice
 from ...ops import has_model
-from .operators import is_autograd
+from .operators import is_autograd, unknown_text
 
 COMPILED_GRAPHS = ("CompiledFunction", "CompiledFunctionBackward", "Torch-Compiled Region",
                    "## Call CompiledFxGraph")
@@ -50,6 +52,7 @@ class WhyOf:
         self.replays = replays            # bool per launch: replayed from a CUDA/HIP graph (.replay)
         self._parent = parent if parent is not None else (tree.parent if tree is not None else None)
         self._by_op: dict[int, str] = {}
+        self._unknown: dict[tuple, str | None] = {}
         self._first_corr = None
 
     @property
@@ -94,10 +97,21 @@ class WhyOf:
             work = self.tree.work[o] if self.tree is not None else None
             if work is None and has_model(name) and not _types(ops.decoded(ops.call[o])[1]):
                 return R.NO_DTYPES       # 2021 traces: Input dims without Input type
+            if work is None and has_model(name) and self.unknown_text(o):
+                return R.NO_SHAPES       # shapes the model needs are not recorded (tensor lists as [])
             return R.HELPER if work is not None and has_model(name) else R.NO_MODEL
         if "::" in name and not name.startswith(_FRAMEWORK) and not is_autograd(name):
             return R.EXTENSION
         return R.NO_MODEL
+
+    def unknown_text(self, o: int) -> str | None:
+        """The model's own words on why it cannot size operator ``o``
+        (``roofline.ops.unknown_reason``), once per distinct call; None
+        when it has none."""
+        key = (self.ops.names[o], self.ops.call[o])
+        if key not in self._unknown:
+            self._unknown[key] = unknown_text(self.ops, o)
+        return self._unknown[key]
 
     def _in_compiled_graph(self, o: int) -> bool:
         parent = self.parent
