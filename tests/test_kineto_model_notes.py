@@ -233,3 +233,31 @@ def test_a_dtype_conversion_is_not_a_layout_copy():
     rows = rows_of(events)
     assert rows["aten::sum"].family == "overhead"          # integer sum: no FLOPs, its bytes went to the copy
     assert rows["aten::copy_(6x65536, 6x65536)"].bytes["DRAM"] == 6 * 65536 * (8 + 4)
+
+
+# --- GPU rows carry their operator's notes too -----------------------------
+
+def launch(ts, corr):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts, "dur": 1,
+            "args": {"correlation": corr}}
+
+
+def kernel(name, ts, dur, corr):
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+            "args": {"correlation": corr, "device": 0, "stream": 7}}
+
+
+def test_gpu_rows_carry_the_notes_of_the_operators_they_ran():
+    q = [2, 4, 128, 64]
+    sdpa = op("aten::_scaled_dot_product_flash_attention", 0, [q, q, q, [], [], []],
+              ["c10::BFloat16"] * 3 + ["Scalar", "Scalar", "Scalar"], ["", "", "", "0.0", "True", "False"])
+    sdpa["dur"] = 50
+    drop = op("aten::bernoulli_", 100, [[16, 64], []], ["float", "Scalar"], ["", "0.9"])
+    relu = op("aten::relu", 200, [[16, 64]], ["float"])
+    events = [sdpa, launch(5, 1), kernel("flash_fwd_kernel", 60, 30, 1),
+              drop, launch(105, 2), kernel("philox_bernoulli_kernel", 160, 10, 2),
+              relu, launch(205, 3), kernel("elementwise_relu_kernel", 260, 5, 3)]
+    rows = {k.name: k for k in parse({"traceEvents": events}).kernels}
+    assert CAUSAL_NOTE in rows["flash_fwd_kernel"].assumed and rows["flash_fwd_kernel"].flops
+    assert RNG_NOTE in rows["philox_bernoulli_kernel"].assumed
+    assert rows["elementwise_relu_kernel"].assumed == ""

@@ -13,7 +13,8 @@ model's FLOPs, and the two are compared.
 
 CPU trace: every operator is a kernel (:mod:`.cpu_rows`). Every row
 carries the dtype(s) of the operators behind it (:mod:`.dtypes`: ``bf16``,
-``fp32->bf16`` for a cast).
+``fp32->bf16`` for a cast), and a row with modelled work what the models
+assumed (``Kernel.assumed``, :mod:`.notes`).
 
 Work of matrix operators on a GPU goes on the tensor-core ceiling of its
 dtype (fp16/bf16/int8); fp32 matrix work stays on the fp32 units, since a
@@ -41,6 +42,7 @@ from . import comms as C
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
+from .notes import add_notes, joined_notes
 from .operators import OpEvents, OpTree, build
 from .replay import capture_operators, captured_launches, replayed
 from .why import WhyOf, warn_unknown
@@ -74,6 +76,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
     nbytes = np.zeros(m)
     fp32_matrix = np.zeros(m, dtype=bool)
     families = [""] * m
+    assumed = [{} for _ in range(m)]
     if working.any():
         w_idx = np.flatnonzero(working)
         w_codes = codes[w_idx]
@@ -109,16 +112,30 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         rows, first = np.unique(w_codes[named], return_index=True)
         for r, f in zip(rows.tolist(), op_family[gather[named[first]]].tolist()):
             families[r] = f
+        _row_notes(assumed, works, w_codes, gather)
     groups = {}
     first = np.full(m, len(codes), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(codes)))
     for c, key in enumerate(keys):
         groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
                        "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
-                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c])}
+                       "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c]),
+                       "assumed": joined_notes(assumed[c])}
     for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
         g["dtype"] = dtype
     return groups
+
+
+def _row_notes(assumed: list, works: list, codes: np.ndarray, gather: np.ndarray) -> None:
+    """Add to each row's notes (``assumed[row]``) those of the distinct
+    works its launches took: one pass per (row, work) pair, not per launch."""
+    noted = np.array([bool(w.assumptions) for w in works], dtype=bool)
+    sel = noted[gather]
+    if not sel.any():
+        return
+    pairs = np.unique(np.stack([codes[sel], gather[sel]]), axis=1)
+    for row, k in pairs.T.tolist():
+        add_notes(assumed[row], works[k].assumptions)
 
 
 def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
@@ -225,6 +242,8 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
                           bytes=nbytes, launch=decoded_launch(gpu.launch.get(name, {})),
                           family=fam, modelled=working and flops is not None and key not in counted,
                           operator=operator, collective=collective, dtype=g["dtype"],
+                          # what its operator's model assumed, where the model's numbers are the row's
+                          assumed=g["assumed"] if working and key not in counted else "",
                           why="" if working or collective is not None or key in counted else why(g["first"])))
     if assumed_fp32:
         warnings.append(Advice("fp32 matrix work of kernels whose names do not say their unit is placed on "

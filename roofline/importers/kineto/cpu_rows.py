@@ -15,6 +15,7 @@ from ...core.model import Kernel
 from .attribution import _add_work, _check_torch_flops, _op_family, _warn_no_shapes
 from .compiled import compiled_cpu_note, innermost_graphs
 from .dtypes import call_dtypes, joined
+from .notes import add_notes, joined_notes
 from .operators import OpEvents, build, shape_label
 from .why import WhyOf, warn_unknown
 
@@ -56,12 +57,10 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         g["dtypes"].append(dtype)
         if key[3] == "work":
             _add_work(g, w, 1.0, gpu=False)
-            g["assumed"].update(dict.fromkeys(map(str, w.assumptions or ())))
+            add_notes(g["assumed"], w.assumptions)
         elif key[3] == "unknown" and w is None and not graphs[i]:
             # a model that knows the operator but not this call says why (tensor lists recorded [])
-            text = why.unknown_text(i)
-            if text:
-                g["assumed"][text] = None
+            add_notes(g["assumed"], filter(None, [why.unknown_text(i)]))
     out = [_row(key, g, threads, _unknown_reason(why, ops, graphs, g["first"]) if key[3] == "unknown" else "")
            for key, g in groups.items()]
     if links is not None:
@@ -86,19 +85,8 @@ def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
     dtype = joined(g["dtypes"])
     if state == "unknown":
         return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], family=_op_family(name, g["family"]),
-                      operator=name, threads=threads, why=why, dtype=dtype, assumed=_assumed(g["assumed"]))
+                      operator=name, threads=threads, why=why, dtype=dtype, assumed=joined_notes(g["assumed"]))
     flops = g["flops"] or {"fp32": 0.0}
     return Kernel(name=label, time_s=g["t"] * 1e-6, count=g["n"], flops=flops, bytes={"DRAM": g["bytes"]},
                   family=_op_family(name, g["family"]) if state == "work" else "overhead",
-                  modelled=True, operator=name, threads=threads, dtype=dtype, assumed=_assumed(g["assumed"]))
-
-
-def _assumed(notes: dict) -> str:
-    """The distinct notes of a row's models, in order, bounded: a row is
-    one operator at one shape, so a few notes at most (the cap guards a
-    model that writes a note per call)."""
-    text = "; ".join(notes)
-    return text if len(text) <= ASSUMED_CHARS else text[:ASSUMED_CHARS - 1] + "\u2026"
-
-
-ASSUMED_CHARS = 400
+                  modelled=True, operator=name, threads=threads, dtype=dtype, assumed=joined_notes(g["assumed"]))
