@@ -16,7 +16,7 @@ from ..core.units import format_percent, format_si, whole_counts
 
 CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
               "reason_detail", "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
-              "modelled", "predicted_bound") + COMM_FIELDS + ("assumed",)
+              "modelled", "predicted_bound", "assumed") + COMM_FIELDS   # the collective's fields last
 
 
 def rate_unit(key: str) -> str:
