@@ -95,7 +95,7 @@ def test_empty_tensor_lists_give_the_models_reason():
                                  (), ("", "", "1")))
     assert text and EMPTY_LISTS in text
     assert not unknown.flops and not unknown.bytes
-    assert unknown.why == R.NO_SHAPES and unknown.why in R.WITHOUT_WORK
+    assert unknown.why == R.LIST_SHAPES and unknown.why in R.WITHOUT_WORK
     assert unknown.assumed == text                       # the model's own words, on the row
     sized = rows["aten::_foreach_mul_"]
     assert sized.bytes["DRAM"] > 0 and SIBLING_NOTE in sized.assumed and sized.why == ""

@@ -126,6 +126,7 @@ GRAPH_REPLAY = "replayed from a CUDA graph"
 NO_BYTES = "no byte count recorded"
 NO_DTYPES = "no dtypes recorded"
 INDUCTOR = "Inductor C++ kernels"
+LIST_SHAPES = "tensor lists recorded without shapes"
 FIXES = {
     BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
                     "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
@@ -159,6 +160,9 @@ FIXES = {
     INDUCTOR: ("the compiled graph's own time runs Inductor's fused C++ kernels (cpp_fused_*), which the trace "
                "neither lists nor sizes: it is work, not dispatch; TORCH_COMPILE_DEBUG=1 writes them "
                "(output_code.py), and profiling the eager model sizes each operator"),
+    LIST_SHAPES: ("a tensor-list argument (torch.optim's _fused_adamw_, _foreach_*) is recorded as [] with no "
+                  "shapes even with record_shapes=True (torch 2.14), and no sibling list sizes it: the row's "
+                  "'assumed' says what the model lacked; profile with foreach=False to see per-tensor ops"),
 }
 WITHOUT_WORK = tuple(FIXES)
 REASONS = REASONS + WITHOUT_WORK

@@ -98,7 +98,7 @@ class WhyOf:
             if work is None and has_model(name) and not _types(ops.decoded(ops.call[o])[1]):
                 return R.NO_DTYPES       # 2021 traces: Input dims without Input type
             if work is None and has_model(name) and self.unknown_text(o):
-                return R.NO_SHAPES       # shapes the model needs are not recorded (tensor lists as [])
+                return R.LIST_SHAPES     # shapes the model needs are not recorded (tensor lists as [])
             return R.HELPER if work is not None and has_model(name) else R.NO_MODEL
         if "::" in name and not name.startswith(_FRAMEWORK) and not is_autograd(name):
             return R.EXTENSION
