@@ -65,7 +65,7 @@ shapes, a custom extension kernel, no model for its operator, a
 collective without a size (or with no traffic), no link roof, replayed
 from a CUDA graph whose capture the trace lacks, copies without a byte
 count, an operator with shapes but no dtypes, a compiled CPU graph whose
-own time is Inductor's C++ kernels; else ``no time measured`` or ``no counters``.
+own time is Inductor's C++ kernels, tensor lists recorded as ``[]``; else ``no time measured`` or ``no counters``.
 """
 from __future__ import annotations
 
