@@ -149,10 +149,11 @@ class _Progress:
 def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
                 plan: CpuPlan | None = None,
                 clock: Callable[[], float] = time.perf_counter,
-                info: CpuInfo | None = None) -> Device:
+                info: CpuInfo | None = None, say: Callable[[str], object] | None = None) -> Device:
     """Measure this CPU in the calling process and return a Device(kind="cpu").
 
-    ``progress``: truthy shows a tqdm bar on stderr. ``plan`` overrides
+    ``progress``: truthy shows a tqdm bar on stderr. ``say(text)``, when
+    given, is told that the run waits for a busy machine. ``plan`` overrides
     ``quick`` (tests use a tiny plan); ``info`` overrides what the OS
     reports (tests inject cache sizes so thresholds do not depend on the
     machine). Raises MeasurementError when numba is missing.
@@ -163,9 +164,9 @@ def measure_cpu(quick: bool = False, progress=None, name: str | None = None, *,
     # Another process on a 2-core machine halves the all-core figures: wait
     # (bounded) until the cores are idle, and record what was seen.
     def waiting(share):
-        if progress:
-            print(f"roofline measure: other processes use {100 * share:.0f} % of the CPU; waiting up to "
-                  f"{plan.max_wait_s:.0f} s for it to quiet down", file=sys.stderr)
+        if say is not None:
+            say(f"other processes use {100 * share:.0f} % of the CPU; waiting up to "
+                f"{plan.max_wait_s:.0f} s for it to quiet down")
     quiet = (busy.wait_for_quiet(lambda: busy.read("/proc/stat"), time.sleep, plan.max_wait_s,
                                  on_wait=waiting) if plan.max_wait_s > 0 else None)
     settle = _retry_waits(busy, plan.max_wait_s) if plan.max_wait_s > 0 else None

@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.plan:
             import ast
             plan = CpuPlan(**ast.literal_eval(args.plan))
-        device = measure_cpu(quick=args.quick, progress=args.progress, name=args.name, plan=plan)
+        say = (lambda text: print(f"roofline measure: {text}", file=sys.stderr)) if args.progress else None
+        device = measure_cpu(quick=args.quick, progress=args.progress, name=args.name, plan=plan, say=say)
         from ...devices.profile import save_device
         save_device(device, args.out)
     except RooflineError as exc:
