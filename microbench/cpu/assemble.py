@@ -11,7 +11,7 @@ import numpy as np
 from ...core.errors import Advice
 from ...core.model import Ceiling, Device, MemoryLevel
 from ...core.units import format_iec
-from .attempts import ALL_CORE_MIN_SCALING, SPREAD_LIMIT  # noqa: F401 - the limits are the attempts'
+from .attempts import ALL_CORE_MIN_SCALING, SPREAD_LIMIT, roof_at_least
 from .cpuinfo import CpuInfo
 
 MiB = 1024 ** 2
@@ -29,17 +29,6 @@ def above_theoretical(value: float, theoretical: float | None) -> bool:
 
 
 fmt_bytes = format_iec   # cache and buffer sizes in binary units
-
-
-def roof_at_least(all_cores: float, one_core: float) -> tuple[float, bool]:
-    """The all-core roof, never below what one core reached: all cores can
-    always do what one of them did, so an all-core figure below it was
-    measured while another process held a core (a busy Xeon saved 64
-    GFLOP/s FP32 for two cores after one core had read 169). Returns the
-    roof and whether the one-core figure set it."""
-    if one_core > all_cores:
-        return one_core, True
-    return all_cores, False
 
 
 def _floored_advice(what: str, floor: float, measured: float, unit: str, scale: float, subject: str) -> Advice:

@@ -30,6 +30,8 @@ from typing import Callable, Iterable
 
 from ...core.model import Ceiling
 from ..timing import Samples, measure
+from .attempts import roof_at_least, scaling
+from .attempts import steady as again
 from .uarch import Uarch, unit_ops_per_cycle
 
 AMX_MACS = 16 * 16 * 32          # one tdpbf16ps/tdpfp16ps on 16x64-byte tiles: C 16x16 += A 16x32 . B 32x16
@@ -248,8 +250,6 @@ def measure_units(info, threads: int, meas_kwargs: dict, retries: int = 0, *,
     """
     planned = plan_units(info.flags, info.uarch(), info.x86)
     wanted = set(keys) if keys is not None else None
-    from .attempts import scaling
-    from .attempts import steady as again
     log = repeated if repeated is not None else {}
     if steady is None:
         steady = lambda take, what: again(take, retries, what, log, settle)   # noqa: E731
@@ -320,9 +320,8 @@ def unit_ceilings(results: list[UnitResult], clock_hz: float, threads: int) -> d
     for r in results:
         if not r.measured or r.key == "int_scalar" or r.asm_count == 0:
             continue
-        value = max(r.all.best, r.one.best)
+        value, floored = roof_at_least(r.all.best, r.one.best)
         theo = None if r.ops_per_cycle is None else r.ops_per_cycle * clock_hz * threads
-        floored = r.one.best > r.all.best
         out[r.key] = Ceiling(
             value=value, samples=r.all.rates, theoretical=theo, clock_hz=clock_hz,
             source=f"{r.spec.instruction}, {r.spec.unit}; {r.spec.method}; one op = {r.spec.op}; "
