@@ -10,7 +10,6 @@ from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
 from ..core.comm_columns import COMM_FIELDS, comm_arrays
 from ..core.placement import Placements
-from ..core.row_dtypes import row_dtypes
 from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
 
@@ -67,7 +66,6 @@ def placements_csv_bytes(p: Placements) -> bytes:
             "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
             "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
             "predicted_bound": p.predicted_bound, **comm_arrays(p)}
-        columns["dtype"] = row_dtypes(ks)       # every row's dtype(s), a collective's as it says
         columns["assumed"] = ks.assumed          # what its work model assumed
         arrow = _arrow_csv(columns)
         if arrow is not None:
@@ -151,7 +149,7 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
     order = np.argsort(-time, kind="stable")
     picked = order if limit is None else order[:limit]
     shown = p.records(picked)
-    dtypes = row_dtypes(p.kernels)[picked].tolist()
+    dtypes = [r["dtype"] or "" for r in shown]     # every row's dtype(s), a collective's as it says
     total = float(time.sum())
     header = ("kernel", "calls", "time", "share", "FLOP/s", "roof FLOP/s", "eff", "bound", "why below the roof")
     lines = [header]
