@@ -44,12 +44,13 @@ import csv
 import io
 import math
 import re
+import zlib
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..core.errors import Advice, InputError
 from ..core.model import Ceiling, Device, MemoryLevel
-from ..core.text_files import read_text
+from ..core.text_files import GZIP_MAGIC, gzip_damage, read_text, regular_file, text_bytes
 
 _COMPUTE = {"fp32flops": "fp32", "fp64flops": "fp64", "fp16flops": "fp16", "bf16flops": "bf16",
             "fp8flops": "fp8", "i8ops": "int8", "i32ops": "int32",
@@ -202,10 +203,40 @@ def product_name(model: str) -> str:
     return f"AMD Instinct {m.group(1).upper()}" if m else text
 
 
-def sysinfo_row(path: Path) -> dict[str, str] | None:
-    """The one row of a sysinfo.csv, keys lower-case; None when unreadable."""
+# A file that describes the machine (sysinfo.csv: one row of about 1 KB,
+# agent_info.csv: a row per CPU and GPU) is read up to this size, no further.
+MAX_DESCRIPTION_BYTES = 1 << 20
+
+
+def read_small_text(path, what: str) -> str:
+    """The text of a file that describes the machine (sysinfo.csv,
+    rocprofv3's agent_info.csv), gzip or not, without reading (or inflating)
+    past :data:`MAX_DESCRIPTION_BYTES`: a larger one is refused naming
+    ``what`` it should have been."""
+    regular_file(path)
     try:
-        rows = list(csv.reader(io.StringIO(read_text(path), newline="")))
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_DESCRIPTION_BYTES + 1)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
+    if raw.startswith(GZIP_MAGIC):
+        try:
+            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, MAX_DESCRIPTION_BYTES + 1)
+        except zlib.error as exc:
+            raise InputError(path, None, gzip_damage(exc)) from None
+    if len(raw) > MAX_DESCRIPTION_BYTES:
+        raise InputError(path, None, f"more than {MAX_DESCRIPTION_BYTES:,} bytes: not {what} (not read further)")
+    try:
+        return text_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def sysinfo_row(path: Path) -> dict[str, str] | None:
+    """The one row of a sysinfo.csv, keys lower-case; None when unreadable
+    (or larger than :data:`MAX_DESCRIPTION_BYTES`)."""
+    try:
+        rows = list(csv.reader(io.StringIO(read_small_text(path, "a sysinfo.csv"), newline="")))
     except (InputError, csv.Error):
         return None
     rows = [r for r in rows if any(c.strip() for c in r)]

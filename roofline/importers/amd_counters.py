@@ -53,6 +53,16 @@ Traffic (bytes), per level
   else rocprofiler-sdk's derived ``FETCH_SIZE + WRITE_SIZE`` (KiB, x 1024;
   ROCm/rocprofiler-sdk ``source/lib/rocprofiler-sdk/counters/yaml/counter_defs.yaml``).
 
+Counters that do not fit one hardware pass are collected in several runs
+of the kernel (replay passes), so a total and the request sizes split off
+it can come from different runs: ``TCC_EA0_RDREQ - TCC_BUBBLE -
+TCC_EA0_RDREQ_32B`` comes out slightly negative for some dispatches of a
+real MI300X workload (-37 to -887 of about 411,000 requests). A difference
+whose size is at most :data:`REPLAY_TOLERANCE` (1 %) of the total it is
+taken from is counted as 0, with one warning saying how many dispatches
+and how large; a larger one is no replay noise and is refused naming the
+dispatch.
+
 The LDS is not a memory level here (as in the mi250-gcd profile); its
 traffic is not read. A counter is looked up as ``X_sum`` (rocprof-compute,
 rocprofv3's derived sums), else ``X`` (rocprofv3 sums a counter's instances
@@ -71,6 +81,9 @@ from ..core.errors import Advice
 
 MOP_FLOP = 512.0
 CACHE_LINE = 64.0          # bytes per vL1D access and per vL1D -> L2 request, as rocprof-compute counts them
+# A negative difference of counters from different replay passes counts as 0
+# up to this share of the total it is taken from; beyond, it is refused.
+REPLAY_TOLERANCE = 0.01
 _VALU = {"fp16": "F16", "fp32": "F32", "fp64": "F64"}
 _VALU_OPS = (("ADD", 1.0), ("MUL", 1.0), ("TRANS", 1.0), ("FMA", 2.0))
 _MFMA = {"tensor_fp16": "F16", "tensor_bf16": "BF16", "tensor_fp64": "F64", "tensor_int8": "I8",
@@ -114,6 +127,8 @@ class AmdWork:
     flops: dict[str, np.ndarray] = field(default_factory=dict)
     bytes: dict[str, np.ndarray] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # (what, dispatches clamped, dispatches with a value, most negative, largest share of its total)
+    clamped: list[tuple] = field(default_factory=list)
 
 
 _INSTANCE = re.compile(r"^(.+)\[(\d+)\]$")
@@ -137,6 +152,8 @@ def amd_work(counters: Counters, wave_size: np.ndarray) -> AmdWork:
     _valu(counters, wave_size, out)
     _mfma(counters, out)
     _levels(counters, out)
+    if out.clamped:
+        out.notes.append(_clamp_note(out.clamped))
     return out
 
 
@@ -194,13 +211,14 @@ def _levels(counters: Counters, out: AmdWork) -> None:
 def _hbm_mi300(c: Counters, out: AmdWork) -> np.ndarray:
     rd, rd32 = lookup(c, "TCC_EA0_RDREQ"), _or_zero(c, "TCC_EA0_RDREQ_32B", out)
     bubble = _or_zero(c, "TCC_BUBBLE", out, "128-byte reads counted as 64 bytes")
-    rd64 = _not_negative(rd - bubble - rd32, "64-byte reads (TCC_EA0_RDREQ - TCC_BUBBLE - TCC_EA0_RDREQ_32B)")
+    rd64 = _not_negative(rd - bubble - rd32, rd, "64-byte reads (TCC_EA0_RDREQ - TCC_BUBBLE - TCC_EA0_RDREQ_32B)",
+                         out)
     return 128.0 * bubble + 32.0 * rd32 + 64.0 * rd64 + _writes(c, "TCC_EA0_WRREQ", out)
 
 
 def _hbm_mi200(c: Counters, out: AmdWork) -> np.ndarray:
     rd, rd32 = lookup(c, "TCC_EA_RDREQ"), _or_zero(c, "TCC_EA_RDREQ_32B", out)
-    rd64 = _not_negative(rd - rd32, "64-byte reads (TCC_EA_RDREQ - TCC_EA_RDREQ_32B)")
+    rd64 = _not_negative(rd - rd32, rd, "64-byte reads (TCC_EA_RDREQ - TCC_EA_RDREQ_32B)", out)
     return 32.0 * rd32 + 64.0 * rd64 + _writes(c, "TCC_EA_WRREQ", out)
 
 
@@ -210,7 +228,7 @@ def _writes(c: Counters, base: str, out: AmdWork):
         out.notes.append(f"DRAM bytes count only reads ({base}_sum not collected): a lower bound")
         return 0.0
     wr64 = _or_zero(c, base + "_64B", out)
-    wr32 = _not_negative(wr - wr64, f"32-byte writes ({base} - {base}_64B)")
+    wr32 = _not_negative(wr - wr64, wr, f"32-byte writes ({base} - {base}_64B)", out)
     return 32.0 * wr32 + 64.0 * wr64
 
 
@@ -235,15 +253,42 @@ def _or_zero(c: Counters, base: str, out: AmdWork, effect: str = "") -> np.ndarr
     return v
 
 
-def _not_negative(values, what: str):
-    """``values``, or a CounterError at the first dispatch where a total
-    minus the requests it splits off is negative (not one dispatch's counts)."""
+def _not_negative(values, total, what: str, out: AmdWork):
+    """``values`` (a total minus the requests split off it) with small
+    negatives set to 0 and noted in ``out.clamped``; a CounterError at the
+    first dispatch where the negative is beyond :data:`REPLAY_TOLERANCE`
+    of ``total`` (not replay noise: not one kernel's counts)."""
     values = np.asarray(values, dtype=np.float64)
-    bad = np.flatnonzero(values < 0)
+    total = np.broadcast_to(np.asarray(total, dtype=np.float64), values.shape)
+    negative = values < 0
+    if not negative.any():
+        return values
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(total > 0, -values / np.where(total > 0, total, 1.0), np.inf)
+    bad = np.flatnonzero(negative & ~(share <= REPLAY_TOLERANCE))
     if bad.size:
-        raise CounterError(int(bad[0]), f"{what} come out negative ({float(values[bad[0]]):.6g}): the "
-                           "request-size counters exceed the total they split")
-    return values
+        i = int(bad[0])
+        raise CounterError(i, f"{what} come out negative ({values[i]:.6g}, {_share(share[i])} of the total "
+                           f"{total[i]:.6g}): the request-size counters exceed the total they split by more "
+                           f"than the {REPLAY_TOLERANCE:.0%} that counters from different replay passes can differ")
+    out.clamped.append((what, int(negative.sum()), int(np.count_nonzero(~np.isnan(values))),
+                        float(values[negative].min()), float(values[negative].max()),
+                        float(share[negative].max()), float(np.nanmedian(total[negative]))))
+    return np.where(negative, 0.0, values)
+
+
+def _share(share: float) -> str:
+    return "more than all" if not np.isfinite(share) else f"{share:.2%}"
+
+
+def _clamp_note(clamped: list[tuple]) -> str:
+    """One warning for every formula that had small negatives."""
+    parts = [f"{what}: {n} of {m} dispatches, {lo:.6g} to {hi:.6g} (at most {share:.2%} of a total of "
+             f"typically {typical:.6g})" for what, n, m, lo, hi, share, typical in clamped]
+    return ("slightly negative counter differences counted as 0 — " + "; ".join(parts) + ". The counters come "
+            "from different replay passes of each kernel (what does not fit one hardware pass is collected in "
+            "another run), so a total and the parts split off it need not match exactly; differences beyond "
+            f"{REPLAY_TOLERANCE:.0%} of the total are refused")
 
 
 # --------------------------------------------------------------------------

@@ -2,7 +2,10 @@
 columns: 64-bit figures that do not fit a signed int64 (unsigned
 timestamps, grid sizes or agent handles past 2**63) refused naming the
 record and field instead of an OverflowError, kernel_ids defined twice
-and counting records repeated, said (the repeat is not summed again).
+and counting records repeated, said (the repeat is not summed again; in
+the CSV tables a dispatch's row, or a counter row, written twice);
+an agent's figures (CUs, wavefront size, XCDs, engine clock) that no GPU
+has ignored with a warning naming the field.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError
+from .rocprof_common import row_groups
 
 _LOW, _HIGH = -(2 ** 63), 2 ** 63 - 1
 
@@ -64,3 +68,55 @@ def repeated_records(records) -> tuple[list, list[str]]:
     notes = ([f"{dropped} counting record(s) repeat another exactly (the same dispatch id, counters and values): "
               "read once, not summed twice"] if dropped else [])
     return kept, notes
+
+
+# CUs, wavefront size, XCDs, engine clock in MHz: no GPU comes near the top,
+# and none has 0 of any (a clock of 1e30 or 0 is a damaged field).
+AGENT_FIGURES = ("cu_count", "wave_front_size", "num_xcc", "max_engine_clk_fcompute")
+MAX_AGENT_FIGURE = 10 ** 7
+
+
+def agent_figures(values: dict, source: str, zero_is_absent: bool = False) -> tuple[dict, list[str]]:
+    """The figures of ``values`` (ints, text cells, or None when absent)
+    that a GPU can have, the others None with a note naming ``source`` and
+    the field. ``zero_is_absent``: the format writes 0 for a figure it lacks (JSON)."""
+    out, notes = {}, []
+    for key in AGENT_FIGURES:
+        raw = values.get(key)
+        v = _whole(raw)
+        if raw is None or (isinstance(raw, str) and not raw.strip()) or (v == 0 and zero_is_absent):
+            out[key] = None
+        elif v is not None and 1 <= v <= MAX_AGENT_FIGURE:
+            out[key] = v
+        else:
+            out[key] = None
+            text = str(raw).strip()
+            shown = text if len(text) <= 20 else f"{text[:12]}... ({len(text)} characters)"
+            unit = " MHz" if key == "max_engine_clk_fcompute" and v is not None else ""
+            notes.append(f"{source}: {key} {shown}{unit} is no GPU's figure (expected a whole number from 1 to "
+                         f"{MAX_AGENT_FIGURE:,}): ignored")
+    return out, notes
+
+
+def _whole(raw) -> int | None:
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    if len(text) > 30:          # int() of thousands of digits is slow, and no figure needs them
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def first_rows(keys: list[np.ndarray], what: str, label: str) -> tuple[np.ndarray, list[str]]:
+    """The rows of a CSV table to read: the first of each distinct ``keys``
+    (in file order), and a note saying how many repeats were left out."""
+    _, first = row_groups(keys)
+    n = len(keys[0]) if keys else 0
+    repeats = n - len(first)
+    if not repeats:
+        return np.arange(n), []
+    return np.sort(first), [f"{label}: {repeats} row(s) repeat {what} of an earlier row: read once, not "
+                            "counted twice"]

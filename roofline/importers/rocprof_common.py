@@ -212,6 +212,9 @@ class AmdDevice:
     gfx: str | None = None
     xcds: int | None = None
     sclk_hz: float | None = None
+    # the file that described the GPU, and what in it cannot serve (a clock of 0 MHz)
+    source: str | None = None
+    doubts: tuple[str, ...] = ()
 
 
 _GFX = re.compile(r"^gfx(\d+)([0-9a-f])([0-9a-f])$", re.IGNORECASE)

@@ -57,7 +57,8 @@ from .rocprof_rows import (
     sysinfo_device,
     times,
 )
-from .rocprof_table import Columns, Table, header_cells
+from .rocprof_checks import first_rows
+from .rocprof_table import Columns, RowsOf, Table, header_cells
 
 PMC_SUFFIXES = ("pmc_perf.csv",)
 V3_SUFFIXES = ("kernel_trace.csv", "counter_collection.csv", "kernel_stats.csv")
@@ -92,7 +93,12 @@ def read_dispatches(path: Path) -> ImportResult:
         time, more, source = _coarse_times(table, device, time, coarse)
         note += "; " + more
     notes = [note] if note else []
-    d = dispatches(table, counters=table, time_ns=time, notes=notes)
+    rows = None
+    if tool == "rocprofv3" and table.column("Dispatch_Id"):     # a dispatch is one row
+        rows, more = first_rows(_dispatch_keys(table), "the dispatch (Process_Id, Dispatch_Id)", path.name)
+        notes += more
+    d = dispatches(table, rows=rows, counters=table if rows is None else RowsOf(table, rows), time_ns=time,
+                   notes=notes)
     d.time_source = source if coarse.all() else ""      # mixed files: the warning says which
     _default_wave(d, device)
     start_col, end_col = find(table, "start"), find(table, "end")
@@ -124,14 +130,26 @@ def _coarse_times(table: Table, device: AmdDevice, time: np.ndarray, coarse: np.
         return filled, (f"their time is GRBM_GUI_ACTIVE / {device.xcds or 1} XCDs / {device.sclk_hz / 1e6:.0f} "
                         "MHz (rocprof-compute's Kernel Time (Cycles) at max_sclk): GPU-busy cycles of "
                         "the counter pass, an estimate"), GRBM_SOURCE
-    why = ("the file has no GRBM_GUI_ACTIVE counter" if table.get("GRBM_GUI_ACTIVE") is None
-           else "no sysinfo.csv beside it gives the clock and XCD count")
-    return time, (f"their time is unknown ({why}): the roofline predicts their bound; save the "
-                  "timestamps as integers (not through a spreadsheet) to measure it"), ""
+    return time, (f"their time is unknown ({_no_time_reason(table, device)}): the roofline predicts their "
+                  "bound; save the timestamps as integers (not through a spreadsheet) to measure it"), ""
+
+
+def _no_time_reason(table: Table, device: AmdDevice) -> str:
+    """Why GPU-busy cycles give no time: no counter, no sysinfo.csv, or
+    the sysinfo.csv's field that cannot serve (named, not blamed on the file)."""
+    if table.get("GRBM_GUI_ACTIVE") is None:
+        return "the file has no GRBM_GUI_ACTIVE counter"
+    if device.source is None:
+        return "no sysinfo.csv beside it gives the clock and XCD count"
+    problems = "; ".join(device.doubts) or "it gives no max_sclk"
+    return f"{device.source} beside it cannot turn GPU-busy cycles into time: {problems}"
 
 
 def _result(path: Path, fmt: str, d, device: AmdDevice, program, tool: str) -> ImportResult:
     kernels, notes = kernels_of(d)
+    said = " ".join(notes)          # a sysinfo field the time note already names is not said again
+    notes += [d_ if d_.startswith(device.source or "") else f"{device.source}: {d_}" for d_ in device.doubts
+              if d_ not in said]
     subject = path.name
     warnings = advice(notes, subject) + missing_advice(kernels, tool=tool, subject=subject, gfx=device.gfx)
     if device.name is None:
@@ -159,9 +177,14 @@ def sniff_counters(path: Path, head: bytes) -> bool:
 def read_counters(path: Path) -> ImportResult:
     path = Path(path)
     table = Table.read(path)
-    inverse, first = row_groups(_dispatch_keys(table))
-    counters = _pivot(table, inverse, len(first))
+    keys = _dispatch_keys(table)
+    inverse, first = row_groups(keys)
+    name_codes, _ = table.codes(table.column("Counter_Name"))
+    value_codes, _ = table.codes(table.column("Counter_Value"))
+    kept, repeats = first_rows(keys + [name_codes, value_codes], "the dispatch, counter and value", path.name)
+    counters = _pivot(table, inverse, len(first), kept)
     time, notes = _counting_times(path, table, first)
+    notes += repeats
     device = _agents_beside(path, set(agent_codes(table).tolist()))
     d = dispatches(table, rows=first, counters=Columns(counters), time_ns=time, notes=notes)
     _default_wave(d, device)
@@ -183,14 +206,16 @@ def _dispatch_keys(table: Table) -> list[np.ndarray]:
     return [table.integers(c, default=0) for c in cols]
 
 
-def _pivot(table: Table, inverse: np.ndarray, n: int) -> dict[str, np.ndarray]:
-    """One column per counter name, the values of one dispatch summed (NaN
-    where a dispatch has no value of that counter)."""
+def _pivot(table: Table, inverse: np.ndarray, n: int, kept: np.ndarray) -> dict[str, np.ndarray]:
+    """One column per counter name, the values of one dispatch summed over
+    the ``kept`` rows (NaN where a dispatch has no value of that counter)."""
     values = table.get("Counter_Value")
     codes, names = table.codes(table.column("Counter_Name"))
+    use = np.zeros(len(codes), dtype=bool)
+    use[kept] = True
     out: dict[str, np.ndarray] = {}
     for j, name in enumerate(names):
-        rows = np.flatnonzero(codes == j)
+        rows = np.flatnonzero((codes == j) & use)
         seen = np.bincount(inverse[rows], minlength=n)
         total = np.bincount(inverse[rows], weights=values[rows], minlength=n)
         out[name.strip()] = np.where(seen > 0, total, np.nan)

@@ -60,7 +60,7 @@ from ..core.model import Kernel
 from ..core.text_files import read_text
 from .amd_counters import missing_advice
 from .base import ImportResult, ProgramTime, Reader, checked, register
-from .rocprof_checks import int64_column, int64_table, repeated_records, symbols_by_id
+from .rocprof_checks import AGENT_FIGURES, agent_figures, int64_column, int64_table, repeated_records, symbols_by_id
 from .rocprof_common import (
     CONFIG,
     AmdDevice,
@@ -222,6 +222,7 @@ def read(path: Path) -> ImportResult:
     notes = [n for p in parts for n in p.columns.get("notes", ())] + notes
     kernels += [k for p in parts for k in p.copies]
     device, more = _device(data.tool, d)
+    more += list(device.doubts)
     subject = path.name
     warnings = advice(notes + more, subject)
     warnings += missing_advice(kernels, tool="rocprofv3", subject=subject, gfx=device.gfx)
@@ -461,10 +462,12 @@ def _agent_device(a: _Agent | None) -> AmdDevice:
         return AmdDevice()
     gfx = gfx_of_version(a.gfx_target_version) or (a.name if a.name.startswith("gfx") else None)
     memory = sum(b.size_in_bytes for b in a.mem_banks if b.heap_type in _HEAP_FRAME_BUFFER)
-    props = identity(sms=a.cu_count, warp_size=a.wave_front_size, gfx=gfx, memory_bytes=memory)
+    f, doubts = agent_figures({k: getattr(a, k) for k in AGENT_FIGURES}, f"agent {a.id.handle}",
+                              zero_is_absent=True)
+    props = identity(sms=f["cu_count"], warp_size=f["wave_front_size"], gfx=gfx, memory_bytes=memory)
     return AmdDevice(name=a.product_name.strip() or a.name or None, properties=props, gfx=gfx,
-                     xcds=a.num_xcc or None,
-                     sclk_hz=a.max_engine_clk_fcompute * 1e6 if a.max_engine_clk_fcompute > 0 else None)
+                     xcds=f["num_xcc"], sclk_hz=(f["max_engine_clk_fcompute"] or 0) * 1e6 or None,
+                     doubts=tuple(doubts))
 
 
 register(Reader("rocprofv3-json", sniff, read))

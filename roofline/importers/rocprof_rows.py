@@ -48,6 +48,7 @@ from .rocprof_common import (
     identity,
     kernel_name,
 )
+from .rocprof_checks import agent_figures
 from .rocprof_table import Table
 
 _ALIASES = {
@@ -190,7 +191,7 @@ def _with_durations(table: Table, dur_col: str, time: np.ndarray) -> np.ndarray:
 def grbm_times(table: Table, device: AmdDevice) -> np.ndarray | None:
     """GRBM_GUI_ACTIVE / num_xcd / max_sclk in ns, or None without them."""
     grbm = table.get("GRBM_GUI_ACTIVE")
-    if grbm is None or not device.sclk_hz:
+    if grbm is None or not device.sclk_hz or device.xcds == 0:
         return None
     return grbm / (device.xcds or 1) / device.sclk_hz * 1e9
 
@@ -213,7 +214,7 @@ def beside(path: Path, suffixes: tuple[str, ...], wanted: str) -> Path | None:
 def sysinfo_device(path: Path) -> AmdDevice:
     """rocprof-compute's sysinfo.csv (one row): gpu_model, gpu_arch,
     cu_per_gpu, wave_size, num_xcd, max_sclk (MHz)."""
-    table = Table.read(path)
+    table = Table.read_small(path, "rocprof-compute's sysinfo.csv (one row of about 1 KB)")
     if len(table) != 1:
         raise InputError(path, table.header_line, f"expected one row of system information, found {len(table)}")
     cell = {h.lower(): table.text(h)[0].strip() for h in table.header}
@@ -225,7 +226,15 @@ def sysinfo_device(path: Path) -> AmdDevice:
                      properties=identity(sms=figure["cu_per_gpu"], warp_size=figure["wave_size"],
                                          gfx=gfx, memory_bytes=None),
                      gfx=gfx, xcds=figure["num_xcd"],
-                     sclk_hz=(figure["max_sclk"] or 0) * 1e6 or None)
+                     sclk_hz=(figure["max_sclk"] or 0) * 1e6 or None,
+                     source=path.name, doubts=_zero_figures(figure))
+
+
+def _zero_figures(figure: dict) -> tuple[str, ...]:
+    """Figures no GPU has, which the time from GPU-busy cycles cannot use:
+    a clock or XCD count of 0."""
+    return tuple(f"its {key} is 0{unit}, which no GPU has"
+                 for key, unit in (("max_sclk", " MHz"), ("num_xcd", "")) if figure[key] == 0)
 
 
 MAX_FIGURE = 10 ** 7    # CUs, wave size, XCDs, clock in MHz: no GPU comes near it
@@ -247,17 +256,18 @@ def agent_info_device(path: Path, agents: set[int]) -> AmdDevice:
     """rocprofv3's agent_info.csv: the GPU the dispatches ran on (by node
     id), else the one kind of GPU the node has; unknown when GPUs of
     several kinds could be meant."""
-    table = Table.read(path)
+    table = Table.read_small(path, "rocprofv3's agent_info.csv (a row per CPU and GPU)")
     gpus = [_agent_row(table, i) for i, kind in enumerate(_texts(table, "Agent_Type")) if kind.upper() == "GPU"]
     used = [g for g in gpus if _int(g.get("node_id")) in agents] or gpus
     if len({g.get("product_name") for g in used}) != 1:
         return AmdDevice()
     g = used[0]
     gfx = gfx_of_version(_int(g.get("gfx_target_version")) or 0) or (g.get("name") or None)
-    return AmdDevice(name=g.get("product_name") or None, gfx=gfx, xcds=_int(g.get("num_xcc")),
-                     properties=identity(sms=_int(g.get("cu_count")), warp_size=_int(g.get("wave_front_size")),
-                                         gfx=gfx),
-                     sclk_hz=(_int(g.get("max_engine_clk_fcompute")) or 0) * 1e6 or None)
+    f, doubts = agent_figures(g, path.name)
+    return AmdDevice(name=g.get("product_name") or None, gfx=gfx, xcds=f["num_xcc"],
+                     properties=identity(sms=f["cu_count"], warp_size=f["wave_front_size"], gfx=gfx),
+                     sclk_hz=(f["max_engine_clk_fcompute"] or 0) * 1e6 or None,
+                     source=path.name, doubts=tuple(doubts))
 
 
 def _texts(table: Table, name: str) -> list[str]:

@@ -33,7 +33,12 @@ from pyarrow import csv as pa_csv
 
 from ..core.errors import InputError
 from ..core.text_files import read_text
+from ..devices.rocprof_roofline import read_small_text
 
+# No AMD profiler writes more columns (pmc_perf.csv has 2,718; 128 L2 channels
+# of 50 TCC counters would be 6,400). Arrow keeps 7-10 KB per column (20,000
+# took 280 MB peak here), and 400,000 (a 3.9 MB header) aborted the process.
+MAX_COLUMNS = 20_000
 MISSING = ("", "None", "none", "N/A", "n/a", "NA", "nan", "NaN")   # v1 writes 'None' for a value it lacks
 MAX_NS = 2 ** 63 - 1            # no timestamp is later (year 2262, int64's limit)
 
@@ -73,6 +78,12 @@ class Table:
     def read(cls, path) -> Table:
         return cls(path, read_text(path))
 
+    @classmethod
+    def read_small(cls, path, what: str) -> Table:
+        """A table that describes the machine, read only up to
+        :data:`MAX_DESCRIPTION_BYTES` (a larger one is refused unread)."""
+        return cls(path, read_small_text(path, what))
+
     # ------------------------------------------------------------ parsing
 
     def _split_header(self, text: str) -> tuple[list[str], int, str]:
@@ -88,6 +99,9 @@ class Table:
                     header = [c.strip() for c in next(csv.reader([raw]))]
                 except (csv.Error, StopIteration) as exc:
                     raise InputError(self.path, line, f"malformed CSV header: {exc}") from None
+                if len(header) > MAX_COLUMNS:
+                    raise InputError(self.path, line, f"{len(header):,} columns in the header: more than any AMD "
+                                     f"profiler writes (at most {MAX_COLUMNS:,} are read)")
                 _no_duplicates(header, self.path, line)
                 return header, line, text[end:]
             offset, line = end, line + 1
@@ -270,3 +284,18 @@ class Columns:
 
     def names(self) -> list[str]:
         return list(self._columns)
+
+
+class RowsOf:
+    """The counter columns of some rows of a table (repeated rows left
+    out), parsed only when asked for, as :class:`Table` does."""
+
+    def __init__(self, table: Table, rows: np.ndarray):
+        self._table, self._rows = table, rows
+
+    def get(self, name: str) -> np.ndarray | None:
+        values = self._table.get(name)
+        return None if values is None else values[self._rows]
+
+    def names(self) -> list[str]:
+        return self._table.names()
