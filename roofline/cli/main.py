@@ -20,13 +20,14 @@ typical use:
   roofline plot kernels.csv --device v100-sxm2 -o roofline.png
   roofline classify profile.ncu-rep --device a100-40gb-sxm --format json
   roofline report trace.json.gz --device a100-40gb-sxm -o report.html
+  roofline project trace.json.gz --to mi300x    what it would take on another device
   roofline devices                           built-in and saved device profiles
 """
 
 
 def _command_modules():
-    from . import classify, devices, diff, import_, plot, report
-    modules = [plot, classify, report, import_, diff, devices]
+    from . import classify, devices, diff, import_, plot, project, report
+    modules = [plot, classify, report, project, import_, diff, devices]
     try:
         from . import measure
         modules.insert(0, measure)

@@ -1,0 +1,97 @@
+"""Figures observed in real traces of a GPU, beside its datasheet profile:
+the shortest time a kernel takes on it (its floor) and the efficiency its
+matrix libraries reach on matrix work (``observations/gpus.yaml``, written by
+``tools/observe_devices.py`` from the real traces it names; never by hand).
+
+A datasheet says what a GPU's units can do; these say what its software
+stack made of them in real runs, each with the traces it rests on. A GPU
+without traces of its own gets its vendor's floor (the median over that
+vendor's observed GPUs, said as such) and no library efficiency (callers
+then carry the source's and widen their interval).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from ..core.model import Device
+
+PATH = Path(__file__).with_name("observations") / "gpus.yaml"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One observed figure: its value, the spread of what it summarises
+    (standard deviation of the natural log, 0 when not known), and where it
+    comes from."""
+
+    value: float
+    source: str
+    spread: float = 0.0
+
+
+@lru_cache(maxsize=4)
+def _table(path: str = str(PATH)) -> dict:
+    return read_table(path)
+
+
+def read_table(path: str) -> dict:
+    """The observations file at ``path`` (ValueError: not one)."""
+    with open(path, encoding="utf-8") as f:
+        if f.seek(0, 2) > 1 << 22:
+            raise ValueError("larger than 4 MiB")
+        f.seek(0)
+        try:
+            data = yaml.safe_load(f) or {}
+        except yaml.YAMLError as e:
+            raise ValueError(f"not YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("devices", {}), dict):
+        raise ValueError("expected a mapping with 'devices'")
+    return data
+
+
+def _entry(device: Device, path: str) -> dict:
+    entry = (_table(path).get("devices") or {}).get(device.name)
+    return entry if isinstance(entry, dict) else {}
+
+
+def _figure(entry: dict, key: str) -> Figure | None:
+    """``key``'s value with its ``<name>_spread`` and ``<name>_source``
+    (``kernel_floor_s`` -> ``kernel_floor_source``)."""
+    value = entry.get(key)
+    name = key[:-2] if key.endswith("_s") else key
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        return None
+    spread = entry.get(f"{name}_spread", 0.0)
+    spread = float(spread) if isinstance(spread, (int, float)) and math.isfinite(spread) and spread >= 0 else 0.0
+    return Figure(float(value), str(entry.get(f"{name}_source", "")), spread)
+
+
+def kernel_floor(device: Device, path: str = str(PATH)) -> Figure | None:
+    """The least time a kernel takes on ``device``: observed on it, else its
+    vendor's observed floor (GPUs), else its measured launch overhead (a
+    CPU profile's dispatch figure), else None."""
+    own = _figure(_entry(device, path), "kernel_floor_s")
+    if own is not None:
+        return own
+    vendor = str((device.architecture or {}).get("vendor", ""))
+    if device.kind == "gpu":
+        shared = _figure((_table(path).get("vendors") or {}).get(vendor) or {}, "kernel_floor_s")
+        if shared is not None:
+            return Figure(shared.value, f"no trace of this GPU: {vendor}'s GPUs observed ({shared.source})",
+                          shared.spread)
+    launch = device.launch_overhead_s
+    if device.provenance.get("method") == "measured" and launch and math.isfinite(launch) and launch > 0:
+        return Figure(float(launch), "the profile's measured launch overhead")
+    return None
+
+
+def matrix_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
+    """The share of its matrix roof that ``device``'s libraries reached on
+    compute-bound matrix kernels built for it, in the traces named; None
+    where no trace of it was observed."""
+    return _figure(_entry(device, path), "matrix_efficiency")

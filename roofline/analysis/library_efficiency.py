@@ -1,0 +1,62 @@
+"""How close a device's matrix libraries came to its matrix roof in a real
+trace: the figure a projection carries matrix rows by
+(``devices/observations/gpus.yaml``, written by ``tools/observe_devices.py``).
+
+The rows counted are compute-bound matrix rows on tensor cores (GEMMs and
+convolutions: :func:`~.projection.library_rows`) whose kernels were built for the device (not an
+older GPU's kernel) and whose calls last at least three kernel floors, so
+the floor does not decide their efficiency. Each row's efficiency is its
+roofline time over its time less its floors; rows are weighted by time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.kernel_arch import older_than_device
+from ..core.placement import Placements
+from .projection import _efficiency, library_rows
+
+
+@dataclass(frozen=True)
+class LibrarySample:
+    """What one trace says: sum of time x ln(efficiency), of time x
+    ln(efficiency)^2, of time, and the rows counted. Samples add."""
+
+    weighted_log: float = 0.0
+    weighted_square: float = 0.0
+    weight_s: float = 0.0
+    rows: int = 0
+
+    def __add__(self, other: "LibrarySample") -> "LibrarySample":
+        return LibrarySample(self.weighted_log + other.weighted_log, self.weighted_square + other.weighted_square,
+                             self.weight_s + other.weight_s, self.rows + other.rows)
+
+    @property
+    def efficiency(self) -> float:
+        """Time-weighted geometric mean (NaN without rows)."""
+        return math.exp(self.weighted_log / self.weight_s) if self.weight_s > 0 else math.nan
+
+    @property
+    def spread(self) -> float:
+        """Time-weighted standard deviation of ln(efficiency)."""
+        if self.weight_s <= 0:
+            return math.nan
+        mean = self.weighted_log / self.weight_s
+        return math.sqrt(max(self.weighted_square / self.weight_s - mean * mean, 0.0))
+
+
+def library_sample(placements: Placements, floor_s: float) -> LibrarySample:
+    """The matrix-unit rows of one placed trace (see the module doc)."""
+    kernels = placements.kernels
+    n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
+    time_s = kernels.time_s
+    rows = (library_rows(placements) & ~older_than_device(kernels.names, placements.device.architecture)
+            & np.isfinite(time_s) & (time_s >= 3 * floor_s * n))
+    efficiency = _efficiency(time_s, n * floor_s, placements.roofline_time_s)
+    rows &= np.isfinite(efficiency) & (efficiency > 0)
+    log = np.log(efficiency[rows])
+    w = time_s[rows]
+    return LibrarySample(float(np.sum(w * log)), float(np.sum(w * log * log)), float(np.sum(w)), int(rows.sum()))

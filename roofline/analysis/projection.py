@@ -1,0 +1,217 @@
+"""A trace recorded on one device, projected onto another, row by row
+(docs/concepts.md, "Projection", has the model with its formulas).
+
+For a row of n calls that took t on the source, with roofline times
+r_s and r_t on the two devices (each row's work on the matching unit and
+precision, its bytes on the same level, collectives on the links) and
+kernel floors f_s and f_t (the least a kernel takes on each device):
+
+    wave fill       w = B / (ceil(B / SMs) x SMs)  for a launch of B blocks
+    variable time   v = max(t - n f_s, r_s / w_s)
+    efficiency      e = (r_s / w_s) / v            on the source, in (0, 1]
+    on the target   e' = min(1, e x L_t / L_s)     matrix-unit rows, L the
+                                                   GPUs' library efficiency
+    projected       t' = n f_t + (r_t / w_t) / e'
+
+Rows without work take the ratio t'/t of a twin (same kernel name and
+launch, with work), else of their family, else of the trace. Every row
+carries its basis (:mod:`.projection_bases`) and an 80 % interval; totals
+and families combine them (:mod:`.projection_totals`). Analyses return
+columns; :mod:`roofline.render.projection` writes them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.kernel_arch import older_than_device
+from ..core.model import Device
+from ..core.placement import MATRIX_FAMILIES, Placements, place
+from ..devices.observed import Figure, kernel_floor, matrix_efficiency
+from .projection_bases import CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
+from .projection_fill import fill_without_work
+from .projection_totals import Totals, totals
+
+# Families that are copies, not kernels: projected, left out of the totals
+# (a trace's GPU kernel time leaves memcpy and memset out)
+COPIES = frozenset({"memcpy", "memset"})
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a projection takes from outside the trace: each device's kernel
+    floor and library efficiency (``devices/observations/gpus.yaml`` by default; the
+    benchmark swaps in figures observed on other traces only)."""
+
+    floor: object = kernel_floor
+    library: object = matrix_efficiency
+
+
+@dataclass(frozen=True)
+class Projection:
+    """Columns, one entry per row of the source trace, and their totals."""
+
+    source: Device
+    target: Device
+    names: np.ndarray
+    families: np.ndarray
+    measured_s: np.ndarray
+    projected_s: np.ndarray
+    low_s: np.ndarray
+    high_s: np.ndarray
+    at_roof_s: np.ndarray
+    basis: np.ndarray            # index into projection_bases.BASES
+    counted: np.ndarray          # in the totals (copies are not)
+    share: float                 # the share of its roof "at the roof" assumes
+    totals: Totals
+    notes: tuple[str, ...] = field(default=())
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def basis_texts(self) -> list[str]:
+        return [TEXT[int(c)] for c in self.basis]
+
+
+def project(placements: Placements, target: Device, share: float = 0.8,
+            figures: Figures = Figures()) -> Projection:
+    """``placements`` (a trace placed on its own device) projected onto
+    ``target``; ``share``: the share of its roof each row reaches in the
+    "at the roof" answer."""
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share!r}")
+    source = placements.device
+    kernels = placements.kernels
+    on_target = place(kernels, target)
+    notes: list[str] = []
+    f_s, f_t = _floor(figures.floor(source), source, notes), _floor(figures.floor(target), target, notes)
+    n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
+    time_s = kernels.time_s
+    tensor = _tensor_matrix(placements)
+    # a matrix library tiles each GPU its own way: the source's grid says
+    # nothing of the target's, so only other kernels keep their launch
+    blocks = np.where(tensor, np.nan, kernels.blocks)
+    roof_s = placements.roofline_time_s / _wave_fill(blocks, source)
+    roof_t = on_target.roofline_time_s / _wave_fill(blocks, target)
+    matrix = _matrix_unit(placements)
+    older = tensor & older_than_device(kernels.names, source.architecture)
+    lib_s, lib_t = figures.library(source), figures.library(target)
+    efficiency = _efficiency(time_s, n * f_s, roof_s)
+    carried, basis = _carried(efficiency, matrix, older, lib_s, lib_t, placements)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        projected = n * f_t + roof_t / carried
+    basis = np.where(np.isfinite(projected) & (n * f_s >= 0.5 * time_s), CODE["floor"], basis)
+    # rows that do no work of their own (roof 0): their time is all fixed cost
+    own = np.isfinite(time_s) & (placements.roofline_time_s == 0)
+    floor_ratio = f_t / f_s if f_s > 0 and f_t > 0 else 1.0
+    projected = np.where(own, time_s * floor_ratio, projected)
+    basis = np.where(own, CODE["no_work_own"], basis).astype(np.int8)
+    sigma = np.asarray(SIGMA)[basis] + FAR_FROM_ROOF * np.log(1 / np.where(np.isfinite(efficiency), efficiency, 1.0))
+    counted = ~np.isin(kernels.families, list(COPIES))
+    projected, basis, sigma = fill_without_work(kernels, time_s, projected, basis, sigma, counted)
+    sigma = np.where(basis >= CODE["twin"], np.asarray(SIGMA)[basis] + sigma, sigma)
+    low, high = projected * np.exp(-Z80 * sigma), projected * np.exp(Z80 * sigma)
+    with np.errstate(invalid="ignore"):
+        at_roof = np.where(np.isfinite(roof_t) & (roof_t > 0) & ~own,
+                           np.minimum(projected, np.maximum(n * f_t, roof_t / share)), projected)
+    _note_figures(lib_s, lib_t, source, target, matrix, time_s, notes)
+    return Projection(source, target, kernels.names, kernels.families, time_s, projected, low, high,
+                      at_roof, basis, counted, share,
+                      totals(kernels.families, time_s, projected, low, high, at_roof, basis, counted),
+                      tuple(notes))
+
+
+def _floor(figure: Figure | None, device: Device, notes: list[str]) -> float:
+    if figure is None:
+        notes.append(f"{device.name}: no kernel floor known (no trace of it observed and no measured "
+                     "launch overhead): its rows are projected without one")
+        return 0.0
+    notes.append(f"{device.name}: kernel floor {figure.value * 1e6:.2f} us ({figure.source})")
+    return figure.value
+
+
+def _wave_fill(blocks: np.ndarray, device: Device) -> np.ndarray:
+    """The share of the device's SMs (CUs) a launch of ``blocks`` keeps busy
+    over its waves; 1 where the launch or the device's SM count is unknown.
+    The same launch is assumed on both devices (a library may tile
+    differently there: the interval of matrix rows allows for it)."""
+    sms = (device.architecture or {}).get("sms") if device.kind == "gpu" else None
+    if not isinstance(sms, int) or isinstance(sms, bool) or sms <= 0:
+        return np.ones(len(blocks))
+    known = np.isfinite(blocks) & (blocks >= 1)
+    b = np.where(known, blocks, 1.0)
+    return np.where(known, b / (np.ceil(b / sms) * sms), 1.0)
+
+
+def _tensor_matrix(placements: Placements) -> np.ndarray:
+    """Rows of matrix families with work on tensor (matrix) cores."""
+    kernels = placements.kernels
+    tensor = np.zeros(len(kernels), dtype=bool)
+    for key, flops in kernels.flops.items():
+        if key.startswith("tensor"):
+            tensor |= np.nan_to_num(flops) > 0
+    return np.isin(kernels.families, list(MATRIX_FAMILIES)) & tensor
+
+
+def library_rows(placements: Placements) -> np.ndarray:
+    """Rows a device's matrix-library efficiency is observed on: compute-bound
+    tensor-core matrix rows (GEMMs, convolutions; not attention, whose
+    kernels come from other libraries)."""
+    return _tensor_matrix(placements) & (placements.limiter_index == 0) & (placements.kernels.families != "attention")
+
+
+def _matrix_unit(placements: Placements) -> np.ndarray:
+    """Rows whose time is set by a matrix kernel: compute-bound tensor-core
+    matrix rows, and fused attention (whose modelled traffic is a floor, not
+    what limits it; it takes the GEMM libraries' ratio, an assumption)."""
+    family = placements.kernels.families
+    return _tensor_matrix(placements) & ((placements.limiter_index == 0) | (family == "attention"))
+
+
+def _efficiency(time_s: np.ndarray, fixed_s: np.ndarray, roof_s: np.ndarray) -> np.ndarray:
+    """The share of its roof the row's variable time reached: at most 1 (a
+    row faster than its roof after its floor is taken as at its roof)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variable = np.maximum(time_s - fixed_s, roof_s)
+        return np.where((roof_s > 0) & (variable > 0), roof_s / variable, math.nan)
+
+
+def _carried(efficiency: np.ndarray, matrix: np.ndarray, older: np.ndarray,
+             lib_s: Figure | None, lib_t: Figure | None, placements: Placements):
+    """The efficiency each row reaches on the target, and its basis."""
+    carried = efficiency.copy()
+    basis = np.full(len(efficiency), CODE["bandwidth"], dtype=np.int8)
+    basis[placements.limiter_index == 0] = CODE["compute"]
+    link = np.array([name.startswith("link") or name.startswith("comm") for name in placements.limiter_names])
+    if link.any():
+        basis[np.isin(placements.limiter_index, np.flatnonzero(link))] = CODE["collective"]
+    if lib_s is not None and lib_t is not None:
+        carried = np.where(matrix & ~older, efficiency * lib_t.value / lib_s.value, carried)
+        basis[matrix & ~older] = CODE["matrix"]
+    else:
+        basis[matrix & ~older] = CODE["matrix_carried"]
+    # an older-architecture kernel's efficiency is the library's choice on
+    # the source: the target's library reaches its own observed level
+    instead = lib_t.value if lib_t is not None else (lib_s.value if lib_s is not None else None)
+    if instead is not None:
+        carried = np.where(older, np.maximum(efficiency, instead), carried)
+        basis[older] = CODE["older_kernel"]
+    else:
+        basis[older] = CODE["matrix_carried"]
+    return np.minimum(carried, 1.0), basis
+
+
+def _note_figures(lib_s, lib_t, source: Device, target: Device, matrix: np.ndarray,
+                  time_s: np.ndarray, notes: list[str]) -> None:
+    if not matrix.any():
+        return
+    for device, figure in ((source, lib_s), (target, lib_t)):
+        if figure is None:
+            share = np.nansum(time_s[matrix]) / max(np.nansum(time_s), 1e-300)
+            notes.append(f"{device.name}: no library efficiency observed: the source's efficiency is carried "
+                         f"for matrix rows ({share:.0%} of the time), with a wider interval")
+        else:
+            notes.append(f"{device.name}: matrix libraries reach {figure.value:.0%} of the matrix roof "
+                         f"({figure.source})")
