@@ -168,6 +168,28 @@ def report(rows: list[dict], mode: str) -> None:
                   f"{got['projected_time_s'] * 1e3:.2f} | {lo * 1e3:.2f} .. {hi * 1e3:.2f} | "
                   f"{err(got['projected_time_s'], measured):+.1%} | {'yes' if ok else 'NO'} |")
     print(f"\nfamily intervals held {held} of {total}")
+    calibration(rows)
+
+
+def z_score(measured: float, projected: float, low: float, high: float) -> float:
+    """ln(measured / projected) in units of the interval's sigma on that
+    side (the interval is projected x exp(+-1.28 sigma) for one row)."""
+    edge = high if measured >= projected else low
+    sigma = abs(math.log(edge / projected)) / 1.2815515655446004
+    return math.log(measured / projected) / sigma if sigma > 0 else math.inf
+
+
+def calibration(rows: list[dict]) -> None:
+    """How wide the intervals are against the errors: for a calibrated 80 %
+    interval, |z| <= 1.28 for about 80 % of cases and RMS z is about 1."""
+    for label, cases in (("totals", [(r["measured"], r["projected"], r["low"], r["high"]) for r in rows]),
+                         ("families (all sizes, both in source and target)",
+                          [(m, r["families"][f]["projected_time_s"], *r["families"][f]["interval_s"])
+                           for r in rows for f, m in r["dst_families"].items()
+                           if f in r["families"] and m > 0 and r["families"][f]["projected_time_s"]])):
+        z = np.array([z_score(*c) for c in cases])
+        print(f"\ncalibration, {label}: {len(z)} cases, RMS z {math.sqrt(np.mean(z ** 2)):.2f}, "
+              f"|z| <= 1.28 in {np.mean(np.abs(z) <= 1.2816):.0%}; z: " + " ".join(f"{v:+.2f}" for v in z))
 
 
 if __name__ == "__main__":

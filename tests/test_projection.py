@@ -1,0 +1,312 @@
+"""roofline project: each row moved by its evidence, intervals, totals."""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from roofline import Ceiling, Device, KernelSet, MemoryLevel, place
+from roofline.analysis.library_efficiency import LibrarySample, library_sample
+from roofline.analysis.projection import Figures, project
+from roofline.analysis.projection_bases import CODE, KEYS, Z80
+from roofline.core.kernel_arch import built_for, older_than_device
+from roofline.devices.observed import Figure, kernel_floor, matrix_efficiency, read_table
+from roofline.render.projection import projection_csv_bytes, projection_dict, projection_table
+
+
+def gpu(name, bf16, fp32, dram, sms=100, cc="9.0"):
+    return Device(name=name, kind="gpu",
+                  compute={"tensor_bf16": Ceiling(bf16), "fp32": Ceiling(fp32)},
+                  memory={"DRAM": MemoryLevel("DRAM", Ceiling(dram))},
+                  architecture={"sms": sms, "compute_capability": cc, "vendor": "X"})
+
+
+SRC = gpu("src", bf16=1e15, fp32=5e13, dram=2e12, sms=100)
+DST = gpu("dst", bf16=2e15, fp32=1e14, dram=4e12, sms=200)
+
+
+def figures(floors=None, library=None):
+    floors = floors or {}
+    library = library or {}
+    return Figures(lambda d: Figure(floors[d.name], "test") if d.name in floors else None,
+                   lambda d: Figure(library[d.name], "test") if d.name in library else None)
+
+
+def kernels(rows):
+    """rows: (name, family, count, time_s, {precision: flops}, {level: bytes}, blocks)"""
+    names, fams, count, times, blocks = [], [], [], [], []
+    flops, byts = {}, {}
+    for i, (name, family, n, t, f, b, bl) in enumerate(rows):
+        names.append(name); fams.append(family); count.append(n); times.append(t); blocks.append(bl)
+        for k, v in f.items():
+            flops.setdefault(k, [math.nan] * len(rows))[i] = v
+        for k, v in b.items():
+            byts.setdefault(k, [math.nan] * len(rows))[i] = v
+    return KernelSet(names, times, count=count, flops=flops, bytes=byts, families=fams, blocks=blocks)
+
+
+def test_a_bandwidth_row_moves_by_the_bandwidth_ratio_at_its_efficiency():
+    # 1 GB on 2 TB/s is 0.5 ms; it took 1 ms (50 % of its roof); the target streams at 4 TB/s
+    ks = kernels([("copy_kernel", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    assert p.projected_s[0] == pytest.approx(0.5e-3)
+    assert KEYS[p.basis[0]] == "bandwidth"
+
+
+def test_floors_come_off_the_source_and_go_on_the_target():
+    ks = kernels([("k", "elementwise", 10, 10 * 20e-6, {"fp32": 0.0}, {"DRAM": 10 * 2e7}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures({"src": 2e-6, "dst": 5e-6}))
+    # variable part 18 us per call at 10 us roof: efficiency 10/18; on the target 5 us roof / (10/18) + 5 us
+    assert p.projected_s[0] == pytest.approx(10 * (5e-6 + 5e-6 * 18 / 10))
+
+
+def test_a_kernel_at_the_source_floor_is_projected_at_the_target_floor():
+    ks = kernels([("tiny", "elementwise", 100, 100 * 2.1e-6, {"fp32": 0.0}, {"DRAM": 100 * 4096.0}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures({"src": 2e-6, "dst": 5e-6}))
+    assert KEYS[p.basis[0]] == "floor"
+    assert p.projected_s[0] == pytest.approx(100 * 5e-6, rel=0.05)
+
+
+def test_matrix_rows_carry_each_gpu_library_efficiency():
+    # 1 TFLOP bf16: 1 ms on the source roof; it took 2 ms (50 %)
+    ks = kernels([("sm90_xmma_gemm", "gemm", 1, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan)])
+    placed = place(ks, SRC)
+    same = project(placed, DST, figures=figures(library={"src": 0.6, "dst": 0.6}))
+    assert same.projected_s[0] == pytest.approx(1e-3)            # 0.5 ms roof at 50 %
+    worse = project(placed, DST, figures=figures(library={"src": 0.6, "dst": 0.3}))
+    assert worse.projected_s[0] == pytest.approx(2e-3)           # at 25 % of the target's roof
+    assert KEYS[worse.basis[0]] == "matrix"
+    carried = project(placed, DST, figures=figures(library={"src": 0.6}))
+    assert KEYS[carried.basis[0]] == "matrix_carried"
+    assert carried.projected_s[0] == pytest.approx(1e-3)
+    # unknown library efficiency: a wider interval than with both known
+    assert carried.high_s[0] / carried.projected_s[0] > worse.high_s[0] / worse.projected_s[0]
+
+
+def test_a_kernel_built_for_an_older_gpu_gets_the_target_library_efficiency():
+    ks = kernels([("void cutlass::Kernel2<cutlass_75_tensorop_bf16_gemm>", "gemm", 1, 5e-3,
+                   {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures(library={"src": 0.6, "dst": 0.5}))
+    assert KEYS[p.basis[0]] == "older_kernel"
+    assert p.projected_s[0] == pytest.approx(0.5e-3 / 0.5)
+
+
+def test_kernel_names_say_the_architecture_they_were_built_for():
+    assert built_for("sm90_xmma_gemm_bf16bf16_bf16f32") == 90
+    assert built_for("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64>") == 80
+    assert built_for("ampere_sgemm_128x64_tn") == 80
+    assert math.isnan(built_for("Cijk_Alik_Bljk_BBS_BH_MT64x64x64"))
+    assert older_than_device(["cutlass_75_x", "sm90_xmma", "elementwise"], {"compute_capability": "9.0"}).tolist() \
+        == [True, False, False]
+    assert not older_than_device(["cutlass_75_x"], {}).any()
+
+
+def test_a_launch_of_fewer_blocks_than_sms_gets_the_roof_of_the_sms_it_fills():
+    # 50 blocks: half of the source's 100 SMs, a quarter of the target's 200
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 50.0)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    # source roof 0.5 ms / 0.5 = 1 ms (at its roof); target 0.25 ms / 0.25 = 1 ms
+    assert p.projected_s[0] == pytest.approx(1e-3)
+
+
+def test_rows_without_work_take_a_twin_then_the_family_then_the_trace():
+    ks = kernels([
+        ("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),      # ratio 0.5
+        ("k", "elementwise", 4, 2e-3, {}, {}, math.nan),                             # twin of the first
+        ("other", "elementwise", 1, 1e-3, {}, {}, math.nan),                         # family
+        ("lonely", "custom", 1, 1e-3, {}, {}, math.nan),                             # trace
+    ])
+    p = project(place(ks, SRC), DST, figures=figures())
+    assert [KEYS[b] for b in p.basis] == ["bandwidth", "twin", "family", "trace"]
+    assert p.projected_s[1:].tolist() == pytest.approx([1e-3, 0.5e-3, 0.5e-3])
+    # no work: wider than its donor
+    assert (p.high_s[1] / p.projected_s[1]) > (p.high_s[0] / p.projected_s[0])
+
+
+def test_a_trace_with_no_work_at_all_is_kept_at_its_time_and_says_so():
+    ks = kernels([("a", "custom", 1, 1e-3, {}, {}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    assert KEYS[p.basis[0]] == "kept" and p.projected_s[0] == pytest.approx(1e-3)
+    assert p.high_s[0] > 2 * p.projected_s[0]
+
+
+def test_copies_are_projected_but_left_out_of_the_totals():
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
+                  ("Memcpy HtoD", "memcpy", 1, 5e-3, {}, {"DRAM": 1e9}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    assert p.totals.total.measured_s == pytest.approx(1e-3)
+    assert p.totals.total.projected_s == pytest.approx(p.projected_s[0])
+    assert np.isfinite(p.projected_s[1]) and not p.counted[1]
+    assert set(p.totals.families) == {"elementwise"}
+
+
+def test_on_its_own_device_a_trace_projects_to_its_own_time():
+    ks = kernels([("k", "elementwise", 3, 3e-4, {"fp32": 1e6}, {"DRAM": 1e8}, 500.0),
+                  ("g", "gemm", 2, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e7}, math.nan)])
+    p = project(place(ks, SRC), SRC, figures=figures({"src": 2e-6}, {"src": 0.5}))
+    assert p.projected_s.tolist() == pytest.approx(ks.time_s.tolist())
+
+
+def test_intervals_hold_the_projection_and_combine_in_the_totals():
+    ks = kernels([("k%d" % i, "elementwise" if i % 2 else "gemm", 1, 1e-3 * (i + 1),
+                   {"tensor_bf16": 1e11} if i % 2 == 0 else {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)
+                  for i in range(6)])
+    p = project(place(ks, SRC), DST, figures=figures(library={"src": 0.5, "dst": 0.4}))
+    assert np.all(p.low_s < p.projected_s) and np.all(p.projected_s < p.high_s)
+    t = p.totals.total
+    assert t.projected_s == pytest.approx(float(np.sum(p.projected_s)))
+    # rows of one basis share their error, bases add in quadrature: within the row sums
+    assert float(np.sum(p.low_s)) <= t.low_s < t.projected_s < t.high_s <= float(np.sum(p.high_s))
+    # a row alone: projected x exp(+-1.28 sigma)
+    assert math.log(p.high_s[0] / p.projected_s[0]) == pytest.approx(-math.log(p.low_s[0] / p.projected_s[0]))
+    assert math.log(p.high_s[0] / p.projected_s[0]) / Z80 > 0
+
+
+def test_at_the_roof_is_never_slower_than_the_projection_nor_faster_than_the_floor():
+    ks = kernels([("k", "elementwise", 10, 1e-3, {"fp32": 0.0}, {"DRAM": 1e8}, math.nan),
+                  ("tiny", "elementwise", 10, 25e-6, {"fp32": 0.0}, {"DRAM": 10.0}, math.nan)])
+    p = project(place(ks, SRC), DST, share=0.8, figures=figures({"src": 2e-6, "dst": 3e-6}))
+    assert np.all(p.at_roof_s <= p.projected_s + 1e-15)
+    assert p.at_roof_s[1] == pytest.approx(10 * 3e-6)
+    assert p.at_roof_s[0] == pytest.approx(1e8 / 4e12 / 0.8)
+
+
+def test_share_must_be_a_share():
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
+    with pytest.raises(ValueError):
+        project(place(ks, SRC), DST, share=0.0, figures=figures())
+
+
+def test_the_json_names_its_fields_and_keeps_every_row():
+    ks = kernels([("<img src=x onerror=alert(1)>", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
+                  ("=cmd|' /C calc'!A0", "custom", 1, 1e-3, {}, {}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    d = projection_dict(p)
+    assert {"source_device", "target_device", "measured_time_s", "projected_time_s", "interval_s",
+            "families", "rows"} <= set(d)
+    assert d["source_device"] == "src" and d["target_device"] == "dst"
+    assert len(d["rows"]) == 2 and d["rows"][0]["name"].startswith("<img")
+    assert set(d["rows"][0]) >= {"name", "family", "measured_time_s", "projected_time_s", "interval_s", "basis"}
+    assert d["families"]["elementwise"]["interval_s"][0] <= d["families"]["elementwise"]["projected_time_s"]
+    json.dumps(d, allow_nan=False)
+    csv = projection_csv_bytes(p).decode()
+    assert "'=cmd" in csv                      # defused for spreadsheets
+    assert "projected" in projection_table(p)
+
+
+def test_library_samples_add_and_summarise():
+    a = LibrarySample(math.log(0.5) * 2, math.log(0.5) ** 2 * 2, 2.0, 1)
+    b = LibrarySample(math.log(0.25) * 2, math.log(0.25) ** 2 * 2, 2.0, 1)
+    s = a + b
+    assert s.efficiency == pytest.approx(math.sqrt(0.5 * 0.25))
+    assert s.spread == pytest.approx(abs(math.log(0.5) - math.log(0.25)) / 2)
+    assert math.isnan(LibrarySample().efficiency)
+
+
+def test_a_library_sample_counts_compute_bound_matrix_rows_built_for_the_device():
+    ks = kernels([("sm90_xmma_gemm", "gemm", 1, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan),
+                  ("cutlass_75_tensorop", "gemm", 1, 8e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan),
+                  ("elementwise", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
+    s = library_sample(place(ks, SRC), 0.0)
+    assert s.rows == 1 and s.efficiency == pytest.approx(0.5)
+
+
+def test_observed_figures_fall_back_to_the_vendor_and_refuse_bad_files(tmp_path):
+    path = tmp_path / "obs.yaml"
+    path.write_text("devices:\n  src:\n    kernel_floor_s: 2.0e-6\n    kernel_floor_source: traces A\n"
+                    "    matrix_efficiency: 0.5\n    matrix_efficiency_source: traces B\n"
+                    "vendors:\n  X:\n    kernel_floor_s: 3.0e-6\n    kernel_floor_source: src\n")
+    assert kernel_floor(SRC, str(path)) == Figure(2e-6, "traces A", 0.0)
+    assert matrix_efficiency(SRC, str(path)).value == 0.5
+    other = kernel_floor(DST, str(path))
+    assert other.value == 3e-6 and "no trace of this GPU" in other.source
+    assert matrix_efficiency(DST, str(path)) is None
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- a\n- b\n")
+    with pytest.raises(ValueError):
+        read_table(str(bad))
+
+
+def test_the_shipped_observations_name_their_traces():
+    from roofline.devices.observed import PATH
+    table = read_table(str(PATH))
+    for name, entry in table["devices"].items():
+        assert entry["kernel_floor_s"] > 0 and ".json.gz" in entry["kernel_floor_source"], name
+        if "matrix_efficiency" in entry:
+            assert 0 < entry["matrix_efficiency"] <= 1 and "rows of" in entry["matrix_efficiency_source"]
+
+
+def _trace_file(tmp_path: Path) -> Path:
+    events = []
+    for i in range(6):
+        ts = 10.0 + 100 * i
+        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": ts, "dur": 50,
+                       "args": {"External id": i + 1, "Input Dims": [[1024, 1024], [1024, 1024]],
+                                "Input type": ["c10::BFloat16", "c10::BFloat16"]}})
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                       "ts": ts + 5, "dur": 4, "args": {"correlation": 100 + i, "External id": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n",
+                       "pid": 0, "tid": 7, "ts": ts + 20, "dur": 12.0,
+                       "args": {"device": 0, "stream": 7, "correlation": 100 + i, "External id": i + 1,
+                                "grid": [64, 1, 1], "block": [128, 1, 1]}})
+    doc = {"traceEvents": events, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3",
+                                                        "numSms": 132, "totalGlobalMem": 85018279936}]}
+    path = tmp_path / "trace.json.gz"
+    with gzip.open(path, "wt") as f:
+        json.dump(doc, f)
+    return path
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-c", "import sys; from roofline.cli.main import main; sys.exit(main())",
+                           *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_the_command_projects_a_trace_as_json_csv_and_table(tmp_path):
+    trace = _trace_file(tmp_path)
+    done = _cli("project", str(trace), "--to", "mi300x", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["source_device"] == "NVIDIA H100 SXM5" and out["target_device"] == "AMD Instinct MI300X"
+    assert out["measured_time_s"] == pytest.approx(6 * 12e-6)
+    low, high = out["interval_s"]
+    assert low < out["projected_time_s"] < high
+    assert sum(r["projected_time_s"] for r in out["rows"] if r["in_total"]) == pytest.approx(out["projected_time_s"])
+    csv = _cli("project", str(trace), "--to", "mi300x", "--format", "csv")
+    assert csv.returncode == 0 and csv.stdout.splitlines()[0].startswith("name,family,measured_time_s")
+    table = _cli("project", str(trace), "--from", "h100-sxm", "--to", "mi300x")
+    assert table.returncode == 0 and "80 % interval" in table.stdout
+
+
+def test_the_command_refuses_a_bad_target_a_bad_share_and_bad_observations(tmp_path):
+    trace = _trace_file(tmp_path)
+    bad = _cli("project", str(trace), "--to", "no-such-gpu")
+    assert bad.returncode != 0 and "no device profile named" in bad.stderr
+    share = _cli("project", str(trace), "--to", "mi300x", "--share", "1.5")
+    assert share.returncode != 0 and "--share" in share.stderr
+    obs = tmp_path / "obs.yaml"
+    obs.write_text("[1, 2")
+    refused = _cli("project", str(trace), "--to", "mi300x", "--observed", str(obs))
+    assert refused.returncode != 0 and "obs.yaml" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_the_real_pairs_are_projected_whole(realdata):
+    """Every row of a real trace is projected and the totals add up; the
+    measured time is the MANIFEST's GPU kernel time. (How close the
+    projections come is benchmarks/projection.py's job.)"""
+    from roofline.cli.common import load_inputs
+    from roofline.devices.profile import find_device
+    path = realdata / "pairs" / "AMD-AGI__TraceLens__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+    ks, _ = load_inputs([str(path)])
+    p = project(place(ks, find_device("h100-sxm")), find_device("mi300x"))
+    assert np.all(np.isfinite(p.projected_s[np.isfinite(p.measured_s)]))
+    assert p.totals.total.measured_s == pytest.approx(45.43e-3, abs=0.01e-3)
+    assert p.totals.total.projected_s == pytest.approx(float(np.sum(p.projected_s[p.counted])))
+    assert {"twin", "matrix", "bandwidth"} <= {KEYS[b] for b in p.basis}
+    assert CODE["kept"] not in set(p.basis.tolist())
