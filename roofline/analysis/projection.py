@@ -67,6 +67,9 @@ class Projection:
     share: float                 # the share of its roof "at the roof" assumes
     totals: Totals
     notes: tuple[str, ...] = field(default=())
+    # the rows placed on the target's roofs (work, bytes, roofline time
+    # there): where a chart puts the projected points
+    on_target: Placements | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -120,7 +123,7 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     return Projection(source, target, kernels.names, kernels.families, time_s, projected, low, high,
                       at_roof, basis, counted, share,
                       totals(kernels.families, time_s, projected, low, high, at_roof, basis, counted),
-                      tuple(notes))
+                      tuple(notes), on_target)
 
 
 def _floor(figure: Figure | None, device: Device, notes: list[str]) -> float:
