@@ -20,6 +20,8 @@ from __future__ import annotations
 from .base import ImportResult, ProgramTime, Reader, detect, readers, register  # noqa: F401
 from . import kernels_csv  # noqa: F401  (registers the project's own format)
 from . import nsys  # noqa: F401  (Nsight Systems SQLite exports and nsys stats CSV)
+from . import rocpd  # noqa: F401  (rocprofv3's rocpd SQLite database, ROCm 7's default output)
+from . import rocprof_trace  # noqa: F401  (rocprof v1/v2 JSON traces: string timestamps, before the Chrome-trace readers)
 from . import xplane  # noqa: F401  (TensorFlow/JAX: XPlane .xplane.pb and Trace Viewer .trace.json.gz)
 from . import kineto  # noqa: F401  (PyTorch profiler / Kineto Chrome traces)
 from . import ert  # noqa: F401  (ERT results: device profiles, recognised to say so)
