@@ -313,28 +313,42 @@ def _agents(conn, objects: dict, suffix: str) -> list[dict]:
 
 
 def _counters(conn, path: Path, objects: dict, suffix: str, event_ids: np.ndarray):
-    """Counter columns per dispatch (its event's values, instances summed)."""
+    """Counter columns per dispatch (its event's values, instances summed),
+    grouped in SQL and fetched as arrays a chunk at a time."""
     events, info = "rocpd_pmc_event" + suffix, "rocpd_info_pmc" + suffix
     if events not in objects or info not in objects or not len(event_ids):
         return {}, []
     bad = conn.execute(f'SELECT id FROM "{events}" WHERE typeof(value) NOT IN (\'integer\', \'real\') '
-                       "OR value < 0 OR value > 1e300 LIMIT 1").fetchone()
+                       "OR NOT (value BETWEEN 0 AND 1e300) OR typeof(event_id) <> 'integer' "
+                       "OR typeof(pmc_id) <> 'integer' LIMIT 1").fetchone()
     if bad is not None:
         raise InputError(path, None, f"{events} row id {_text(bad[0])[:30]}: value is no finite non-negative "
-                         "count")
-    rows = conn.execute(f'SELECT E.event_id, P.name, total(E.value) FROM "{events}" E JOIN "{info}" P '
-                        "ON P.id = E.pmc_id GROUP BY E.event_id, E.pmc_id").fetchall()
+                         "count (or its event_id or pmc_id is no integer)")
+    names = {pid: _text(name).strip() for pid, name in conn.execute(f'SELECT id, name FROM "{info}"')
+             if isinstance(pid, int)}
+    cur = conn.execute(f'SELECT event_id, pmc_id, total(value) FROM "{events}" GROUP BY event_id, pmc_id')
+    parts = []
+    while chunk := cur.fetchmany(CHUNK):
+        parts.append(np.array(chunk, dtype=np.float64).reshape(len(chunk), 3))
+    if not parts:
+        return {}, []
+    rows = np.concatenate(parts)
     order = np.argsort(event_ids, kind="stable")
-    sorted_ids = event_ids[order]
+    at = np.searchsorted(event_ids[order], rows[:, 0])
+    hit = at < len(order)
+    hit[hit] = event_ids[order][at[hit]] == rows[hit, 0]
     out: dict[str, np.ndarray] = {}
-    for event, name, total in rows:
-        if not isinstance(event, int):
+    for pmc in np.unique(rows[hit, 1]).tolist():
+        name = names.get(int(pmc))
+        if name is None:
             continue
-        at = int(np.searchsorted(sorted_ids, event))
-        if at < len(sorted_ids) and sorted_ids[at] == event:
-            column = out.setdefault(_text(name).strip(), np.full(len(event_ids), np.nan))
-            column[order[at]] = (0.0 if np.isnan(column[order[at]]) else column[order[at]]) + float(total)
-    return out, []
+        mask = hit & (rows[:, 1] == pmc)
+        column = out.setdefault(name, np.full(len(event_ids), np.nan))
+        column[order[at[mask]]] = np.nan_to_num(column[order[at[mask]]]) + rows[mask, 2]
+    unmatched = int((~hit).sum())
+    notes = [f"{events}: {unmatched} counter value(s) belong to no kernel dispatch's event: not read"] \
+        if unmatched else []
+    return out, notes
 
 
 # --------------------------------------------------------------------------
