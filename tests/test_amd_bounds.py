@@ -229,3 +229,10 @@ def test_an_oversized_agent_info_is_refused_unread(tmp_path):
     with pytest.raises(InputError) as err:
         read_profile(path)
     assert err.value.path == str(info) and "agent_info.csv" in str(err.value)
+
+
+def test_rocprofv3_json_nested_thousands_deep_is_one_line(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text('{"rocprofiler-sdk-tool": [{"agents": [], "junk": ' + "[" * 100_000 + "]" * 100_000 + "}]}")
+    with pytest.raises(InputError, match="nested too deeply to read: not rocprofv3 JSON output"):
+        read_profile(path)

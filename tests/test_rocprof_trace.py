@@ -113,3 +113,11 @@ def test_numeric_timestamps_stay_with_the_chrome_trace_readers(tmp_path):
     kineto = {"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.5,
                                "dur": 2.0, "args": {"device": 0, "stream": 7}}]}
     assert detect(write(tmp_path, kineto, "k.json")).name != "rocprof-json"
+
+
+def test_json_nested_thousands_deep_is_one_line(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(trace(kern(DAXPY, 1_000, 2_000, 1)))[:-1] + ', "junk": ' + deep + "}")
+    with pytest.raises(InputError, match="nested too deeply to read"):
+        read_profile(path)

@@ -236,6 +236,8 @@ def _decode(text: str, path: Path) -> _File:
         return _DECODER.decode(text)
     except msgspec.ValidationError as exc:
         raise InputError(path, None, _validation(exc)) from None
+    except RecursionError:      # values nested thousands deep (in a key the reader skips, too)
+        raise InputError(path, None, "JSON nested too deeply to read: not rocprofv3 JSON output") from None
     except msgspec.DecodeError as exc:
         at = re.search(r"byte (\d+)", str(exc))
         line = text.count("\n", 0, int(at.group(1))) + 1 if at else None

@@ -108,6 +108,8 @@ def _decode(text: str, path: Path) -> _File:
         where = m.group(1) if m else "the file"
         raise InputError(path, None, f"{where}: {str(exc)[:m.start() if m else 200]} (not a rocprof JSON trace)") \
             from None
+    except RecursionError:      # values nested thousands deep (in a key the reader skips, too)
+        raise InputError(path, None, "JSON nested too deeply to read: not a rocprof JSON trace") from None
     except msgspec.DecodeError as exc:
         raise InputError(path, None, f"not valid JSON: {exc}") from None
 
@@ -129,7 +131,7 @@ def _rows(events, picked: list[int], path: Path) -> tuple[list[dict], int]:
     rows, coarse = [], 0
     for i in picked:
         e = events[i]
-        row = {k: "" if v is None else str(v) for k, v in e.args.items()}
+        row = {k.strip(): "" if v is None else str(v) for k, v in e.args.items()}
         row["KernelName"] = row.get("KernelName") or row.get("Name") or e.name
         if not row.get("gpu-id") and row.get("dev-id"):
             row["gpu-id"] = row["dev-id"]
