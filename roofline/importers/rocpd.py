@@ -47,6 +47,7 @@ from urllib.parse import quote
 import numpy as np
 
 from ..core.errors import InputError
+from ..core.text_files import regular_file
 from .amd_counters import missing_advice
 from .base import ImportResult, Reader, checked, register
 from .rocprof_checks import AGENT_FIGURES, agent_figures
@@ -107,6 +108,7 @@ def sniff_db(path: Path, head: bytes) -> bool:
 
 def read(path) -> ImportResult:
     path = Path(path)
+    regular_file(path)              # a FIFO would block the open
     with open(path, "rb") as fh:
         if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise InputError(path, None, "not an SQLite database (rocprofv3 --output-format rocpd writes one; "
