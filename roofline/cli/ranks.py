@@ -15,7 +15,17 @@ many ranks:
   on N local processes and --scheduler ADDRESS (tcp://HOST:PORT) on a running
   dask.distributed cluster (needs `pip install 'roofline[dask]'`). The output
   is per kernel family and rank, with the slowest rank and the spread across
-  ranks.
+  ranks. A reader's failure on any rank is one error naming its file.
+
+  a folder is one profile, not ranks, only by the files at its top:
+  pmc_perf.csv (a rocprof-compute workload), or probe.toml with result/ (a
+  Neutrino run); a folder with no *.json/*.json.gz at its top whose
+  subfolders hold pmc_perf.csv is rocprof-compute's workloads/NAME. Any
+  other folder is a rank folder: its *.json and *.json.gz files are the
+  ranks, and a warning names every other entry it did not read (subfolders
+  too, saying which are profiles). A folder with traces and a profile's
+  files both at its top is refused: give DIR/pmc_perf.csv or DIR/probe.toml
+  to read the profile, or move the traces to a folder of their own.
 """
 
 
@@ -58,8 +68,9 @@ def load_ranks(args):
 
     from ..importers.kineto.result import KinetoResult
     from ..core.model import KernelRows
-    from ..importers.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks
+    from ..importers.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks, skipped_notes
     files = rank_files(args.files)
+    skipped = skipped_notes(args.files)     # read_ranks is given the files: it cannot name them
     bar = _LazyBar(len(files))
     try:   # Ctrl-C and SIGTERM (cli.main makes it raise) stop the workers on the way out
         parts, notes = read_ranks(files, workers=args.workers, scheduler=args.scheduler,
@@ -71,7 +82,7 @@ def load_ranks(args):
                             device_properties=p.device_properties, rank=p.rank,
                             communication=p.communication) for p in parts]
     ranks = np.concatenate([np.full(len(p.summary), p.rank, dtype=np.int64) for p in parts])
-    warnings = list(notes) + [f"rank {p.rank}: {w}" for p in parts for w in p.warnings[:3]]
+    warnings = skipped + list(notes) + [f"rank {p.rank}: {w}" for p in parts for w in p.warnings[:3]]
     return results, ranks, warnings
 
 

@@ -16,10 +16,10 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..core.errors import Advice, InputError
+from ..core.errors import Advice, InputError, RooflineError
+from .rank_rule import RANKS, TRACE_SUFFIXES, folder_kind, skipped, skipped_note, trace_names  # noqa: F401
 
 _RANK_IN_NAME = re.compile(r"(?:rank|node|worker)[_\-.]?(\d+)", re.IGNORECASE)
-TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
 # ranks are numbered like torch.distributed's (a C int); a bigger number is
 # not a rank, and would not fit the int64 columns the ranks go into
 MAX_RANK = 2**31 - 1
@@ -60,14 +60,13 @@ class Refused:
 def rank_files(paths) -> list[Path]:
     """The trace files of the given files and directories (a directory
     gives every ``*.json``/``*.json.gz`` in it, sorted). Each must be a
-    regular file (after links): a FIFO would block the reader forever."""
+    regular file (after links): a FIFO would block the reader forever. A
+    directory that is one profiler's output (:mod:`.rank_rule`) is refused:
+    it is no rank of this job."""
     out = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = _listed(p)
-            if not found:
-                raise InputError(p, None, "no trace files (*.json, *.json.gz) in this directory")
-            out += found
+            out += _listed(p)
         else:
             out.append(p)
     for f in out:
@@ -75,11 +74,27 @@ def rank_files(paths) -> list[Path]:
     return out
 
 
+def skipped_notes(paths) -> list[Advice]:
+    """One warning per rank folder among ``paths`` naming the entries it
+    does not read (a subfolder that is a profile said to be one)."""
+    notes = []
+    for p in map(Path, paths):
+        names = skipped(p) if p.is_dir() else []
+        if names:
+            notes.append(Advice(skipped_note(p, names), "", subject="ranks"))
+    return notes
+
+
 def _listed(folder: Path) -> list[Path]:
-    try:
-        return sorted(f for f in folder.iterdir() if f.name.endswith(TRACE_SUFFIXES))
-    except OSError as exc:
-        raise InputError(folder, None, f"cannot list this directory: {exc.strerror}") from None
+    kind = folder_kind(folder)
+    if kind != RANKS:
+        raise InputError(folder, None, f"a {kind}, not a folder of rank traces: read it in a command of its own")
+    found = [folder / name for name in trace_names(folder)]
+    if not found:
+        names = skipped(folder)
+        what = f" (it holds {', '.join(names[:3])}{' ...' if len(names) > 3 else ''})" if names else ""
+        raise InputError(folder, None, f"no trace files (*.json, *.json.gz) in this directory{what}")
+    return found
 
 
 def _check_regular(path: Path) -> None:
@@ -122,7 +137,18 @@ def summarise(ks):
 
 
 def read_rank(path: str) -> RankPart:
-    """Read one rank's file and summarise it (runs in a worker)."""
+    """Read one rank's file and summarise it (runs in a worker). Whatever
+    fails in it is an InputError naming the file (:func:`.read.reader_failure`)."""
+    from .read import reader_failure
+    try:
+        return _read_rank(path)
+    except RooflineError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - one line naming the file, in a worker too
+        raise reader_failure(path, exc) from exc
+
+
+def _read_rank(path: str) -> RankPart:
     from .read import read_profile
     from ..core.model import KernelSet
     r = read_profile(path)
@@ -146,6 +172,8 @@ def read_batch(paths: list[str]) -> list[RankPart] | Refused:
             out.append(read_rank(path))
         except InputError as exc:
             return Refused(exc.path, exc.line, exc.detail)
+        except RooflineError as exc:   # not about one line of the file, but found reading it
+            return Refused(path, None, str(exc))
     return out
 
 
@@ -176,8 +204,9 @@ def read_ranks(paths, workers: int | None = None, scheduler: str | None = None,
     """Every rank's summary, in rank order, and advice on how they were read.
     ``timeout``: seconds to wait for the scheduler to answer and to have a worker."""
     files = [str(p) for p in rank_files(paths)]
-    notes: list[Advice] = []
-    address = _cluster_address(scheduler, notes)
+    cluster: list[Advice] = []
+    address = _cluster_address(scheduler, cluster)
+    notes = skipped_notes(paths) + cluster
     if address:
         from .rank_cluster import on_cluster
         done = on_cluster(lambda threads: batches(files, threads), read_batch, address, timeout, progress)
@@ -186,7 +215,7 @@ def read_ranks(paths, workers: int | None = None, scheduler: str | None = None,
         done = on_processes(batches(files, workers), read_batch, workers, progress)
     else:
         done = [_one_after_another(files, progress)]
-        if len(files) > 1 and workers is None and not notes:
+        if len(files) > 1 and workers is None and not cluster:
             notes.append(Advice(f"{len(files)} ranks read one after another",
                                 "--workers N reads them on N processes", subject="ranks"))
     # (a batch a worker refused was raised as it came back)

@@ -65,11 +65,22 @@ def _collect(futures: dict, batches: list, progress) -> list:
             out[i] = fut.result()
         except BrokenProcessPool:
             raise InputError(batches[i][0], None, worker_died(batches[i], "--workers")) from None
+        except Exception as exc:   # noqa: BLE001 - e.g. a result that could not be sent back
+            raise InputError(batches[i][0], None, not_sent(batches[i], exc)) from exc
         if hasattr(out[i], "raise_it"):   # a refused file: no point reading the rest
             out[i].raise_it()
         if progress:
             progress(len(batches[i]))
     return out
+
+
+def not_sent(batch: list, exc: Exception) -> str:
+    """Why a worker's answer for this batch did not come back (the task
+    itself turns every failure into data: this is the way back failing)."""
+    more = f" or one of the {len(batch) - 1} after it" if len(batch) > 1 else ""
+    text = " ".join(str(exc).split())[:200]
+    return (f"a worker read this file{more} but its answer could not be sent back ({type(exc).__name__}"
+            f"{': ' + text if text else ''}): read without --workers to see which")
 
 
 def worker_died(batch: list, option: str) -> str:

@@ -8,18 +8,30 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..core.errors import InputError, RooflineError
 from ..core.families import family_of
 from ..core.model import KernelRows
 from .base import ImportResult, checked, detect
+
+# an exception message quoted in a one-line error is cut here (it may quote
+# a whole cell or name of the file)
+_MESSAGE_CHARS = 200
 
 
 def read_profile(path: str | Path) -> ImportResult:
     """Read any supported profile into kernels (each with a family, from its
     name when the file gives none); raises InputError on bad input: what
     is no regular file, text that cannot be read, and times, counts or
-    counters that are no measurement."""
+    counters that are no measurement. An exception a reader did not turn
+    into an InputError itself (an OverflowError, RecursionError, MemoryError
+    ...) becomes one, naming the file (:func:`reader_failure`)."""
     path = Path(path)
-    result = checked(_folder(path) or detect(path).read(path))
+    try:
+        result = checked(_folder(path) or detect(path).read(path))
+    except RooflineError:
+        raise
+    except Exception as exc:   # noqa: BLE001 - any reader's failure is one line naming the file
+        raise reader_failure(path, exc) from exc
     if isinstance(result.kernels, KernelRows):
         fill_families(result.kernels.columns)
         return result
@@ -29,23 +41,43 @@ def read_profile(path: str | Path) -> ImportResult:
     return replace(result, kernels=kernels)
 
 
+def reader_failure(path, exc: BaseException) -> InputError:
+    """An exception raised inside a reader as one line naming the file: the
+    reader named no field (it would have raised an InputError saying which),
+    so the line says what kind of failure it was."""
+    name = type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        return InputError(path, None, f"cannot read: {exc.strerror}")
+    what = ("nested too deeply to read" if isinstance(exc, RecursionError) else
+            "too big to read in this process's memory" if isinstance(exc, MemoryError) else
+            "cannot be read")
+    text = " ".join(str(exc).split())
+    if len(text) > _MESSAGE_CHARS:
+        text = text[: _MESSAGE_CHARS - 1] + "…"
+    return InputError(path, None, f"{what} ({name}{': ' + text if text else ''}); the reader names no "
+                      "field: a damaged file, or a form of it the reader does not expect")
+
+
 def is_profiler_folder(path) -> bool:
     """A folder one profiler wrote for one run (a rocprof-compute workload, a
-    Neutrino run), read as one profile: not a folder of rank traces."""
-    from . import neutrino, rocprof_compute
-    return rocprof_compute.is_workload(path) or neutrino.is_run_folder(path)
+    Neutrino run), read as one profile: not a folder of rank traces (the
+    rule: :mod:`.rank_rule`)."""
+    from .rank_rule import is_profile_folder
+    return is_profile_folder(path)
 
 
 def _folder(path: Path) -> ImportResult | None:
     """The result of a profiler's output folder (a rocprof-compute
-    workload, a Neutrino run), None for anything else (files, and folders no reader takes:
-    detect() then says what they are)."""
+    workload, a Neutrino run, by :mod:`.rank_rule`), None for anything else
+    (files, and folders no reader takes: detect() then says what they are)."""
     if not path.is_dir():
         return None
     from . import neutrino, rocprof_compute
-    if rocprof_compute.is_workload(path):
+    from .rank_rule import NEUTRINO, ROCPROF_COMPUTE, folder_kind
+    kind = folder_kind(path)
+    if kind == ROCPROF_COMPUTE:
         return rocprof_compute.read_workload(path)
-    if neutrino.is_run_folder(path):
+    if kind == NEUTRINO:
         return neutrino.read_run(path)
     return None
 
