@@ -310,13 +310,15 @@ def build_device(spec: GpuSpec) -> Device:
     inst = instruction_ceiling(spec)
     texts = [c.source for c in compute.values()] + [m.bandwidth.source for m in memory.values()]
     texts.append(str(dict(spec.extra.get("scale_up_link") or {}).get("source", "")))   # not a level, but cited
-    return Device(
+    from .observed import with_kernel_floor
+    # the least a kernel takes on it, observed on real traces (devices/observations)
+    return with_kernel_floor(Device(
         name=spec.name, kind="gpu", compute=compute, memory=memory, instruction_rate=inst,
         launch_overhead_s=LAUNCH_OVERHEAD_S,
         clocks_hz=clocks(spec), architecture=architecture(spec),
         provenance={"method": "datasheet", "sources": sources(texts + [inst.source]),
                     "generated_by": GENERATED_BY},
-    )
+    ))
 
 
 def devices() -> dict[str, Device]:

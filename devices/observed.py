@@ -12,7 +12,7 @@ then carry the source's and widen their interval).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -95,3 +95,20 @@ def matrix_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
     compute-bound matrix kernels built for it, in the traces named; None
     where no trace of it was observed."""
     return _figure(_entry(device, path), "matrix_efficiency")
+
+
+def with_kernel_floor(device: Device) -> Device:
+    """``device`` with ``architecture.kernel_floor_s`` and its source, for a
+    GPU whose profile does not say it (the classification's evidence that a
+    lone short kernel is at the device's floor)."""
+    arch = device.architecture or {}
+    if device.kind != "gpu" or "kernel_floor_s" in arch:
+        return device
+    try:
+        figure = kernel_floor(device)
+    except (OSError, ValueError):      # no observations shipped: the profile stands as it is
+        return device
+    if figure is None:
+        return device
+    return replace(device, architecture={**arch, "kernel_floor_s": figure.value,
+                                         "kernel_floor_source": figure.source})

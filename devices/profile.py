@@ -241,7 +241,8 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
     bad = _unusable(data)
     if bad is not None:
         reader.fail(*bad)
-    return with_links(reader.device(data))
+    from .observed import with_kernel_floor
+    return with_kernel_floor(with_links(reader.device(data)))
 
 
 def _unusable(data, keys: tuple = ()) -> tuple[tuple, str] | None:

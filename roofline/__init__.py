@@ -2,10 +2,11 @@
 
 Library entry points::
 
-    from roofline import find_device, read_kernels, place
+    from roofline import find_device, read_kernels, place, project
     device = find_device("v100-sxm2")
     placements = place(read_kernels("kernels.csv"), device)
     placements.records()       # one dict per kernel: bound, level, efficiency ...
+    project(placements, find_device("a100-40gb-sxm"))   # the same kernels on another device
 
 Everything is in SI units (seconds, bytes, FLOP). The package map, and
 which part may import which, is in docs/architecture.md.
@@ -35,6 +36,14 @@ from .core.placement import Placements, Rules, place  # noqa: E402
 from .devices.profile import find_device, load_device, save_device  # noqa: E402
 
 
+def project(placements: Placements, target: Device, share: float = 0.8):
+    """``placements`` (a trace placed on its own device) projected onto
+    ``target``: a :class:`roofline.analysis.projection.Projection`, per row
+    and in total, with 80 % intervals (docs/concepts.md, "Projection")."""
+    from .analysis.projection import project as _project
+    return _project(placements, target, share=share)
+
+
 def read_kernels(*paths) -> KernelSet:
     """Kernels from any supported profile file(s) (kernels.csv, ncu, nvprof,
     nsys, Kineto), as one :class:`KernelSet`."""
@@ -45,4 +54,4 @@ def read_kernels(*paths) -> KernelSet:
 
 __all__ = ["Advice", "Ceiling", "Device", "InputError", "Kernel", "KernelSet", "MemoryLevel",
            "MissingMetricError", "Placements", "RooflineError", "Rules", "find_device",
-           "load_device", "place", "read_kernels", "save_device"]
+           "load_device", "place", "project", "read_kernels", "save_device"]

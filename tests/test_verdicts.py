@@ -85,14 +85,27 @@ def test_a_kernel_with_100_us_of_roof_time_per_call_is_never_overhead(rows):
             assert r["bound"] != "overhead"
 
 
-def test_a_launch_with_fewer_blocks_than_sms_under_fills_the_gpu():
+def test_a_launch_with_fewer_blocks_than_sms_has_the_roof_of_the_sms_it_fills():
     k = Kernel("gemm_small", time_s=20e-6, flops={"fp32": 1e7}, bytes={"DRAM": 2e6}, launch={"grid": (40, 1, 1)})
     r = records(gpu(sms=80), [k])[0]
-    assert (r["bound"], r["overhead_kind"]) == ("overhead", "under-fills the device")
-    # a full grid, or a device whose SM count is not known: no such evidence
+    # its time scales with its work: not overhead, but half the device's roof, and said why
+    assert (r["bound"], r["reason"]) == ("bandwidth", "under-fills the device")
+    # a full grid, or a device whose SM count is not known: the device's roof, no such evidence
     full = records(gpu(sms=80), [replace(k, launch={"grid": (160, 1, 1)})])[0]
     unknown = records(gpu(sms=None), [k])[0]
     assert full["bound"] == unknown["bound"] == "bandwidth" and full["reason"] == "no evidence"
+    assert r["roofline_time_s"] == pytest.approx(2 * full["roofline_time_s"])
+    assert r["efficiency"] == pytest.approx(2 * full["efficiency"])
+
+
+def test_a_lone_short_kernel_at_the_device_floor_is_overhead():
+    """A 5 us kernel moving 4 KB, alone in its profile (no floor of its own):
+    the device's kernel floor observed on real traces is the evidence."""
+    k = Kernel("tiny_kernel", time_s=5e-6, flops={"fp32": 1e3}, bytes={"DRAM": 4096.0})
+    plain = gpu()
+    floored = replace(plain, architecture={**plain.architecture, "kernel_floor_s": 2.5e-6})
+    assert records(plain, [k])[0]["bound"] == "bandwidth"
+    assert records(floored, [k])[0]["bound"] == "overhead"
 
 
 def test_a_cpu_operator_on_fewer_threads_than_the_roof_says_so():

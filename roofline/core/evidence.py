@@ -26,13 +26,17 @@ only on one of these, strongest first:
    in this profile: the median fixed cost of its fits, else its shortest
    call (an upper bound on the device's minimum kernel duration) when it has
    at least :data:`FLOOR_ROWS` timed rows (one kernel is no floor for
-   itself), and only when that is under ``Rules.substantial_s``. A kernel with no fit of its
+   itself), else the device's kernel floor observed on real traces
+   (``architecture.kernel_floor_s``), and only when that is under
+   ``Rules.substantial_s``. A kernel with no fit of its
    own whose call lasts at most :data:`NEAR_FLOOR` x the floor, while its
    roofline time is under half that call, pays the floor as fixed cost.
-3. **Too small to fill the device**: a GPU launch of fewer thread blocks
-   than the device has multiprocessors leaves some idle (its roof assumes
-   all of them), where the launch configuration and the SM count are known;
-   and any kernel whose roofline time per call is under half the floor:
+3. **Too small to fill the device**: a GPU launch of B thread blocks on a
+   device of S > B multiprocessors keeps B/S of them busy, where the
+   launch configuration and the SM count are known: its roof is B/S of
+   the device's (:func:`grid_fill`; the placement lowers it), which is a
+   reason, not overhead (its time still scales with its work). Overhead
+   evidence is any kernel whose roofline time per call is under half the floor:
    at the roof its work would be over before the least call of the profile
    is, so no part of its time can be the work's (the bytes it moves are
    fewer than the device keeps in flight).
@@ -93,14 +97,16 @@ def group_keys(names: np.ndarray, operators: np.ndarray) -> np.ndarray:
 
 def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.ndarray,
                 floor_cap_s: float = math.inf, elementwise: np.ndarray | None = None,
-                cap_s: float = math.inf) -> FixedCosts:
+                cap_s: float = math.inf, device_floor_s: float = math.nan) -> FixedCosts:
     """Fixed costs from fits over the rows sharing a key, then the floor for
     rows without a fit of their own (see the module doc); a floor of
     ``floor_cap_s`` or more is no fixed cost and is not used.
     ``elementwise`` (CPU traces): the rows of element-wise operators, whose
     typical fit is the dispatch cost the other fits are checked against;
     ``cap_s``: the most a fixed cost can be when no element-wise operator
-    has a fit (:func:`plausible_fits`)."""
+    has a fit (:func:`plausible_fits`). ``device_floor_s``: the device's
+    kernel floor observed on real traces, the floor where the profile gives
+    none (too few rows: a lone 5 us kernel is at a V100's floor)."""
     n = len(keys)
     fixed = np.full(n, math.nan)
     basis = np.zeros(n, dtype=np.int8)
@@ -122,6 +128,8 @@ def fixed_costs(keys: np.ndarray, time_per_call: np.ndarray, roof_per_call: np.n
     typical = float(np.median(fitted)) if fitted else math.nan
     timed = np.isfinite(time_per_call) & (time_per_call > 0)
     floor = typical if fitted else (float(time_per_call[timed].min()) if timed.sum() >= FLOOR_ROWS else math.nan)
+    if not math.isfinite(floor):
+        floor = device_floor_s
     if not floor < floor_cap_s:
         floor = math.nan
     if math.isfinite(floor):
@@ -259,9 +267,30 @@ def under_filled(blocks: np.ndarray, multiprocessors: int | None, roof_per_call:
                  floor_s: float) -> np.ndarray:
     """Launches of fewer thread blocks than the device has SMs (CUs), and
     calls whose roofline time is under half the profile's floor."""
-    out = np.zeros(len(blocks), dtype=bool)
-    if multiprocessors:
-        out |= np.isfinite(blocks) & (blocks < multiprocessors)
-    if math.isfinite(floor_s):
-        out |= np.isfinite(roof_per_call) & (roof_per_call > 0) & (roof_per_call < 0.5 * floor_s)
-    return out
+    return (grid_fill(blocks, multiprocessors) < 1) | too_small(roof_per_call, floor_s)
+
+
+def grid_fill(blocks: np.ndarray, multiprocessors: int | None) -> np.ndarray:
+    """The share of the SMs (CUs) a launch of fewer blocks than the device
+    has keeps busy: its roof is that share of the device's (1 for a full
+    grid, or where the launch or the SM count is not known)."""
+    if not multiprocessors:
+        return np.ones(len(blocks))
+    short = np.isfinite(blocks) & (blocks >= 1) & (blocks < multiprocessors)
+    return np.where(short, np.where(short, blocks, 1.0) / multiprocessors, 1.0)
+
+
+def device_floor(architecture) -> float:
+    """A GPU's kernel floor observed on real traces
+    (``architecture.kernel_floor_s``, roofline.devices.observed); NaN: none."""
+    floor = (architecture or {}).get("kernel_floor_s")
+    ok = isinstance(floor, (int, float)) and not isinstance(floor, bool) and math.isfinite(floor) and floor > 0
+    return float(floor) if ok else math.nan
+
+
+def too_small(roof_per_call: np.ndarray, floor_s: float) -> np.ndarray:
+    """Calls whose roofline time is under half the floor: at the roof their
+    work would be over before the least call is (item 3 of the module doc)."""
+    if not math.isfinite(floor_s):
+        return np.zeros(len(roof_per_call), dtype=bool)
+    return np.isfinite(roof_per_call) & (roof_per_call > 0) & (roof_per_call < 0.5 * floor_s)

@@ -42,7 +42,7 @@ from .compulsory import place_compulsory
 from .cores import one_core_device
 from .cpu_units import matrix_unit_assumed, matrix_unit_note
 from .errors import Advice
-from .evidence import FixedCosts, fixed_costs, group_keys, under_filled
+from .evidence import FixedCosts, device_floor, fixed_costs, grid_fill, group_keys, too_small, under_filled
 from .kernel_precision import precision_from_name
 from .model import Device, KernelSet
 from .units import whole_counts
@@ -304,6 +304,13 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         t_levels.update(link.terms())
         warnings += link_warnings(link, device.links)
 
+    # a launch of fewer blocks than SMs has the roof of the SMs it fills
+    # (collectives are placed on their links, not the SMs)
+    fill = grid_fill(kernels.blocks, _multiprocessors(device))
+    if link is not None:
+        fill = np.where(np.asarray(link.level) != "", 1.0, fill)
+    t_compute = t_compute / fill
+    t_levels = {lv: t / fill for lv, t in t_levels.items()}
     stack = np.vstack([t_compute] + list(t_levels.values()))
     limiter_names = ("compute",) + tuple(t_levels)
     known = ~np.all(np.isnan(stack), axis=0)
@@ -333,7 +340,8 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         fixed = fixed_costs(group_keys(kernels.names, kernels.operators), time_s / count, t_roof / count,
                             floor_cap_s=rules.substantial_s,
                             elementwise=(kernels.families == "elementwise") if cpu else None,
-                            cap_s=rules.substantial_s if cpu else math.inf)
+                            cap_s=rules.substantial_s if cpu else math.inf,
+                            device_floor_s=device_floor(device.architecture if device.kind == "gpu" else None))
     # a share of a memory roof is comparable between peers only for working sets beyond the LLC
     fair_roof = (limiter_index == 0) | ((limiter_index > 0) & ~compulsory.fits_cache)
     causes = cause_evidence(kernels, cpu, efficiency, t_roof, rules.substantial_s, fair_roof, compulsory.from_cache)
@@ -346,7 +354,8 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
     # fixed cost the fits give (the rest of its time then beat the roof)
     unexplained = efficiency < 1 - rules.fixed_share
     candidate = timed & (evidence.dispatch | evidence.no_work | evidence.latency
-                         | ((fixed_most | evidence.under_filled) & unexplained & ~(t_roof == 0)))
+                         | ((fixed_most | too_small(t_roof / count, fixed.floor_s)) & unexplained
+                            & ~(t_roof == 0)))
     overhead = candidate & ~(t_roof / count >= rules.substantial_s)
     reason = R.reasons(evidence, below & timed, efficiency, overhead)
     code[overhead] = _CODE[OVERHEAD]
