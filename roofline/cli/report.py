@@ -61,6 +61,7 @@ def run(args) -> int:
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".html", ".htm", ".md", ".markdown"):
         raise InputError(args.output, None, "expected an output file ending in .html or .md")
+    check_output(Path(args.output))
     if args.top < 1:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
     t0 = time.perf_counter()
@@ -88,3 +89,23 @@ def run(args) -> int:
     print(visible(f"wrote {args.output}{extra} ({len(report.placements):,} kernel rows on {device.name}, "
                   f"{time.perf_counter() - t0:.1f} s)"))
     return 0
+
+
+def check_output(path) -> None:
+    """Refuse, before anything is read or written, an output the report
+    could not be saved to: a directory (for Markdown, its PNGs' names too:
+    ``<stem>_<chart>.png`` beside it), or a parent that is no directory.
+    What only the write can tell (a full disk) is still said by the write."""
+    from ..core.errors import InputError
+    if path.is_dir():
+        raise InputError(path, None, "is a directory: give the report's file name, e.g. "
+                         f"{path / ('report' + (path.suffix or '.html'))}")
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(path, None, f"{parent} is not a directory: the report cannot be written there")
+    if path.suffix.lower() in (".md", ".markdown") and parent.is_dir():
+        import glob
+        taken = sorted(p for p in parent.glob(glob.escape(path.stem) + "_*.png") if p.is_dir())
+        if taken:
+            raise InputError(taken[0], None, "is a directory where the Markdown report writes a chart: "
+                             "move it, or give another report name")

@@ -75,6 +75,16 @@ _FUNC = re.compile(r"\[exec\] funcmap-find (\S+) (success|fail)\s*$")
 _GRID = re.compile(r"\[exec\] grid (\d+) (\d+) (\d+) block (\d+) (\d+) (\d+) shared (\d+)\s*$")
 _SAVE = re.compile(r"\[exec\] save (.+) size (\d+)\s*$")
 _TIME = re.compile(r"\[exec\] prologue \S+ kernel (\S+) epilogue")
+MAX_TOML_BYTES = 1 << 20           # the probes' tables and their code: a few kB in neutrino/tools
+MAX_KEY_PARTS = 16
+# a key part, matched possessively and never from inside a bare word, so the
+# search stays linear in the file's size
+_KEY_PART = r"(?:[A-Za-z0-9_-]++|\"[^\"\n]*+\"|'[^'\n]*+')"
+_LONG_KEY = re.compile(r"(?<![A-Za-z0-9_-])" + _KEY_PART + r"(?:[ \t]*+\.[ \t]*+" + _KEY_PART + "){%d}"
+                       % MAX_KEY_PARTS)
+# event.log is read line by line; a line longer than this names no launch
+# (a kernel name of a C++ template is a few kB) and is skipped, with a warning
+MAX_LOG_LINE = 1 << 20
 
 
 @dataclass
@@ -241,11 +251,10 @@ def _section_hint(folder: Path, warnings: list) -> int | None:
     toml_path = folder / "probe.toml"
     if _refused(toml_path, folder, warnings):
         return None
-    try:
-        data = tomllib.loads(toml_path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        warnings.append(Advice(f"probe.toml cannot be read ({str(exc).splitlines()[0]})", "the section of "
-                               "16-byte warp records is taken as the block-scheduling one", subject="probe.toml"))
+    data, problem = _probe_toml(toml_path)
+    if problem is not None:
+        warnings.append(Advice(f"probe.toml cannot be read ({problem})", "the section of 16-byte warp "
+                               "records is taken as the block-scheduling one", subject="probe.toml"))
         return None
     maps = data.get("map")
     if isinstance(maps, dict):
@@ -258,6 +267,32 @@ def _section_hint(folder: Path, warnings: list) -> int | None:
     if len(tables) > MAX_PROBES or not fits:
         return None
     return fits[0]
+
+
+def _probe_toml(path: Path) -> tuple[dict, str | None]:
+    """probe.toml's tables, or why they are not read. Bounded before parsing:
+    at most :data:`MAX_TOML_BYTES`, and no dotted key of more than
+    :data:`MAX_KEY_PARTS` parts (tomllib builds every prefix of a dotted key:
+    memory grows with the square of its length, 20 kB took 400 MB); nesting
+    too deep for the parser is a RecursionError, caught."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_TOML_BYTES + 1)
+    except OSError as exc:
+        return {}, exc.strerror or "cannot open"
+    if len(raw) > MAX_TOML_BYTES:
+        return {}, f"more than {MAX_TOML_BYTES // 1024} KiB: a Neutrino probe.toml is a few kB"
+    text = raw.decode("utf-8", errors="replace")
+    chain = _LONG_KEY.search(text)
+    if chain:
+        return {}, (f"a dotted key of more than {MAX_KEY_PARTS} parts at line {text.count(chr(10), 0, chain.start()) + 1}"
+                    ": a probe.toml nests a few tables")
+    try:
+        return tomllib.loads(text), None
+    except tomllib.TOMLDecodeError as exc:
+        return {}, str(exc).splitlines()[0]
+    except RecursionError:
+        return {}, "nested too deeply"
 
 
 def _dtypes(regs) -> list:
@@ -278,15 +313,42 @@ def _event_log(folder: Path, warnings: list) -> tuple[dict[str, _Launch], dict[s
                                "when one kernel was probed; otherwise launches stay unnamed", subject=folder.name))
         return {}, names
     try:
-        text = log.read_bytes().decode("utf-8", errors="replace")   # kernel names and argv may be any bytes
+        with open(log, "rb") as fh:
+            launches = _parse_log(log, _log_lines(fh, log, warnings), names)
     except OSError as exc:
         raise InputError(log, None, f"cannot read: {exc.strerror}") from None
+    return launches, names
+
+
+def _log_lines(fh, log: Path, warnings: list):
+    """(line number, text) of each event.log line that starts with '[' (the
+    only ones parsed), read as a stream: memory is one line at most
+    :data:`MAX_LOG_LINE` long, whatever the log's size; longer lines are
+    skipped and counted in one warning. Kernel names and argv may be any
+    bytes: decoded with replacement."""
+    number, long_lines, first_long = 0, 0, 0
+    while raw := fh.readline(MAX_LOG_LINE):
+        number += 1
+        if len(raw) == MAX_LOG_LINE and not raw.endswith(b"\n"):
+            long_lines, first_long = long_lines + 1, first_long or number
+            while (rest := fh.readline(MAX_LOG_LINE)) and not rest.endswith(b"\n"):
+                pass
+            continue
+        if raw.startswith(b"["):
+            yield number, raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    if long_lines:
+        warnings.append(Advice(f"{long_lines:,} line(s) longer than {MAX_LOG_LINE // 1024} KiB skipped "
+                               f"(first: line {first_long})", "no Neutrino log line is that long: the log "
+                               "is damaged there", subject=log.name))
+
+
+def _parse_log(log: Path, lines, names: dict) -> dict[str, _Launch]:
+    """{result file name: its launch} from event.log's lines; the rename
+    lines add to ``names``."""
     by_function: dict[str, str] = {}
     launches: dict[str, _Launch] = {}
     function = grid = last = None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.startswith("["):
-            continue
+    for number, line in lines:
         if m := _NAME.match(line):
             by_function[m.group(1)] = m.group(2)
         elif m := _RENAME.match(line):
@@ -304,7 +366,7 @@ def _event_log(folder: Path, warnings: list) -> tuple[dict[str, _Launch], dict[s
             if ms is None or ms < 0:
                 raise InputError(log, number, f"kernel time {m.group(1)!r}: expected milliseconds")
             last.probed_time_s, last = ms * 1e-3, None
-    return launches, names
+    return launches
 
 
 def _kernel_folders(folder: Path, warnings: list) -> dict[str, str]:

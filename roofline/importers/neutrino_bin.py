@@ -55,6 +55,11 @@ MAX_THREADS = 1024                   # a CUDA block
 MAX_SM = 4096
 ELAPSED_LIMIT = 1 << 31              # a 32-bit elapsed count at or above this is a wrapped difference
 MAX_SPAN = 1 << 48                   # cycles between a launch's first start and last end (1.6 days at 2 GHz)
+# blocks of one launch the reader keeps a row for: 4 columns of 8 bytes, 512
+# MiB at the cap (a GEMM has thousands of blocks, an element-wise kernel
+# over 2^30 elements about 4 million)
+MAX_BLOCKS = 1 << 24
+CHUNK_BYTES = 16 << 20               # records read and reduced at a time
 CURRENT, LEGACY_UNIT, LEGACY_WHOLE = ("current (u32 size, u32 warp divisor, u64 offset)",
                                       "older (u64 size per thread/warp, u64 offset)",
                                       "older (u64 size of the whole section, u64 offset)")
@@ -321,10 +326,14 @@ def block_timeline(path, layout: Layout, section: Section) -> BlockTimeline:
     start = its earliest warp's start, end = its latest warp's start +
     elapsed, SM = the SM all its warps report. An InputError when no record
     was written, a block's warps disagree on their SM, an SM id is out of
-    range or a 32-bit elapsed count is a wrapped (negative) difference."""
+    range or a 32-bit elapsed count is a wrapped (negative) difference.
+
+    The records are read :data:`CHUNK_BYTES` at a time and reduced as they
+    come: memory is the rows kept (one per block, at most
+    :data:`MAX_BLOCKS`), not the section's size."""
     per_unit = section.unit_bytes // RECORD_BYTES
     units = layout.warps if section.warp_level else layout.threads
-    skip = []
+    skip = 0
     if section.warp_level and layout.threads % WARP:
         whole = layout.threads // WARP
         if whole < 2:
@@ -332,46 +341,77 @@ def block_timeline(path, layout: Layout, section: Section) -> BlockTimeline:
                              f"records with threads / 32 rounded down ({whole}), so every block's partial warp "
                              "overwrites the next block's record (neutrino/probe/cuda.py): which block ran where "
                              "cannot be read")
-        units, skip = whole, [0]     # warp 0's record may hold the previous block's partial warp
-    count = layout.blocks * units * per_unit
+        units, skip = whole, per_unit     # warp 0's record may hold the previous block's partial warp
+    row = units * per_unit                # records per block
+    _check_extent(path, layout, section, row)
+    step = max(1, CHUNK_BYTES // (row * RECORD_BYTES))
+    parts = []
     try:
-        rec = np.fromfile(path, dtype=RECORD, count=count, offset=section.start)
+        with open(path, "rb") as fh:
+            for b0 in range(0, layout.blocks, step):
+                n = min(step, layout.blocks - b0)
+                fh.seek(section.start + b0 * row * RECORD_BYTES)
+                rec = np.fromfile(fh, dtype=RECORD, count=n * row)
+                if len(rec) != n * row:
+                    raise InputError(path, None, f"truncated: {b0 * row + len(rec)} of {layout.blocks * row} "
+                                     f"records of section {section.index}")
+                parts.append(_reduce(path, rec.reshape(n, row)[:, skip:], b0, per_unit, section, skip // per_unit))
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    if len(rec) != count:
-        raise InputError(path, None, f"truncated: {len(rec)} of {count} records of section {section.index}")
-    rec = rec.reshape(layout.blocks, units * per_unit)
-    if skip:
-        rec = rec[:, per_unit:]
-    start, elapsed, sm = rec["start"], rec["elapsed"], rec["sm"]
-    written = (start != 0) | (elapsed != 0) | (sm != 0)
-    if not written.any():
+    blocks, first, last, sm = (np.concatenate(c) for c in zip(*parts))
+    if not blocks.size:
         raise InputError(path, None, f"section {section.index}: every record is zero: the probe wrote nothing "
                          "(the kernel did not run probed, or the file holds zeroed memory)")
-    _check_records(path, rec, written, per_unit, section, len(skip))
+    origin = int(first.min())
+    if int(last.max()) - origin >= MAX_SPAN:
+        raise InputError(path, None, f"section {section.index}: block clocks {int(last.max()) - origin:,} cycles apart "
+                         "(days at any GPU clock): a damaged record, or clocks from different resets")
+    return BlockTimeline(blocks, sm, (first - np.uint64(origin)).astype(np.int64),
+                         (last - np.uint64(origin)).astype(np.int64), origin, row - skip,
+                         layout.blocks - int(blocks.size))
+
+
+def _check_extent(path, layout: Layout, section: Section, row: int) -> None:
+    """Refuse, before anything is read, a launch whose rows this reader would
+    not hold, and records the file does not have (:func:`parse_layout`
+    checked the section table; this is the reading's own guard)."""
+    if layout.blocks > MAX_BLOCKS:
+        raise InputError(path, None, f"a grid of {layout.blocks:,} blocks: more than the {MAX_BLOCKS:,} this "
+                         "reader keeps a row for (a damaged header, or a launch too big for the block-scheduling "
+                         "analysis)")
+    if row * RECORD_BYTES > CHUNK_BYTES:
+        raise InputError(path, None, f"section {section.index}: {row * RECORD_BYTES:,} bytes of records per block: "
+                         f"more than {CHUNK_BYTES >> 20} MiB (a block has at most {MAX_THREADS} threads): a damaged "
+                         "section entry")
+    end = section.start + layout.blocks * row * RECORD_BYTES
+    if end > layout.size:
+        raise InputError(path, None, f"truncated: section {section.index}'s records end at byte {end:,}, the file "
+                         f"has {layout.size:,} bytes")
+
+
+def _reduce(path, rec, b0: int, per_unit: int, section: Section, first_warp: int):
+    """(block index, first start, last end, SM) of the blocks of ``rec``
+    (blocks ``b0`` on) that wrote a record, after checking the records."""
+    start, elapsed, sm = rec["start"], rec["elapsed"], rec["sm"]
+    written = (start != 0) | (elapsed != 0) | (sm != 0)
+    _check_records(path, rec, written, per_unit, section, first_warp, b0)
     has = written.any(axis=1)
     top = np.uint64(np.iinfo(np.uint64).max)
     first = np.where(written, start, top).min(axis=1)[has]
     last = np.where(written, start + elapsed.astype(np.uint64), np.uint64(0)).max(axis=1)[has]
     sm_lo = np.where(written, sm, np.uint32(MAX_SM)).min(axis=1)[has]
     sm_hi = np.where(written, sm, np.uint32(0)).max(axis=1)[has]
+    blocks = np.flatnonzero(has) + b0
     split = np.flatnonzero(sm_lo != sm_hi)
-    blocks = np.flatnonzero(has)
     if split.size:
         b = int(split[0])
         raise InputError(path, None, f"block {int(blocks[b])}: its warps report SMs {int(sm_lo[b])} and "
                          f"{int(sm_hi[b])}: expected one SM per block (the records are not laid out block by block "
                          "as the Neutrino writer lays them out, or the launch was preempted and moved)")
-    origin = int(first.min())
-    if int(last.max()) - origin >= MAX_SPAN:
-        raise InputError(path, None, f"section {section.index}: block clocks {int(last.max()) - origin:,} cycles apart "
-                         "(days at any GPU clock): a damaged record, or clocks from different resets")
-    return BlockTimeline(blocks, sm_lo, (first - np.uint64(origin)).astype(np.int64),
-                         (last - np.uint64(origin)).astype(np.int64), origin, units * per_unit - len(skip) * per_unit,
-                         layout.blocks - int(has.sum()))
+    return blocks, first, last, sm_lo
 
 
-def _check_records(path, rec, written, per_unit: int, section: Section, first_warp: int) -> None:
+def _check_records(path, rec, written, per_unit: int, section: Section, first_warp: int, b0: int = 0) -> None:
     unit = "warp" if section.warp_level else "thread"
     checks = (("elapsed", rec["elapsed"] >= ELAPSED_LIMIT,
                ("elapsed {v} cycles is at least 2^31: the end clock is before the start clock (a wrapped "
@@ -382,5 +422,5 @@ def _check_records(path, rec, written, per_unit: int, section: Section, first_wa
         where = np.argwhere(bad & written)
         if where.size:
             b, r = (int(x) for x in where[0])
-            raise InputError(path, None, f"section {section.index}, block {b}, {unit} {first_warp + r // per_unit}: "
+            raise InputError(path, None, f"section {section.index}, block {b0 + b}, {unit} {first_warp + r // per_unit}: "
                              + what.format(v=int(rec[field][b, r]), unit=unit))
