@@ -26,6 +26,7 @@ from ..core.atomic import write_text_atomic
 from ..core.errors import Advice, ProfileError, UnknownDeviceError
 from ..core.model import LEVELS, PRECISIONS, Ceiling, Device, MemoryLevel
 from .links import with_links
+from .observed import with_kernel_floor
 
 try:
     import fcntl
@@ -241,7 +242,6 @@ def parse_device(text: str, path: str | Path = "<profile>") -> Device:
     bad = _unusable(data)
     if bad is not None:
         reader.fail(*bad)
-    from .observed import with_kernel_floor
     return with_kernel_floor(with_links(reader.device(data)))
 
 

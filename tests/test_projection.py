@@ -115,6 +115,17 @@ def test_a_launch_of_fewer_blocks_than_sms_gets_the_roof_of_the_sms_it_fills():
     assert p.projected_s[0] == pytest.approx(1e-3)
 
 
+def test_a_launch_of_more_waves_pays_for_its_last_one():
+    # 150 blocks: 1.5 waves on the source's 100 SMs (75 % busy), one wave of 200 on the target (75 %)
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 150.0),
+                  ("k2", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 200.0)])
+    p = project(place(ks, SRC), DST, figures=figures())
+    # k: 0.5 ms / 0.75 at its roof on the source; 0.25 ms / 0.75 on the target
+    assert p.projected_s[0] == pytest.approx(0.5e-3)
+    # k2: two full waves on the source (at 50 % of its roof), one full wave on the target
+    assert p.projected_s[1] == pytest.approx(0.25e-3 / 0.5)
+
+
 def test_rows_without_work_take_a_twin_then_the_family_then_the_trace():
     ks = kernels([
         ("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),      # ratio 0.5
@@ -310,3 +321,22 @@ def test_the_real_pairs_are_projected_whole(realdata):
     assert p.totals.total.projected_s == pytest.approx(float(np.sum(p.projected_s[p.counted])))
     assert {"twin", "matrix", "bandwidth"} <= {KEYS[b] for b in p.basis}
     assert CODE["kept"] not in set(p.basis.tolist())
+
+
+def test_a_collective_moves_to_the_target_links_with_their_latency():
+    """A 1 GiB all-reduce on 8 A100s (NVLink 3, 300 GB/s a rank sends) at its
+    measured efficiency, projected onto 8 H100s (NVLink 4, 450 GB/s)."""
+    from test_collectives import NCCL_ARGS, _placed, _trace
+    from roofline.devices.profile import find_device
+    doc = _trace([("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 100.0, 10_000.0,
+                   dict(NCCL_ARGS))], api=[(50.0, 5)])
+    _, placed = _placed(doc)
+    h100 = find_device("h100-sxm")
+    p = project(placed, h100, figures=figures())
+    row = int(np.flatnonzero(p.names == placed.kernels.names[placed.link.level != ""][0])[0])
+    assert KEYS[p.basis[row]] == "collective"
+    on_h100 = place(placed.kernels, h100)
+    # efficiency carried: measured x (target link time / source link time)
+    assert p.projected_s[row] == pytest.approx(
+        10e-3 * on_h100.roofline_time_s[row] / placed.roofline_time_s[row], rel=1e-6)
+    assert p.projected_s[row] < 10e-3

@@ -6,7 +6,8 @@ r_s and r_t on the two devices (each row's work on the matching unit and
 precision, its bytes on the same level, collectives on the links) and
 kernel floors f_s and f_t (the least a kernel takes on each device):
 
-    wave fill       w = B / (ceil(B / SMs) x SMs)  for a launch of B blocks
+    wave fill       w = B / (ceil(B / SMs) x SMs)  for a launch of B >= SMs blocks
+                    (fewer blocks than SMs: the placement's roof is B/SMs of the device's)
     variable time   v = max(t - n f_s, r_s / w_s)
     efficiency      e = (r_s / w_s) / v            on the source, in (0, 1]
     on the target   e' = min(1, e x L_t / L_s)     matrix-unit rows, L the
@@ -137,15 +138,17 @@ def _floor(figure: Figure | None, device: Device, notes: list[str]) -> float:
 
 def _wave_fill(blocks: np.ndarray, device: Device) -> np.ndarray:
     """The share of the device's SMs (CUs) a launch of ``blocks`` keeps busy
-    over its waves; 1 where the launch or the device's SM count is unknown.
-    The same launch is assumed on both devices (a library may tile
-    differently there: the interval of matrix rows allows for it)."""
+    over its waves, beyond the first: a launch of fewer blocks than SMs has
+    its roof lowered by the placement already (roofline.core.evidence.grid_fill);
+    one of 1.2 waves leaves 40 % of the SMs idle in its last. 1 where the
+    launch or the SM count is unknown. The same launch is assumed on both
+    devices."""
     sms = (device.architecture or {}).get("sms") if device.kind == "gpu" else None
     if not isinstance(sms, int) or isinstance(sms, bool) or sms <= 0:
         return np.ones(len(blocks))
-    known = np.isfinite(blocks) & (blocks >= 1)
-    b = np.where(known, blocks, 1.0)
-    return np.where(known, b / (np.ceil(b / sms) * sms), 1.0)
+    waves = np.isfinite(blocks) & (blocks >= sms)
+    b = np.where(waves, blocks, 1.0)
+    return np.where(waves, b / (np.ceil(b / sms) * sms), 1.0)
 
 
 def _tensor_matrix(placements: Placements) -> np.ndarray:
@@ -187,9 +190,8 @@ def _carried(efficiency: np.ndarray, matrix: np.ndarray, older: np.ndarray,
     carried = efficiency.copy()
     basis = np.full(len(efficiency), CODE["bandwidth"], dtype=np.int8)
     basis[placements.limiter_index == 0] = CODE["compute"]
-    link = np.array([name.startswith("link") or name.startswith("comm") for name in placements.limiter_names])
-    if link.any():
-        basis[np.isin(placements.limiter_index, np.flatnonzero(link))] = CODE["collective"]
+    if placements.link is not None:     # collectives: their link time (latency + bytes / link roof)
+        basis[np.asarray(placements.link.level) != ""] = CODE["collective"]
     if lib_s is not None and lib_t is not None:
         carried = np.where(matrix & ~older, efficiency * lib_t.value / lib_s.value, carried)
         basis[matrix & ~older] = CODE["matrix"]
