@@ -7,8 +7,8 @@ Schema history (``schema_version``):
    ``samples`` (same unit), ``theoretical_*`` and ``clock_hz``; ``median``
    and ``spread`` are written for readers and recomputed on load.
 
-See docs/formats.md. Only ``yaml.safe_load`` is used: a profile never runs code.
-A loaded GPU profile carries its collective link roofs (:mod:`.links`).
+See docs/formats.md. Only ``yaml.safe_load`` is used: a profile never runs code. A loaded GPU
+profile carries its link roofs (:mod:`.links`) and its kernel floor (:mod:`.observed`).
 """
 from __future__ import annotations
 
