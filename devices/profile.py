@@ -2,13 +2,12 @@
 
 Schema history (``schema_version``):
 
-1. 2026-11: first version. Rates in SI: ``flop_s`` (FLOP/s), ``bytes_s``
-   (bytes/s), ``inst_s`` (instructions/s); every ceiling may carry raw
-   ``samples`` (same unit), ``theoretical_*`` and ``clock_hz``; ``median``
-   and ``spread`` are written for readers and recomputed on load.
+1. 2026-11: first version. Rates in SI: ``flop_s`` (FLOP/s), ``bytes_s`` (bytes/s), ``inst_s``
+   (instructions/s); every ceiling may carry raw ``samples`` (same unit), ``theoretical_*`` and
+   ``clock_hz``; ``median`` and ``spread`` are written for readers and recomputed on load.
 
-See docs/formats.md. Only ``yaml.safe_load`` is used: a profile never runs code. A loaded GPU
-profile carries its link roofs (:mod:`.links`) and its kernel floor (:mod:`.observed`).
+See docs/formats.md. Only ``yaml.safe_load`` is used: a profile never runs code. A loaded GPU profile
+carries its link roofs (:mod:`.links`) and kernel floor (:mod:`.observed`).
 """
 from __future__ import annotations
 
