@@ -17,7 +17,7 @@ many ranks:
   is per kernel family and rank, with the slowest rank and the spread across
   ranks. A reader's failure on any rank is one error naming its file.
 
-  a folder is one profile, not ranks, only by the files at its top:
+  A folder is one profile, not ranks, only by the files at its top:
   pmc_perf.csv (a rocprof-compute workload), or probe.toml with result/ (a
   Neutrino run); a folder with no *.json/*.json.gz at its top whose
   subfolders hold pmc_perf.csv is rocprof-compute's workloads/NAME. Any
