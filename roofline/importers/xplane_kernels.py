@@ -1,11 +1,11 @@
 """The GPU activity of a TensorFlow/JAX profile -> kernels: what the XPlane
 and Trace Viewer readers (:mod:`.xplane`, :mod:`.xplane_json`) share.
 
-Each reader fills a :class:`Capture`: one :class:`Activity` per event on a
-GPU stream line (kernels, memcpy, memset) with its stats by name, the GPU
-planes' device properties, the host's API time, and what the host says of
-TF ops (input shapes, output allocations) and of XLA ops (cost analysis).
-:func:`import_result` turns it into one kernel per launch:
+Each reader fills a :class:`~.xplane_capture.Capture` (columns: one row
+per event on a GPU stream line, kernels, memcpy and memset, with the index
+of its distinct stats dict), and :func:`import_result` turns it into one
+kernel per launch, as columns (:class:`~.xplane_rows.XplaneRows`); what is
+asked of the stats is asked once per distinct stats dict or name:
 
 - **operator**: the framework op that launched it, from the first of the
   kernel's stats that names one: ``tf_op`` (``name:type``), ``hlo_op`` with
@@ -22,165 +22,26 @@ TF ops (input shapes, output allocations) and of XLA ops (cost analysis).
   Winograd (or FFT) kernels is that algorithm's product stage, and XLA's
   ``loop_*``/``wrapped_*`` fusions are element-wise, ``input_*`` fusions
   reductions.
-- **work**: XLA's cost analysis where the file has it (stats ``flops`` and
-  ``bytes_accessed`` on a kernel event, or on the ``XLA Ops`` event of its
-  HLO op, spread over that op's kernels by duration); else the TF op
-  models of :mod:`.xplane_costs` from recorded input shapes, spread over
-  the op's matrix kernels by duration. Both are models (``modelled``).
+- **work**: XLA's cost analysis or the TF op models (:mod:`.xplane_work`).
 """
 from __future__ import annotations
 
 import math
-import re
-from collections import defaultdict
-from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..core.errors import Advice, InputError
 from ..core.families import family_of
-from ..core.kernel_precision import precision_from_name
-from ..core.model import Kernel
+from ..core.model import LEVELS, KernelSet
 from .base import ImportResult, ProgramTime, checked
-from .cupti import copy_bytes
 from .timeline import busy_time
-from .xplane_costs import MODELLED_OPS, OpCost, op_cost
+from .xplane_capture import Capture
+from .xplane_rows import XplaneRows
+from .xplane_stats import (TF_OP, annotation_op, blocks_of, copy_bytes_of,  # noqa: F401  (TF_OP, annotation_op:
+                           device_properties, launch_config, operator_of, output_dims, split_op)  # the API)
+from .xplane_work import work_columns
 
-
-@dataclass
-class Activity:
-    """One event on a GPU stream: a kernel, copy or memset."""
-
-    name: str
-    device: str                 # the plane ("/device:GPU:0")
-    stream: int | None          # the line's stream id
-    start_ns: float
-    duration_ns: float
-    stats: dict                 # stat name -> value (references resolved)
-
-
-@dataclass
-class Capture:
-    """What a TensorFlow/JAX profile says, as the readers find it."""
-
-    path: str
-    format: str
-    activities: list[Activity] = field(default_factory=list)
-    devices: dict = field(default_factory=dict)        # plane name -> its stats
-    api_ns: dict = field(default_factory=dict)         # host API name -> total ns
-    span_ns: tuple[float, float] | None = None
-    op_shapes: dict = field(default_factory=lambda: defaultdict(list))   # TF op name -> 'shape' per call
-    op_outputs: dict = field(default_factory=lambda: defaultdict(list))  # TF op name -> output shapes
-    hlo_costs: dict = field(default_factory=dict)      # (plane, "module/op") -> (stats, occurrences)
-    host_ops: int = 0                                  # TF op events on the host
-
-
-_MATRIX = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom"})
-_COPY_KINDS = {"H2D": 1, "D2H": 2, "D2D": 8, "P2P": 10}
-_COPY = re.compile(r"^Memcpy(H2D|D2H|D2D|P2P)\b")
-_SIZE = re.compile(r"(?:^|\s)size:(\d+)")
 _XLA_FUSION = {"loop": "elementwise", "wrapped": "elementwise", "input": "reduction"}
-TF_OP = re.compile(r"^[A-Za-z0-9_.\-/>]+:[A-Za-z_][A-Za-z0-9_]*$")
-FLOP_STATS = ("flops", "model_flops")
-BYTE_STATS = ("bytes_accessed",)
-
-
-def split_op(full: str) -> tuple[str, str]:
-    """``model/conv1_1/Relu:_FusedConv2D`` -> (name, type); no type: ('x', '')."""
-    name, _, kind = full.partition(":")
-    return name, kind
-
-
-def annotation_op(text: str) -> str:
-    """The innermost op named in a TraceMe annotation: scopes are joined by
-    ``::`` and each may end in ``#key=value,...#`` arguments."""
-    for part in reversed(str(text).split("::")):
-        name = part.split("#", 1)[0].strip()
-        if name:
-            return name
-    return ""
-
-
-def operator_of(stats: dict) -> str:
-    op = stats.get("tf_op")
-    if isinstance(op, str) and op.strip():
-        return op.strip()
-    hlo = stats.get("hlo_op")
-    if isinstance(hlo, str) and hlo.strip():
-        module = stats.get("hlo_module")
-        return f"{module}/{hlo.strip()}" if isinstance(module, str) and module else hlo.strip()
-    for key in ("annotation", "level 0", "long_name"):
-        value = stats.get(key)
-        if isinstance(value, str) and (op := annotation_op(value)):
-            return op
-    return ""
-
-
-def launch_config(details) -> dict:
-    """``regs:16 shm:0 grid:30,1,1 block:1024,1,1`` (newer: ``static_shared``,
-    ``dynamic_shared``, ``occ_pct``) -> launch keys; malformed parts dropped."""
-    out: dict = {}
-    shared = 0
-    seen_shared = False
-    for part in str(details or "").split():
-        key, _, value = part.partition(":")
-        try:
-            if key in ("grid", "block"):
-                dims = tuple(int(v) for v in value.split(","))
-                if dims and all(0 < d < 2 ** 31 for d in dims):
-                    out[key] = dims
-            elif key == "regs":
-                out["registers_per_thread"] = int(value)
-            elif key in ("shm", "static_shared", "dynamic_shared"):
-                shared += int(value)
-                seen_shared = True
-        except ValueError:
-            continue
-    if seen_shared:
-        out["shared_bytes"] = shared
-    return out
-
-
-def add_hlo_cost(cap: Capture, device: str, name: str, stats: dict) -> None:
-    """Keep an HLO op's cost analysis (an ``XLA Ops`` event), counting its occurrences."""
-    if not name or not any(k in stats for k in ("flops", "model_flops", "bytes_accessed")):
-        return
-    module = stats.get("hlo_module")
-    key = (device, f"{module}/{name}" if isinstance(module, str) and module else name)
-    known = cap.hlo_costs.get(key)
-    cap.hlo_costs[key] = (stats, 1 + (known[1] if known else 0))
-
-
-def add_host_event(cap: Capture, name: str, stats: dict, duration_ns: float) -> None:
-    """Keep what a host event says: API time, an op's output shape, a TF op's input shapes."""
-    if "correlation_id" in stats:
-        # a launch is recorded under the kernel's name, a copy as MemcpyH2D/D2H
-        if "memcpy_details" in stats:
-            api = "cuMemcpyAsync" if "async:1" in str(stats["memcpy_details"]) else "cuMemcpy"
-        elif "kernel_details" in stats or not name.startswith(("cu", "Memset", "Memcpy")):
-            api = "cuLaunchKernel"
-        else:
-            api = name
-        cap.api_ns[api] = cap.api_ns.get(api, 0.0) + duration_ns
-    elif name == "MemoryAllocation":
-        op, shape = stats.get("tf_op"), stats.get("shape")
-        if stats.get("region_type") == "output" and isinstance(op, str) and op and isinstance(shape, str):
-            dims = _dims(shape)
-            if dims:
-                cap.op_outputs[op].append(dims)
-    elif TF_OP.match(name):
-        cap.host_ops += 1
-        shape = stats.get("shape")
-        if isinstance(shape, str) and shape.startswith("("):
-            cap.op_shapes[name.partition(":")[0]].append(shape)
-
-
-def _dims(text: str) -> tuple[int, ...] | None:
-    body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")):
-        return None
-    try:
-        return tuple(int(d) for d in body[1:-1].split(",") if d.strip())
-    except ValueError:
-        return None
 
 
 def import_result(cap: Capture) -> ImportResult:
@@ -189,213 +50,129 @@ def import_result(cap: Capture) -> ImportResult:
     if not cap.devices:
         raise InputError(cap.path, None, "no GPU plane (/device:GPU:N): a CPU-only or TPU profile; "
                          "expected a TensorFlow/JAX profile of a GPU run")
-    if not cap.activities:
+    if not len(cap.name_id):
         raise InputError(cap.path, None, f"the GPU plane{'s' if len(cap.devices) > 1 else ''} "
                          f"({', '.join(cap.devices)}) hold no kernel or copy events")
     warnings: list[Advice] = []
-    ops = [operator_of(a.stats) for a in cap.activities]
-    families = _families(cap.activities, ops)
-    work, sources = _work(cap, ops, families, warnings)
-    kernels = []
-    for a, op, family, w in zip(cap.activities, ops, families, work):
-        launch = launch_config(a.stats.get("kernel_details"))
-        launch.update(device=a.device, stream=a.stream)
-        corr = a.stats.get("correlation_id")
-        if isinstance(corr, int) and not isinstance(corr, bool):
-            launch["id"] = corr
-        flops, nbytes = w if w else ({}, {})
-        nbytes = _copy_bytes(a) or nbytes
-        kernels.append(Kernel(a.name, time_s=a.duration_ns * 1e-9, flops=flops, bytes=nbytes, launch=launch,
-                              family=family, operator=op, modelled=bool(w)))
-    props = _device(cap, kernels, warnings)
+    rows = cap.rows()
+    names = np.array(cap.names.values, dtype=object)
+    ops_of_profile = np.array([operator_of(s) for s in cap.profiles], dtype=object)
+    ops = ops_of_profile[rows["profile"]]
+    families = _families(cap, rows, ops)
+    flops, nbytes, modelled, sources = work_columns(cap, rows, ops, families, names, warnings)
+    _copies(cap, rows, names, nbytes)
+    time_s = rows["duration_ns"] * 1e-9
+    launches = [launch_config(s.get("kernel_details")) for s in cap.profiles]
+    blocks = np.array([blocks_of(x) for x in launches] or [math.nan])[rows["profile"]]
+    kernels = KernelSet(names[rows["name_id"]], time_s, flops=dict(sorted(flops.items())),
+                        bytes=dict(sorted(nbytes.items(), key=lambda kv: _level_rank(kv[0]))),
+                        families=families, modelled=modelled, operators=ops, blocks=blocks)
+    props = _device(cap, rows, time_s, warnings)
     _say_sources(cap, kernels, sources, warnings)
+    end = rows["start_ns"] + rows["duration_ns"]
     program = ProgramTime(api_s={k: v * 1e-9 for k, v in cap.api_ns.items()},
-                          gpu_busy_s=busy_time([a.start_ns for a in cap.activities],
-                                               [a.start_ns + a.duration_ns for a in cap.activities]) * 1e-9,
+                          gpu_busy_s=busy_time(rows["start_ns"], end) * 1e-9,
                           span_s=(cap.span_ns[1] - cap.span_ns[0]) * 1e-9 if cap.span_ns else None)
-    return checked(ImportResult(cap.path, cap.format, tuple(kernels), device_name=props.pop("name", None),
-                                program=program, warnings=tuple(warnings),
-                                compute_capability=props.get("capability"), device_kind="gpu",
-                                device_properties=props or None))
+    launch = {"launches": launches, "devices": cap.device_names.values, "device_id": rows["device_id"],
+              "stream": rows["stream"], "correlation": rows["correlation"], "profile": rows["profile"]}
+    return checked(ImportResult(cap.path, cap.format, XplaneRows(kernels, launch),
+                                device_name=props.pop("name", None), program=program,
+                                warnings=tuple(warnings), compute_capability=props.get("capability"),
+                                device_kind="gpu", device_properties=props or None))
 
 
-def _copy_bytes(a: Activity) -> dict:
-    """Bytes a copy moved (on the level it crosses) or a memset wrote (DRAM)."""
-    copy = _COPY.match(a.name)
-    if copy:
-        size = _SIZE.search(str(a.stats.get("memcpy_details", "")))
-        return copy_bytes(_COPY_KINDS[copy.group(1)], float(size.group(1))) if size else {}
-    if a.name.startswith("Memset"):
-        size = _SIZE.search(str(a.stats.get("Memset_details", a.stats.get("memset_details", ""))))
-        return {"DRAM": float(size.group(1))} if size else {}
-    return {}
+def _level_rank(name: str) -> tuple[int, str]:
+    """Levels in the order KernelSet.from_kernels puts them."""
+    return (LEVELS.index(name) if name in LEVELS else len(LEVELS) - 1, name)
 
 
-def _families(activities: list[Activity], ops: list[str]) -> list[str]:
-    out = []
-    for a in activities:
-        family = family_of(a.name)
-        if family == "other" and "hlo_op" in a.stats:
-            prefix = a.name.split("_", 1)[0]
-            if "fusion" in a.name or prefix == "wrapped":
-                family = _XLA_FUSION.get(prefix, family)
-        out.append(family)
-    by_op: dict[str, set] = defaultdict(set)
-    for op, family in zip(ops, out):
-        if op:
-            by_op[op].add(family)
-    for i, (op, family) in enumerate(zip(ops, out)):
-        if family == "gemm" and op:
-            algorithm = by_op[op] & {"winograd", "fft"}
-            if len(algorithm) == 1:          # the product stage of a non-fused Winograd or FFT convolution
-                out[i] = algorithm.pop()
+def _families(cap: Capture, rows: dict, ops: np.ndarray) -> np.ndarray:
+    """The family of each row: from its name (XLA fusions by their prefix
+    where the kernel names an HLO op), then a GEMM launched by a
+    convolution op that also ran Winograd or FFT kernels is that
+    algorithm's product stage."""
+    has_hlo = np.array(["hlo_op" in s for s in cap.profiles], dtype=bool)[rows["profile"]]
+    key = rows["name_id"] * 2 + has_hlo
+    distinct, inverse = np.unique(key, return_inverse=True)
+    per_key = np.array([_family(cap.names.values[k // 2], bool(k % 2)) for k in distinct.tolist()], dtype=object)
+    out = per_key[inverse.reshape(-1)]
+    op_ids, op_inverse = np.unique(ops, return_inverse=True)
+    op_inverse = op_inverse.reshape(-1)
+    by_op: dict[int, set] = {}
+    fam_ids, fam_inverse = np.unique(out, return_inverse=True)
+    pairs = np.unique(op_inverse * len(fam_ids) + fam_inverse.reshape(-1))
+    for pair in pairs.tolist():
+        op, fam = divmod(pair, len(fam_ids))
+        if op_ids[op]:
+            by_op.setdefault(op, set()).add(fam_ids[fam])
+    for op, seen in by_op.items():
+        algorithm = seen & {"winograd", "fft"}
+        if "gemm" in seen and len(algorithm) == 1:   # the product stage of a non-fused Winograd or FFT convolution
+            out[(op_inverse == op) & (out == "gemm")] = algorithm.pop()
     return out
 
 
-def _work(cap: Capture, ops: list[str], families: list[str], warnings: list[Advice]):
-    """(flops, bytes) per activity (None: no work known) and how many got it
-    from each source."""
-    work: list = [None] * len(ops)
-    sources = {"xla": 0, "tf": 0}
-    # XLA cost analysis on the kernel event itself
-    for i, a in enumerate(cap.activities):
-        own = _xla_cost(a.stats)
-        if own is not None:
-            work[i] = _on_levels(own, a.name)
-            sources["xla"] += 1
-    # per HLO op (XLA Ops line) and per TF op (host shapes): spread over the op's kernels
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, op in enumerate(ops):
-        if op and work[i] is None and families[i] not in ("memcpy", "memset"):
-            groups[(cap.activities[i].device, op)].append(i)
-    assumptions: set[str] = set()
-    for (device, op), members in groups.items():
-        total = _op_total(cap, device, op, assumptions)
-        if total is None:
+def _family(name: str, has_hlo: bool) -> str:
+    family = family_of(name)
+    if family == "other" and has_hlo:
+        prefix = name.split("_", 1)[0]
+        if "fusion" in name or prefix == "wrapped":
+            family = _XLA_FUSION.get(prefix, family)
+    return family
+
+
+def _copies(cap: Capture, rows: dict, names: np.ndarray, nbytes: dict) -> None:
+    """Bytes of copies and memsets (from their stats), in place of any modelled bytes."""
+    key = rows["name_id"] * max(len(cap.profiles), 1) + rows["profile"]
+    distinct, inverse = np.unique(key, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    for j, k in enumerate(distinct.tolist()):
+        name_id, profile = divmod(k, max(len(cap.profiles), 1))
+        moved = copy_bytes_of(names[name_id], cap.profiles[profile])
+        if not moved:
             continue
-        matrix = [i for i in members if families[i] in _MATRIX] if total[2] else []
-        chosen = matrix or members
-        time = sum(cap.activities[i].duration_ns for i in chosen)
-        for i in chosen:
-            share = cap.activities[i].duration_ns / time if time > 0 else 1.0 / len(chosen)
-            flops = {p: v * share for p, v in total[0].items()}
-            nbytes = {"DRAM": total[1] * share} if total[1] else {}
-            if total[3] == "xla":
-                flops = _on_levels((sum(flops.values()), nbytes.get("DRAM")), cap.activities[i].name)[0]
-            work[i] = (flops, nbytes)
-            sources[total[3]] += 1
-    for text in sorted(assumptions):
-        warnings.append(Advice(f"TF op models: {text}", "the FLOPs of those ops may be off by the stride "
-                               "squared", subject="tensorflow"))
-    return work, sources
+        members = inverse == j
+        for column in nbytes.values():        # a copy's bytes replace the modelled ones
+            column[members] = math.nan
+        for level, value in moved.items():
+            nbytes.setdefault(level, np.full(len(key), math.nan))[members] = value
 
 
-def _xla_cost(stats: dict) -> tuple[float, float | None] | None:
-    flops = next((float(stats[k]) for k in FLOP_STATS if _number(stats.get(k))), None)
-    nbytes = next((float(stats[k]) for k in BYTE_STATS if _number(stats.get(k))), None)
-    if flops is None and nbytes is None:
-        return None
-    return (flops or 0.0, nbytes)
-
-
-def _on_levels(cost, name: str):
-    """XLA's (flops, bytes) on a kernel: FLOPs at the precision its name
-    states, else fp32 (XLA's counts carry no dtype); bytes on DRAM."""
-    flops, nbytes = cost
-    found = precision_from_name(name)
-    key = found.precision if found else "fp32"
-    return ({key: flops} if flops else {}), ({"DRAM": nbytes} if nbytes else {})
-
-
-def _op_total(cap: Capture, device: str, op: str, assumptions: set[str]):
-    """(flops, bytes, matrix, source) of all calls of ``op`` on ``device`` (TF ops: all calls of
-    that name)."""
-    # the XLA Ops line may name no module
-    known = cap.hlo_costs.get((device, op)) or cap.hlo_costs.get((device, op.rpartition("/")[2]))
-    if known:
-        stats, occurrences = known
-        cost = _xla_cost(stats)
-        if cost is not None:
-            return ({"": cost[0] * occurrences}, (cost[1] or 0.0) * occurrences, False, "xla")
-    name, kind = split_op(op)
-    if kind not in MODELLED_OPS or name not in cap.op_shapes:
-        return None
-    flops: dict[str, float] = defaultdict(float)
-    nbytes = 0.0
-    for shapes in cap.op_shapes[name]:
-        cost: OpCost | None = op_cost(kind, shapes, cap.op_outputs.get(name, ()))
-        if cost is None:
-            return None
-        for p, v in cost.flops.items():
-            flops[p] += v
-        nbytes += cost.bytes
-        if cost.assumption:
-            assumptions.add(cost.assumption)
-    return (dict(flops), nbytes, True, "tf") if flops else None
-
-
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-
-
-def _say_sources(cap: Capture, kernels: list[Kernel], sources: dict, warnings: list[Advice]) -> None:
+def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list[Advice]) -> None:
     """One warning when no kernel got work; else which source gave how much."""
-    computing = [k for k in kernels if k.family not in ("memcpy", "memset")]
+    computing = ~np.isin(kernels.families, ["memcpy", "memset"])
+    n_computing = int(computing.sum())
     if not sources["xla"] and not sources["tf"]:
         shapes = ("its TF op events carry no input shapes (TensorFlow records them at "
                   "host_tracer_level=3)" if cap.host_ops else "it has no TF op events with input shapes")
-        warnings.append(Advice(f"no FLOP or byte counts for the {len(computing)} kernels: the file has no XLA "
+        warnings.append(Advice(f"no FLOP or byte counts for the {n_computing} kernels: the file has no XLA "
                                f"cost-analysis stats (flops, bytes_accessed) and {shapes}",
                                "kernels keep their measured times and families; place them with a "
                                "kernels.csv that adds FLOPs, or profile with "
                                "tf.profiler.experimental.ProfilerOptions(host_tracer_level=3)",
                                subject="tensorflow"))
         return
-    unknown = sum(1 for k in computing if not k.flops and not k.bytes)
+    known = np.zeros(len(kernels), dtype=bool)
+    for column in list(kernels.flops.values()) + list(kernels.bytes.values()):
+        known |= ~np.isnan(column)
+    unknown = int((computing & ~known).sum())
     parts = [f"{n} from {what}" for n, what in ((sources["xla"], "XLA cost analysis (flops, bytes_accessed)"),
                                                  (sources["tf"], "TF op shapes (direct convolution, GEMM)")) if n]
-    warnings.append(Advice(f"modelled work for {' and '.join(parts)}; {unknown} of {len(computing)} kernels "
+    warnings.append(Advice(f"modelled work for {' and '.join(parts)}; {unknown} of {n_computing} kernels "
                            "have none", "modelled bytes are compulsory bytes: a lower bound on traffic",
                            subject="tensorflow"))
 
 
-def _device(cap: Capture, kernels: list[Kernel], warnings: list[Advice]) -> dict:
+def _device(cap: Capture, rows: dict, time_s: np.ndarray, warnings: list[Advice]) -> dict:
     """The properties of the GPU with the most kernel time, as
     ImportResult.device_properties (and its name under 'name', if given)."""
-    time: dict[str, float] = defaultdict(float)
-    for k in kernels:
-        time[k.launch.get("device")] += k.time_s
+    # bincount adds in row order, as a loop over the kernels would
+    per_device = np.bincount(rows["device_id"], weights=time_s, minlength=len(cap.device_names))
+    ran = np.bincount(rows["device_id"], minlength=len(cap.device_names)) > 0
+    time = {cap.device_names.values[i]: float(per_device[i]) for i in np.flatnonzero(ran).tolist()}
     busiest = max(cap.devices, key=lambda d: time.get(d, 0.0))
     if len([d for d in cap.devices if time.get(d)]) > 1:
         warnings.append(Advice(f"kernels ran on {len(time)} GPUs ({', '.join(sorted(time))}); the "
                                f"device is {busiest}, the one with the most kernel time",
                                "each kernel's launch says its device", subject="devices"))
     return device_properties(cap.devices[busiest])
-
-
-def device_properties(stats: dict) -> dict:
-    """A GPU plane's stats as ImportResult.device_properties: sms, capability
-    (compute capability), memory_bytes, clock_hz, memory_bandwidth_bytes_s,
-    warp_size (32 for an NVIDIA vendor), vendor, name; each when given."""
-    out: dict = {}
-    major, minor = stats.get("compute_cap_major"), stats.get("compute_cap_minor")
-    if _whole(major) and _whole(minor):
-        out["capability"] = f"{int(major)}.{int(minor)}"
-    for key, ours, scale in (("core_count", "sms", 1), ("memory_size", "memory_bytes", 1),
-                             ("clock_rate", "clock_hz", 1000), ("memory_bandwidth", "memory_bandwidth_bytes_s", 1)):
-        if _whole(stats.get(key)) and stats[key] > 0:
-            out[ours] = int(stats[key]) * scale
-    vendor = stats.get("device_vendor")
-    if isinstance(vendor, str) and vendor.strip():
-        out["vendor"] = vendor.strip()
-        if "nvidia" in vendor.lower():
-            out["warp_size"] = 32
-    name = stats.get("gpu_device_name")
-    if isinstance(name, str) and name.strip():
-        out["name"] = name.strip()
-    return out
-
-
-def _whole(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-

@@ -1,0 +1,120 @@
+"""The work (FLOP and bytes) of TensorFlow/JAX kernels, as columns.
+
+- XLA's cost analysis where the file has it: stats ``flops`` and
+  ``bytes_accessed`` on a kernel event, or on the ``XLA Ops`` event of its
+  HLO op, spread over that op's kernels by duration;
+- else the TF op models of :mod:`.xplane_costs` from the input shapes the
+  host recorded, spread over the op's matrix kernels by duration.
+
+Both are models (``modelled``). FLOPs of XLA's counts go on the precision
+the kernel's name states, else fp32 (they carry no dtype); bytes on DRAM.
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from ..core.errors import Advice
+from .xplane_capture import Capture
+from .xplane_costs import MODELLED_OPS, op_cost
+from .xplane_stats import precision_key, split_op, xla_cost
+
+_MATRIX = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom"})
+
+
+def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray, names: np.ndarray,
+                 warnings: list[Advice]):
+    """(FLOP columns by precision, byte columns by level, modelled, rows per
+    source) of the rows of ``cap``: NaN where a row has no such work."""
+    n = len(ops)
+    flops: dict[str, np.ndarray] = {}
+    nbytes: dict[str, np.ndarray] = {}
+    modelled = np.zeros(n, dtype=bool)
+    sources = {"xla": 0, "tf": 0}
+
+    def put(columns: dict, key: str, where, values) -> None:
+        columns.setdefault(key, np.full(n, math.nan))[where] = values
+
+    # XLA cost analysis on the kernel event itself: once per distinct profile
+    own = [xla_cost(s) for s in cap.profiles]
+    has_own = np.array([c is not None for c in own] or [False], dtype=bool)[rows["profile"]]
+    for i in np.flatnonzero(has_own).tolist():
+        cost = own[int(rows["profile"][i])]
+        if cost[0]:
+            put(flops, precision_key(names[rows["name_id"][i]]), i, cost[0])
+        if cost[1]:
+            put(nbytes, "DRAM", i, cost[1])
+    modelled |= has_own
+    sources["xla"] += int(has_own.sum())
+    # per HLO op (XLA Ops line) and per TF op (host shapes): spread over the op's kernels
+    eligible = (ops != "") & ~has_own & ~np.isin(families, ["memcpy", "memset"])
+    assumptions: set[str] = set()
+    duration = rows["duration_ns"]
+    for (device, op), members in _groups(rows["device_id"], ops, eligible):
+        total = _op_total(cap, cap.device_names.values[device], op, assumptions)
+        if total is None:
+            continue
+        matrix = members[np.isin(families[members], list(_MATRIX))] if total[2] else members[:0]
+        chosen = matrix if len(matrix) else members
+        time = sum(duration[chosen].tolist())       # added in order, as the kernels ran
+        share = duration[chosen] / time if time > 0 else np.full(len(chosen), 1.0 / len(chosen))
+        if total[3] == "xla":
+            value = total[0][""] * share
+            for i, v in zip(chosen.tolist(), value.tolist()):
+                if v:
+                    put(flops, precision_key(names[rows["name_id"][i]]), i, v)
+        else:
+            for p, v in total[0].items():
+                put(flops, p, chosen, v * share)
+        if total[1]:
+            put(nbytes, "DRAM", chosen, total[1] * share)
+        modelled[chosen] = True
+        sources[total[3]] += len(chosen)
+    for text in sorted(assumptions):
+        warnings.append(Advice(f"TF op models: {text}", "the FLOPs of those ops may be off by the stride "
+                               "squared", subject="tensorflow"))
+    return flops, nbytes, modelled, sources
+
+
+def _groups(device_id: np.ndarray, ops: np.ndarray, eligible: np.ndarray):
+    """((device index, op), row indices) of the eligible rows, by device and op."""
+    rows = np.flatnonzero(eligible)
+    if not len(rows):
+        return
+    op_ids, op_inverse = np.unique(ops[rows], return_inverse=True)
+    key = device_id[rows] * len(op_ids) + op_inverse.reshape(-1)
+    order = np.argsort(key, kind="stable")
+    key, rows = key[order], rows[order]
+    cuts = np.flatnonzero(np.diff(key)) + 1
+    for members in np.split(rows, cuts):
+        first = int(members[0])
+        yield (int(device_id[first]), str(ops[first])), members
+
+
+def _op_total(cap: Capture, device: str, op: str, assumptions: set[str]):
+    """(flops, bytes, matrix, source) of all calls of ``op`` on ``device``
+    (TF ops: all calls of that name)."""
+    # the XLA Ops line may name no module
+    known = cap.hlo_costs.get((device, op)) or cap.hlo_costs.get((device, op.rpartition("/")[2]))
+    if known:
+        stats, occurrences = known
+        cost = xla_cost(stats)
+        if cost is not None:
+            return ({"": cost[0] * occurrences}, (cost[1] or 0.0) * occurrences, False, "xla")
+    name, kind = split_op(op)
+    if kind not in MODELLED_OPS or name not in cap.op_shapes:
+        return None
+    flops: dict[str, float] = defaultdict(float)
+    nbytes = 0.0
+    for shapes, calls in cap.op_shapes[name].items():
+        cost = op_cost(kind, shapes, cap.op_outputs.get(name, ()))
+        if cost is None:
+            return None
+        for p, v in cost.flops.items():
+            flops[p] += v * calls
+        nbytes += cost.bytes * calls
+        if cost.assumption:
+            assumptions.add(cost.assumption)
+    return (dict(flops), nbytes, True, "tf") if flops else None
