@@ -24,7 +24,11 @@ otherwise launches stay unnamed, with a warning.
 A run folder may come from someone else (a tarball): a file in it that is a
 link resolving outside the folder, or not a regular file (a FIFO would
 block the read forever; it is checked with ``stat``, never opened), is not
-read, with a warning naming it (:func:`refusal`).
+read, with a warning naming it (:func:`refusal`). What the files say cannot
+make the reading unbounded: probe.toml is parsed only when small and shallow
+(:func:`_probe_toml`), event.log is streamed a line at a time
+(:func:`_log_lines`), and result records are read in chunks after their
+extent is checked against the file (:func:`.neutrino_bin.block_timeline`).
 
 :func:`read` takes a run folder, its ``event.log`` or ``probe.toml`` (a path
 the content sniffers reach; they do not open folders), or one result file.
