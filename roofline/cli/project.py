@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_device_argument, add_inputs_argument, warn_all
+from .common import add_inputs_argument, warn_all
 
 HELP = "project a trace onto another device: time per kernel, family and in total, with intervals"
 EPILOG = """\
@@ -42,14 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("--to", "-t", required=True, metavar="NAME_OR_PATH",
                    help="the device to project onto: a built-in profile name (roofline devices), a "
                         "saved profile (my-cpu) or a profile YAML")
-    add_device_argument(p)
-    p.set_defaults(device=None)
-    for action in p._actions:    # --device reads as --from here
-        if action.dest == "device":
-            action.option_strings[:] = ["--from", "-d", "--device"]
-            action.help = ("the device the trace was recorded on (default: chosen as classify chooses it, "
-                           "from the names and figures in the file)")
-    p._option_string_actions["--from"] = next(a for a in p._actions if a.dest == "device")
+    p.add_argument("--from", "-d", "--device", dest="device", metavar="NAME_OR_PATH",
+                   help="the device the trace was recorded on (default: chosen as classify chooses it, "
+                        "from the names and figures in the file)")
     p.add_argument("--share", type=float, default=0.8, metavar="S",
                    help="the share of its roof each kernel reaches in the 'at roof' answer (default 0.8)")
     p.add_argument("--observed", metavar="YAML",
