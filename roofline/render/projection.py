@@ -19,6 +19,13 @@ CSV_FIELDS = ("name", "family", "measured_time_s", "projected_time_s", "interval
               "at_roof_time_s", "in_total", "basis", "basis_text")
 
 
+def device_label(device) -> str:
+    """A device's name, and a CPU's model (every measured CPU profile is
+    named my-cpu: the model tells two apart)."""
+    model = (device.architecture or {}).get("cpu_model") if device.kind == "cpu" else None
+    return f"{device.name} ({model})" if model and str(model) not in device.name else device.name
+
+
 def _num(x) -> float | None:
     x = float(x)
     return x if math.isfinite(x) else None
@@ -37,7 +44,7 @@ def projection_dict(p: Projection) -> dict:
              "interval_s": [_num(p.low_s[i]), _num(p.high_s[i])], "at_roof_time_s": _num(p.at_roof_s[i]),
              "in_total": bool(p.counted[i]), "basis": KEYS[int(p.basis[i])], "basis_text": TEXT[int(p.basis[i])]}
             for i in range(len(p))]
-    return {"source_device": p.source.name, "target_device": p.target.name,
+    return {"source_device": device_label(p.source), "target_device": device_label(p.target),
             **_sum_dict(total), "interval_level": 0.8, "at_roof_share": p.share,
             "families": {f: _sum_dict(s) for f, s in p.totals.families.items()},
             "notes": list(p.notes), "rows": rows}
@@ -79,7 +86,7 @@ def _change(new: float, old: float) -> str:
 def projection_table(p: Projection, limit: int = 15, name_width: int = 44) -> str:
     """The totals, the families and the rows that move most, as text."""
     t = p.totals.total
-    out = [f"{p.source.name} -> {p.target.name}",
+    out = [f"{device_label(p.source)} -> {device_label(p.target)}",
            f"  measured on the source   {_t(t.measured_s)}",
            f"  projected on the target  {_t(t.projected_s)}  ({_change(t.projected_s, t.measured_s)}; "
            f"80 % interval {_t(t.low_s)} .. {_t(t.high_s)})",
