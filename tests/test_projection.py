@@ -340,3 +340,50 @@ def test_a_collective_moves_to_the_target_links_with_their_latency():
     assert p.projected_s[row] == pytest.approx(
         10e-3 * on_h100.roofline_time_s[row] / placed.roofline_time_s[row], rel=1e-6)
     assert p.projected_s[row] < 10e-3
+
+
+def cpu(name, dram_all, dram_one, fp64_all, fp64_one, model):
+    return Device(name=name, kind="cpu", compute={"fp64": Ceiling(fp64_all)},
+                  memory={"DRAM": MemoryLevel("DRAM", Ceiling(dram_all))},
+                  architecture={"threads": 2, "cpu_model": model,
+                                "single_core": {"compute": {"fp64": {"flop_s": fp64_one}},
+                                                "memory": {"DRAM": {"bytes_s": dram_one}}}},
+                  provenance={"method": "measured"})
+
+
+def test_a_cpu_trace_uses_the_one_core_roofs_its_threads_require():
+    a = cpu("my-cpu", dram_all=40e9, dram_one=20e9, fp64_all=200e9, fp64_one=100e9, model="CPU A")
+    b = cpu("my-cpu", dram_all=80e9, dram_one=25e9, fp64_all=800e9, fp64_one=200e9, model="CPU B")
+    threads = np.array([1.0, 2.0])
+    ks = kernels([("aten::add(1e8)", "elementwise", 1, 0.1, {"fp64": 0.0}, {"DRAM": 2e9}, math.nan),
+                  ("aten::add(1e8)", "elementwise", 1, 0.1, {"fp64": 0.0}, {"DRAM": 2e9}, math.nan)])
+    ks = ks.with_columns(threads=threads)
+    p = project(place(ks, a), b, figures=figures())
+    # one thread: 2 GB at 20 GB/s is 0.1 s (at its roof) -> 2 GB at 25 GB/s
+    assert p.projected_s[0] == pytest.approx(2e9 / 25e9)
+    # two threads: 2 GB at 40 GB/s is 50 % of its roof -> 2 GB at 80 GB/s, at 50 %
+    assert p.projected_s[1] == pytest.approx(2e9 / 80e9 / 0.5)
+    d = projection_dict(p)
+    assert d["source_device"] == "my-cpu (CPU A)" and d["target_device"] == "my-cpu (CPU B)"
+
+
+def test_the_command_projects_the_example_cpu_trace_onto_another_cpu(tmp_path):
+    """The bundled PyTorch CPU trace from one measured CPU profile onto
+    another (both written here): every operator projected, a total with
+    its interval, both CPUs named."""
+    from roofline import save_device
+    root = Path(__file__).resolve().parent.parent
+    a = cpu("my-cpu", dram_all=40e9, dram_one=20e9, fp64_all=200e9, fp64_one=100e9, model="CPU A")
+    b = cpu("my-cpu", dram_all=80e9, dram_one=25e9, fp64_all=800e9, fp64_one=200e9, model="CPU B")
+    a = Device(**{**a.__dict__, "compute": {"fp64": Ceiling(200e9), "fp32": Ceiling(400e9)}})
+    b = Device(**{**b.__dict__, "compute": {"fp64": Ceiling(800e9), "fp32": Ceiling(1600e9)}})
+    save_device(a, tmp_path / "a.yaml")
+    save_device(b, tmp_path / "b.yaml")
+    done = _cli("project", str(root / "examples" / "pytorch_cpu_trace.json.gz"), "--from", str(tmp_path / "a.yaml"),
+                "--to", str(tmp_path / "b.yaml"), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["source_device"], out["target_device"]) == ("my-cpu (CPU A)", "my-cpu (CPU B)")
+    low, high = out["interval_s"]
+    assert low < out["projected_time_s"] < high < out["measured_time_s"]     # b is faster in every roof
+    assert all(r["projected_time_s"] is not None for r in out["rows"] if r["measured_time_s"])
