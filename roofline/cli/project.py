@@ -32,6 +32,7 @@ examples:
   roofline project trace.json.gz --to mi300x
   roofline project trace.json.gz --from h100-sxm --to b200 --format json > b200.json
   roofline project cpu_trace.json --to ../shared/cpu-sweeps/zen3.yaml --format csv
+  roofline project traces/ --to b200 --workers 2      # a folder of rank traces: summed over ranks
 """
 
 
@@ -55,6 +56,8 @@ def add_parser(sub) -> None:
                    help="output format (default: table; csv and json list every row)")
     p.add_argument("--top", type=int, default=15, metavar="N",
                    help="table only: the N rows that move most (default 15)")
+    from .ranks import add_rank_arguments
+    add_rank_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -65,13 +68,13 @@ def run(args) -> int:
     from ..render.projection import projection_csv_bytes, projection_json, projection_table
     from ..render.terminal import visible_lines
     from .classify import write_stdout
-    from .common import choose_device, load_inputs
+    from .common import choose_device
     if not 0 < args.share <= 1:
         raise RooflineError(f"--share must be above 0 and at most 1, not {args.share}")
     if args.top < 1:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
     target = choose_device(args.to, [], "project")     # a wrong name fails before the trace is read
-    kernels, results = load_inputs(args.files, merge=args.merge)
+    kernels, results = _inputs(args)
     source = choose_device(args.device, results, "project")
     placements = place(kernels, source)
     warn_all("project", [w for r in results for w in r.warnings] + placements.warnings)
@@ -83,6 +86,19 @@ def run(args) -> int:
     else:
         print(visible_lines(projection_table(projection, limit=args.top)), end="")
     return 0
+
+
+def _inputs(args):
+    """(KernelSet, results) of the files, or of every rank of a rank folder
+    (the rows of all ranks together: the totals are summed over ranks)."""
+    from .common import kernel_columns, load_inputs, warn
+    from .ranks import is_rank_job, load_ranks
+    if not is_rank_job(args.files):
+        return load_inputs(args.files, merge=args.merge)
+    results, _, notes = load_ranks(args)
+    for note in notes:
+        warn("project", note)
+    return kernel_columns(results), results
 
 
 def _figures(path):
