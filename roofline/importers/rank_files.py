@@ -128,11 +128,22 @@ def rank_from_name(path: Path) -> int | None:
 
 
 def summarise(ks):
-    """One row per kernel name (times, calls, FLOPs and bytes summed): what
-    a rank's worker sends back."""
-    from ..core.aggregate import aggregate_set, group_keys
+    """One row per kernel name and operator (times, calls, FLOPs and bytes
+    summed): what a rank's worker sends back. The operator keeps a kernel's
+    calls with modelled work apart from its calls without (launched before
+    the profiler's CPU window), as the rows of one trace are: summed
+    together, their work would be set against all their time."""
+    import numpy as np
+
+    from ..core.aggregate import aggregate_set, factorize
     from ..core.model import carry_labels
-    groups = group_keys(ks, "name")
+    names, _ = factorize(ks.names)
+    operators, known = factorize(ks.operators)
+    _, first, inverse = np.unique(names * max(len(known), 1) + operators, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")      # groups in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    groups = (rank[inverse.ravel()], len(order))
     return carry_labels(ks, aggregate_set(ks, by="name", groups=groups), groups[0])
 
 
