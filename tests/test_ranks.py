@@ -112,3 +112,21 @@ def test_rank_folders_choose_the_device_from_the_traces_properties(tmp_path, cap
         shutil.copy(src, tmp_path / f"rank{r}.json.gz")
     assert main(["classify", str(tmp_path), "--format", "csv"]) == 0
     assert "using device profile mi250-gcd" in capsys.readouterr().err
+
+
+def test_a_rank_summary_keeps_calls_without_work_apart_from_calls_with_work():
+    """The same kernel launched inside an operator (modelled work) and before
+    the profiler's CPU window (no operator, no work): two rows, as in the
+    trace's own rows, so the work is set against the time of its own calls."""
+    import math
+
+    import numpy as np
+
+    from roofline.core.model import KernelSet
+    from roofline.importers.rank_files import summarise
+    ks = KernelSet(["gemm", "gemm", "gemm"], [1e-3, 1e-3, 2e-3], flops={"tensor_bf16": [1e12, 1e12, math.nan]},
+                   operators=["aten::mm", "aten::mm", ""])
+    out = summarise(ks)
+    assert len(out) == 2
+    assert out.time_s.tolist() == [2e-3, 2e-3] and out.operators.tolist() == ["aten::mm", ""]
+    assert out.flops["tensor_bf16"][0] == 2e12 and np.isnan(out.flops["tensor_bf16"][1])
