@@ -20,6 +20,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from .xplane_stats import TF_OP, output_dims
+
 # Every stat the kernels module reads (operator_of, launch_config, copies,
 # XLA cost analysis, host events); everything else is skipped.
 USED_STATS = frozenset({"tf_op", "hlo_op", "hlo_module", "annotation", "level 0", "long_name", "kernel_details",
@@ -132,14 +134,18 @@ class Capture:
 
     def rows(self) -> dict:
         """The activity columns as numpy arrays, ordered by start time
-        (events that start together keep their order in the file)."""
+        (events that start together keep their order in the file); asked
+        once: the capture's own columns are emptied."""
         start = np.frombuffer(self.start_ns, dtype=np.float64)
         order = np.argsort(start, kind="stable")
         as_array = {"name_id": (self.name_id, np.int64), "device_id": (self.device_id, np.int64),
                     "profile": (self.profile, np.int64), "stream": (self.stream, np.int64),
                     "correlation": (self.correlation, np.int64), "start_ns": (self.start_ns, np.float64),
                     "duration_ns": (self.duration_ns, np.float64)}
-        return {k: np.frombuffer(v, dtype=t)[order] for k, (v, t) in as_array.items()}
+        out = {k: np.frombuffer(v, dtype=t)[order] for k, (v, t) in as_array.items()}
+        for name in as_array:           # the sorted copies are all that is kept: free the unsorted ones
+            setattr(self, name, array(getattr(self, name).typecode))
+        return out
 
 
 def correlation_column(value, stats: dict) -> int:
@@ -156,7 +162,6 @@ def host_action(cap: Capture, name: str, stats: dict, correlated: bool) -> tuple
     """What every host event of this name and stats adds: ("api", call name),
     ("op", TF op name, input shape or None), or ("none",) (an output
     allocation's shape is kept here, once)."""
-    from .xplane_kernels import TF_OP, output_dims   # noqa: PLC0415 - the kernels module imports this one
     if correlated or CORRELATION in stats:
         # a launch is recorded under the kernel's name, a copy as MemcpyH2D/D2H
         if "memcpy_details" in stats:

@@ -114,6 +114,10 @@ def stat(data: bytes, s: int, e: int, keep) -> tuple[int, str, object] | None:
     ``keep(metadata id)``, else None (its value is then not decoded). A
     string's bytes are checked for length before they are copied; a
     ``ref`` value is the id of the stat metadata that names it."""
+    if s < e and data[s] == 0x08:          # the metadata id first, as writers put it: skip early
+        first, _ = varint(data, s + 1, e)
+        if not keep(signed(first)):     # a stat nobody reads is not decoded further
+            return None
     meta, kind, value, where = 0, None, None, None
     for number, wire, v in fields(data, s, e):
         if number == 1 and wire == 0:

@@ -35,7 +35,9 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     sources = {"xla": 0, "tf": 0}
 
     def put(columns: dict, key: str, where, values) -> None:
-        columns.setdefault(key, np.full(n, math.nan))[where] = values
+        if key not in columns:
+            columns[key] = np.full(n, math.nan)
+        columns[key][where] = values
 
     # XLA cost analysis on the kernel event itself: once per distinct profile
     own = [xla_cost(s) for s in cap.profiles]
