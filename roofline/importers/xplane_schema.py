@@ -26,21 +26,18 @@ in C++ and weigh 330 MB with their dependencies (docs/tensorflow.md).
                 stats (5), child_id (6)
     XStatMetadata   id (1), name (2), description (3)
 
-Needs the optional ``protobuf`` package (``pip install 'roofline[tf]'``),
-imported only when a ``.xplane.pb`` file is read.
+The reader walks the wire format itself (:mod:`.xplane_wire`); the message classes here need the
+optional ``protobuf`` package (``pip install 'roofline[tf]'``) and serve tests and benchmarks that write XPlane files,
+imported only when they are asked for.
 """
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
-from ..core.errors import InputError, RooflineError
-from ..core.text_files import regular_file
+from ..core.errors import RooflineError
 
 INSTALL_HINT = "pip install 'roofline[tf]'"
 PACKAGE = "tensorflow.profiler"
-# An XSpace larger than this is refused: protobuf messages stop at 2 GiB.
-MAX_XSPACE_BYTES = 2 ** 31 - 1
 
 _I64, _U64, _DOUBLE, _STRING, _BYTES, _MESSAGE = "int64", "uint64", "double", "string", "bytes", "message"
 _REPEATED = "repeated"
@@ -120,34 +117,3 @@ def message_classes() -> dict:
     if get is None:                                            # older runtimes (TF 2.x pins protobuf < 5)
         get = message_factory.MessageFactory(pool).GetPrototype
     return {name: get(pool.FindMessageTypeByName(f"{PACKAGE}.{name}")) for name in _SCHEMA}
-
-
-def parse_xspace(path: str | Path):
-    """The XSpace in ``path``, or an InputError naming the file and what is
-    wrong: not a protobuf message (wrong or damaged bytes, a truncated
-    file whose last field runs past the end), or a message with no named
-    plane (not an XSpace)."""
-    from google.protobuf.message import DecodeError  # noqa: PLC0415 - after the install check below
-    classes = message_classes()
-    size = regular_file(path).st_size
-    if size > MAX_XSPACE_BYTES:
-        raise InputError(path, None, f"{size:,} bytes: larger than a protobuf message can be (2 GiB)")
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror}") from None
-    space = classes["XSpace"]()
-    try:
-        space.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as exc:
-        raise InputError(path, None, "not a readable XSpace protobuf (a TensorFlow/JAX .xplane.pb): "
-                         f"truncated or damaged ({_first_line(exc)})") from None
-    if not space.planes or not any(plane.name for plane in space.planes):
-        raise InputError(path, None, "not an XSpace protobuf (a TensorFlow/JAX .xplane.pb): "
-                         "it holds no named plane")
-    return space
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:120] if text else type(exc).__name__
