@@ -33,6 +33,7 @@ examples:
   roofline project trace.json.gz --from h100-sxm --to b200 --format json > b200.json
   roofline project cpu_trace.json --to ../shared/cpu-sweeps/zen3.yaml --format csv
   roofline project traces/ --to b200 --workers 2      # a folder of rank traces: summed over ranks
+  roofline project trace.json.gz --to mi300x -o mi300x.html   # a report: charts, tables, evidence
 """
 
 
@@ -55,7 +56,10 @@ def add_parser(sub) -> None:
     p.add_argument("--format", "-f", choices=("table", "csv", "json"), default="table",
                    help="output format (default: table; csv and json list every row)")
     p.add_argument("--top", type=int, default=15, metavar="N",
-                   help="table only: the N rows that move most (default 15)")
+                   help="table and report: the N rows that move most (default 15)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="write a report instead of printing: .html (self-contained, no network) or .md "
+                        "(its charts as PNGs beside it, PATH-stem_projection-*.png)")
     from .ranks import add_rank_arguments
     add_rank_arguments(p)
     p.set_defaults(func=run)
@@ -73,18 +77,33 @@ def run(args) -> int:
         raise RooflineError(f"--share must be above 0 and at most 1, not {args.share}")
     if args.top < 1:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
+    if args.output is not None:     # a path no report can be written to fails before the trace is read
+        from ..render.projection_report import check_output_path
+        check_output_path(args.output)
     target = choose_device(args.to, [], "project")     # a wrong name fails before the trace is read
     kernels, results = _inputs(args)
     source = choose_device(args.device, results, "project")
     placements = place(kernels, source)
     warn_all("project", [w for r in results for w in r.warnings] + placements.warnings)
     projection = project(placements, target, share=args.share, figures=_figures(args.observed))
+    if args.output is not None:
+        return _write_report(projection, args, [r.path for r in results])
     if args.format == "json":
         write_stdout(projection_json(projection).encode("utf-8"))
     elif args.format == "csv":
         write_stdout(projection_csv_bytes(projection))
     else:
         print(visible_lines(projection_table(projection, limit=args.top)), end="")
+    return 0
+
+
+def _write_report(projection, args, sources) -> int:
+    from ..render.projection_report import save_projection_report
+    from ..render.terminal import visible
+    written = save_projection_report(projection, args.output, sources=sources, top=args.top)
+    extra = f" and {len(written) - 1} image(s)" if len(written) > 1 else ""
+    print(visible(f"wrote {args.output}{extra} ({len(projection):,} rows, {projection.source.name} -> "
+                  f"{projection.target.name})"))
     return 0
 
 
