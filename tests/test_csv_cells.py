@@ -84,3 +84,23 @@ def test_classify_csv_defuses_text_cells_only(monkeypatch, arrow):
         assert r[header.index("operator")] == "'@op" and r[header.index("family")] == "'=family"
         for column in ("time_s", "flops", "efficiency", "roofline_time_s"):
             assert math.isfinite(float(r[header.index(column)]))     # numbers stay numbers
+
+
+def test_the_csv_in_slices_is_the_csv_in_one_piece(monkeypatch):
+    """classify --format csv writes slices of rows as they are formatted, at
+    most two per core ahead; joined they are the one-piece CSV."""
+    import numpy as np
+
+    from roofline import Ceiling, Device, KernelSet, MemoryLevel, place
+    from roofline.render import tables
+    n = 1003
+    ks = KernelSet([f"k{i % 17},\"x\"" for i in range(n)], np.linspace(1e-6, 1e-3, n),
+                   flops={"fp32": np.linspace(1e3, 1e9, n)}, bytes={"DRAM": np.linspace(1e3, 1e8, n)})
+    dev = Device("d", "gpu", {"fp32": Ceiling(1e13)}, {"DRAM": MemoryLevel("DRAM", Ceiling(1e12))})
+    p = place(ks, dev)
+    whole = tables.placements_csv_bytes(p)
+    monkeypatch.setattr(tables, "CSV_SLICE_ROWS", 97)
+    pieces = list(tables.placements_csv_chunks(p))
+    assert len(pieces) == 1 + -(-n // 97)
+    assert b"".join(pieces) == whole
+    assert whole.count(b"\n") == n + 1

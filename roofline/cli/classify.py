@@ -54,7 +54,7 @@ def run(args) -> int:
     from ..core.placement import place
     from ..devices.choice import device_for
     from ..render.json_rows import placements_json_chunks
-    from ..render.tables import placements_csv_bytes, placements_table
+    from ..render.tables import placements_csv_chunks, placements_table
     from ..render.terminal import visible_lines
     from .common import choose_device
     from .ranks import classify_ranks, is_rank_job
@@ -69,7 +69,8 @@ def run(args) -> int:
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
     if args.format == "csv":
-        write_stdout(placements_csv_bytes(placements))
+        for chunk in placements_csv_chunks(placements):
+            write_stdout(chunk)
         return 0
     if args.format == "json":
         for chunk in placements_json_chunks(placements):

@@ -56,6 +56,13 @@ def placements_csv_bytes(p: Placements) -> bytes:
     formatted by C loops, each distinct name quoted once, rows joined once
     (a csv.writer call per row costs 5x more at a million rows). Bytes, so
     a million rows go to a file or pipe without two more copies."""
+    return b"".join(placements_csv_chunks(p))
+
+
+def placements_csv_chunks(p: Placements):
+    """:func:`placements_csv_bytes` in pieces of :data:`CSV_SLICE_ROWS` rows,
+    to be written as they come: 3M rows are never held as one 400 MB
+    string and its joined copy."""
     with paused():
         ks = p.kernels
         columns = {
@@ -69,15 +76,19 @@ def placements_csv_bytes(p: Placements) -> bytes:
         columns["assumed"] = ks.assumed          # what its work model assumed
         arrow = _arrow_csv(columns)
         if arrow is not None:
-            return arrow
+            yield from arrow
+            return
         cells = [_csv_cells(np.asarray(columns[k])) for k in CSV_FIELDS]
         body = "\n".join(map(",".join, zip(*cells)))
-        return (",".join(CSV_FIELDS) + "\n" + body + ("\n" if body else "")).encode("utf-8")
+        yield (",".join(CSV_FIELDS) + "\n" + body + ("\n" if body else "")).encode("utf-8")
 
 
-def _arrow_csv(columns: dict) -> bytes | None:
-    """The CSV written by Arrow's C++ writer (numbers formatted in C++),
-    None without pyarrow."""
+CSV_SLICE_ROWS = 200_000    # rows a piece of the CSV holds (about 25 MB)
+
+
+def _arrow_csv(columns: dict):
+    """The CSV written by Arrow's C++ writer (numbers formatted in C++), as
+    an iterator of pieces; None without pyarrow."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pac
@@ -99,24 +110,36 @@ def _arrow_csv(columns: dict) -> bytes | None:
             if pac.any(formula).as_py():
                 text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
             arrays.append(text)
-    table = pa.table(arrays, names=list(CSV_FIELDS))
-    # Formatting numbers is most of the time and Arrow's writer runs on one
-    # thread: write slices on every core and join them.
-    parts = max(1, min(os.cpu_count() or 1, table.num_rows // 100_000))
-    step = -(-table.num_rows // parts)
+    return _arrow_pieces(pa.table(arrays, names=list(CSV_FIELDS)))
+
+
+def _arrow_pieces(table):
+    """The header, then slices of the table as CSV: formatting numbers is
+    most of the time and Arrow's writer runs on one thread, so slices are
+    written on every core, at most two per core ahead of the reader."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
 
     def write(i: int) -> bytes:
         out = pa.BufferOutputStream()
-        pcsv.write_csv(table.slice(i * step, step), out, write_options=pcsv.WriteOptions(
+        pcsv.write_csv(table.slice(i * CSV_SLICE_ROWS, CSV_SLICE_ROWS), out, write_options=pcsv.WriteOptions(
             quoting_style="needed", include_header=False))
         return out.getvalue().to_pybytes()
 
-    header = (",".join(CSV_FIELDS) + "\n").encode()     # plain field names: no quotes needed
-    if parts == 1:
-        return header + write(0)
+    yield (",".join(CSV_FIELDS) + "\n").encode()      # plain field names: no quotes needed
+    slices = max(1, -(-table.num_rows // CSV_SLICE_ROWS))
+    if slices == 1:
+        yield write(0)
+        return
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(parts) as pool:
-        return b"".join([header, *pool.map(write, range(parts))])
+    cores = os.cpu_count() or 1
+    with ThreadPoolExecutor(cores) as pool:
+        pending = [pool.submit(write, i) for i in range(min(slices, 2 * cores))]
+        for i in range(slices):
+            piece = pending.pop(0).result()
+            if i + len(pending) + 1 < slices:
+                pending.append(pool.submit(write, i + len(pending) + 1))
+            yield piece
 
 
 def _csv_cells(values: np.ndarray) -> list[str]:
