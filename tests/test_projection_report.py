@@ -290,3 +290,18 @@ def test_chromium_runs_nothing_and_fetches_nothing_from_the_page(tmp_path):
             assert page.evaluate("() => document.querySelectorAll('script').length") == 0
         finally:
             browser.close()
+
+
+def test_beyond_its_marker_limit_the_roofline_draws_the_longest_rows_over_a_density(monkeypatch):
+    import roofline.render.projection_chart as chart
+    from matplotlib.collections import PathCollection, QuadMesh
+    monkeypatch.setattr(chart, "MAX_MARKERS", 2)
+    p = payload_projection()
+    ax = target_roofline_figure(p).axes[0]
+    markers = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(markers) == 1 and len(markers[0].get_offsets()) == 2
+    work = np.nan_to_num(p.on_target.work)
+    longest = np.argsort(-np.where(work > 0, p.projected_s, -1.0))[:2]
+    assert sorted(markers[0].get_offsets()[:, 1]) == pytest.approx(sorted(work[longest] / p.projected_s[longest]))
+    assert any(isinstance(c, QuadMesh) for c in ax.collections)
+    assert any("all 5 placed rows" in t.get_text() for t in ax.get_legend().get_texts())

@@ -31,6 +31,7 @@ MEASURED, PROJECTED, AT_ROOF = "#9a9a9a", "#0072B2", "#D55E00"
 # a colour per basis (Okabe-Ito first, then greys): what a point rests on
 BASIS_COLOR = dict(zip(KEYS, ("#CC79A7", "#E69F00", "#D55E00", "#882255", "#0072B2", "#009E73",
                               "#56B4E9", "#F0E442", "#999999", "#777777", "#555555", "#333333")))
+MAX_MARKERS = 2000         # roofline markers beyond these: a density of every row
 MAX_FAMILIES = 24          # bars beyond these: named in a note (the table lists them all)
 
 
@@ -256,23 +257,32 @@ def _free_spot(occupied: Occupied, pos, label: str, radius: float, heights):
 
 
 def _draw_points(ax, p: Projection, view: Placements, x, y, drawn) -> None:
+    """A marker and an interval bar per placed row; beyond ``MAX_MARKERS``
+    rows, those with most projected time, over a density of every placed
+    row (a million markers take minutes to draw and cannot be told apart)."""
     from .plot import _marker_sizes
-    work = view.work
+    rows = np.flatnonzero(drawn)
+    dense = len(rows) > MAX_MARKERS
+    if dense:
+        rows = rows[np.argsort(-np.nan_to_num(p.projected_s[rows]), kind="stable")[:MAX_MARKERS]]
+    work = view.work[rows]
     with np.errstate(divide="ignore", invalid="ignore"):
-        y_low, y_high = work / p.high_s, work / p.low_s       # slower is lower
-    bars = drawn & np.isfinite(y_low) & np.isfinite(y_high)
+        y_low, y_high = work / p.high_s[rows], work / p.low_s[rows]       # slower is lower
+    bars = np.isfinite(y_low) & np.isfinite(y_high)
     if bars.any():
-        ax.vlines(x[bars], y_low[bars], y_high[bars], colors="#444444", lw=0.8, alpha=0.55, zorder=3)
-    sizes = _marker_sizes(view)
-    keys = [KEYS[int(b)] for b in p.basis]
-    colors = np.array([BASIS_COLOR[k] for k in keys], dtype=object)
-    ax.scatter(x[drawn], y[drawn], s=sizes[drawn], c=list(colors[drawn]), edgecolors="white", linewidths=0.8,
-               alpha=0.85 if drawn.sum() < 200 else 0.5, zorder=4)
-    present = [k for k in KEYS if any(keys[i] == k for i in np.flatnonzero(drawn))]
+        ax.vlines(x[rows][bars], y_low[bars], y_high[bars], colors="#444444", lw=0.8, alpha=0.55, zorder=3)
+    colors = np.array([BASIS_COLOR[k] for k in KEYS], dtype=object)[p.basis[rows].astype(int)]
+    ax.scatter(x[rows], y[rows], s=_marker_sizes(view)[rows], c=list(colors), edgecolors="white", linewidths=0.8,
+               alpha=0.85 if len(rows) < 200 else 0.5, zorder=4)
+    present = [KEYS[c] for c in np.unique(p.basis[rows].astype(int))]
     handles = [Patch(color=BASIS_COLOR[k], label=f"basis: {k}") for k in present]
     handles += [Line2D([], [], color="#444444", lw=0.8, label="80 % interval of the projection"),
                 Line2D([], [], ls="", marker="o", color="#bbbbbb", ms=9, label="size = share of projected time")]
     ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.92)
+    if dense:
+        from .density import draw_density
+        draw_density(ax, x[drawn], y[drawn], label=f"all {int(drawn.sum()):,} placed rows (markers: the "
+                     f"{MAX_MARKERS:,} with most time)")
 
 
 def _unplaced_text(p: Projection, view: Placements, drawn) -> str:
