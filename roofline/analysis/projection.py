@@ -88,15 +88,15 @@ def project(placements: Placements, target: Device, share: float = 0.8,
         raise ValueError(f"share must be in (0, 1], got {share!r}")
     source = placements.device
     kernels = placements.kernels
-    on_target = place(kernels, target)
+    tensor = _tensor_matrix(placements)
+    # a matrix library tiles each GPU its own way: the source's grid says
+    # nothing of the target's, so only other kernels keep their launch there
+    blocks = np.where(tensor, np.nan, kernels.blocks)
+    on_target = place(kernels.with_columns(blocks=blocks), target)
     notes: list[str] = []
     f_s, f_t = _floor(figures.floor(source), source, notes), _floor(figures.floor(target), target, notes)
     n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
     time_s = kernels.time_s
-    tensor = _tensor_matrix(placements)
-    # a matrix library tiles each GPU its own way: the source's grid says
-    # nothing of the target's, so only other kernels keep their launch
-    blocks = np.where(tensor, np.nan, kernels.blocks)
     roof_s = placements.roofline_time_s / _wave_fill(blocks, source)
     roof_t = on_target.roofline_time_s / _wave_fill(blocks, target)
     matrix = _matrix_unit(placements)
