@@ -253,7 +253,8 @@ def test_the_shipped_observations_name_their_traces():
             assert 0 < entry["matrix_efficiency"] <= 1 and "rows of" in entry["matrix_efficiency_source"]
 
 
-def _trace_file(tmp_path: Path) -> Path:
+def _trace_file(tmp_path: Path, name_suffix: str = "") -> Path:
+    """Six bf16 GEMMs on an H100 (their kernel names end in ``name_suffix``)."""
     events = []
     for i in range(6):
         ts = 10.0 + 100 * i
@@ -262,7 +263,7 @@ def _trace_file(tmp_path: Path) -> Path:
                                 "Input type": ["c10::BFloat16", "c10::BFloat16"]}})
         events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
                        "ts": ts + 5, "dur": 4, "args": {"correlation": 100 + i, "External id": i + 1}})
-        events.append({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n",
+        events.append({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n" + name_suffix,
                        "pid": 0, "tid": 7, "ts": ts + 20, "dur": 12.0,
                        "args": {"device": 0, "stream": 7, "correlation": 100 + i, "External id": i + 1,
                                 "grid": [64, 1, 1], "block": [128, 1, 1]}})

@@ -8,18 +8,16 @@ intervals, points at work / projected time.
 """
 from __future__ import annotations
 
-import gzip
 import html
-import json
 import math
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+
+from test_projection import _cli, _trace_file as trace_file
 
 from roofline import Ceiling, Device, KernelSet, MemoryLevel, place
 from roofline.analysis.projection import Figures, project
@@ -215,29 +213,7 @@ def test_a_compute_bound_row_sits_at_the_intensity_of_the_level_that_takes_longe
 
 
 def _trace_file(tmp_path):
-    events = []
-    for i, payload in enumerate(PAYLOADS.values()):
-        ts = 10.0 + 100 * i
-        name = f"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n{payload}"
-        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": ts, "dur": 50,
-                       "args": {"External id": i + 1, "Input Dims": [[1024, 1024], [1024, 1024]],
-                                "Input type": ["c10::BFloat16", "c10::BFloat16"]}})
-        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
-                       "ts": ts + 5, "dur": 4, "args": {"correlation": 100 + i, "External id": i + 1}})
-        events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts + 20, "dur": 12.0,
-                       "args": {"device": 0, "stream": 7, "correlation": 100 + i, "External id": i + 1,
-                                "grid": [64, 1, 1], "block": [128, 1, 1]}})
-    doc = {"traceEvents": events, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3",
-                                                        "numSms": 132, "totalGlobalMem": 85018279936}]}
-    path = tmp_path / "trace.json.gz"
-    with gzip.open(path, "wt") as f:
-        json.dump(doc, f)
-    return path
-
-
-def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-c", "import sys; from roofline.cli.main import main; sys.exit(main())",
-                           *args], capture_output=True, text=True, cwd=cwd)
+    return trace_file(tmp_path, PAYLOADS["img"])
 
 
 def test_the_command_writes_html_and_markdown_reports(tmp_path):
