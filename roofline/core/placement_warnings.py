@@ -58,19 +58,33 @@ def _times(ratio: float) -> str:
     return f"{ratio:.2f}x" if ratio < 1e4 else f"{ratio:.2g}x"
 
 
-def warn_above_roof(kernels, efficiency, device, warnings, listed: int = 5):
-    above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
+def above_roof_advice(kernels, i: int, device) -> str:
+    """What to check for row ``i`` above its roof, from where its work came:
+    an operator model that assumed something (the row's ``assumed`` text:
+    that assumption, not the counters), an operator model, or counters."""
     where = ("the CPU the trace was recorded on" if device.kind == "cpu"
              else "the GPU the profile came from")
-    check = "its operator model" if device.kind == "cpu" else "the counters"
+    if kernels.families[i] == "communication":
+        return ("a collective above its link roof: an algorithm that reduces in the switch or the network "
+                "(NVLS, SHARP) or a tree moves less than the bus formula assumes, or the group size, "
+                "ranks per node or --network is not the job's")
+    assumed = str(kernels.assumed[i]) if kernels.modelled[i] else ""
+    if assumed:
+        return (f"its work is an operator model's, which assumed: {assumed}; an assumption that does not "
+                f"hold can overstate the work (no counter is involved); check also that the device profile "
+                f"matches {where}")
+    if kernels.modelled[i]:
+        return (f"its work is an operator model's, not counters: check the model and that the device "
+                f"profile matches {where}")
+    if device.kind == "cpu":
+        return f"check its operator model and that the device profile matches {where}"
+    return f"check the counters and that the device profile matches {where}"
+
+
+def warn_above_roof(kernels, efficiency, device, warnings, listed: int = 5):
+    above = np.flatnonzero(np.nan_to_num(efficiency) > ABOVE_ROOF_TOLERANCE)
     for i in above[:listed]:
-        if kernels.families[i] == "communication":
-            advice = ("a collective above its link roof: an algorithm that reduces in the switch or the network "
-                      "(NVLS, SHARP) or a tree moves less than the bus formula assumes, or the group size, "
-                      "ranks per node or --network is not the job's")
-        else:
-            advice = f"check {check} and that the device profile matches {where}"
-        warnings.append(Advice(f"runs at {_times(efficiency[i])} its roof", advice,
+        warnings.append(Advice(f"runs at {_times(efficiency[i])} its roof", above_roof_advice(kernels, i, device),
                                subject=str(kernels.names[i])))
     if len(above) > listed:
         warnings.append(Advice(f"{len(above) - listed} more kernel(s) above their roof", subject="roof"))

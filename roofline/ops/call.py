@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 # Operator families (what the report groups time by).
@@ -240,6 +240,11 @@ class Args:
         v = literal(c[i]) if i < len(c) else None
         return default if v is None else v
 
+    def recorded(self, i: int | None) -> bool:
+        """Whether argument ``i`` has a Concrete Inputs literal (traces of
+        PyTorch before about 1.10 record none)."""
+        return i is not None and self.value(i) is not None
+
     def ints(self, i: int, rank: int, default: int) -> tuple:
         """An int-list argument (``[1, 1]``) broadcast to ``rank`` entries."""
         v = self.value(i, default)
@@ -256,6 +261,17 @@ class Args:
     def dtype_code(self, i: int) -> str | None:
         v = self.value(i)
         return _SCALAR_TYPE.get(v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def fill_concrete(call: OpCall, values: dict) -> OpCall:
+    """``call`` with the literals of ``values`` (position -> int list) in its
+    Concrete Inputs, the other entries kept (``""`` where none): what a
+    newer profiler would have recorded, for a reader that inferred them."""
+    size = max(len(call.dims), max(values) + 1)
+    concrete = list(call.concrete) + [""] * (size - len(call.concrete))
+    for at, v in values.items():
+        concrete[at] = "[" + ", ".join(str(int(x)) for x in v) + "]"
+    return replace(call, concrete=tuple(concrete))
 
 
 def broadcast(*shapes: tuple) -> tuple:

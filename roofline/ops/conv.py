@@ -27,13 +27,23 @@ moves. A transposed convolution reads every input point. The grad-weight
 part of the backward reads the input likewise (only touched pixels); the
 grad input is written whole (its untouched pixels are zeros the kernel
 writes).
+
+Stride, padding and dilation come from the call's Concrete Inputs. Traces
+of PyTorch before about 1.10 record none: a convolution then needs its
+output size from elsewhere. The backward has it (the grad output's
+shape, :func:`solve_stride_padding`); the Kineto reader finds the forward's
+in the next operator's input (:mod:`roofline.importers.kineto.geometry`,
+through :func:`with_geometry`); where nothing settles it the model takes
+stride 1 and no padding and says so (:data:`ASSUMED_NOTE`). The groups of a
+forward convolution without Concrete Inputs follow from the weight
+(``C / weight.shape[1]``).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from .call import Args, OpWork, dtype_precision, work
+from .call import Args, OpWork, dtype_precision, fill_concrete, work
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,52 @@ _FORWARD = {
 # padding, dilation, transposed, output_padding, groups, output_mask)
 _BACKWARD = Layout(None, 4, 5, 6, 7, 8, 9)
 
+ASSUMED_NOTE = "stride 1, no padding assumed: the trace records no Concrete Inputs"
+_MAX_PAD_TRIED = 64
+
+
+def layout_of(short_name: str) -> Layout | None:
+    """The argument layout of a forward convolution (``conv2d``), or None."""
+    return _FORWARD.get(short_name)
+
+
+def solve_stride_padding(size: int, out: int, taps: int, dilation: int = 1) -> tuple[int, int] | None:
+    """The (stride, padding) of one spatial dimension that turn ``size``
+    input positions into ``out`` outputs with ``taps`` taps:
+    ``out = (size + 2 pad - dilation (taps - 1) - 1) // stride + 1``. Several
+    may fit; the smallest stride wins, then 'same'-style padding
+    (``dilation (taps - 1) // 2``), then none, then the others up to the
+    filter's extent. None when nothing fits. The FLOPs do not depend on the
+    choice (they follow from ``out``); the input pixels read may."""
+    extent = dilation * (taps - 1)
+    if min(size, out, taps, dilation) <= 0:
+        return None
+    # unusual pads are tried up to a bound: a crafted weight of 10^9 taps costs nothing
+    pads = [extent // 2, 0] + [p for p in range(min(extent, _MAX_PAD_TRIED) + 1) if p not in (0, extent // 2)]
+    best = None
+    for rank, pad in enumerate(pads):
+        span = size + 2 * pad - extent - 1
+        if span < 0:
+            continue
+        low = span // out + 1                     # the smallest stride with span // stride <= out - 1
+        if out > 1 and low > span // (out - 1):   # ... and span // stride >= out - 1
+            continue
+        if best is None or (low, rank) < best[0]:
+            best = ((low, rank), (low, pad))
+    return best[1] if best else None
+
+
+def with_geometry(call, stride: tuple, padding: tuple):
+    """``call`` with ``stride`` and ``padding`` written into its Concrete
+    Inputs (as a newer profiler records them), or None when its operator
+    has no convolution layout. For traces that record none (the reader's
+    inference)."""
+    name = call.name.split("::", 1)[-1]
+    layout = _FORWARD.get(name)
+    if layout is None:
+        return None
+    return fill_concrete(call, {layout.stride: list(stride), layout.padding: list(padding)})
+
 
 @dataclass(frozen=True)
 class Geometry:
@@ -109,7 +165,10 @@ def touched(size: int, out: int, stride: int, pad: int, dilation: int, taps: int
     return size - mark.count(0)
 
 
-def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geometry:
+def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1, y_at: int | None = None) -> Geometry:
+    """Sizes of a convolution call; ``y_at``: a recorded tensor of the
+    output's shape (a backward's grad output) that settles stride and
+    padding when the trace records neither."""
     x, w = args.need(x_at), args.need(w_at)
     rank = len(w.shape) - 2
     if rank < 1:
@@ -118,12 +177,14 @@ def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geomet
     n = x.shape[0] if batched else 1
     c, spatial = x.shape[-rank - 1], x.shape[-rank:]
     taps = w.shape[2:]
-    stride = args.ints(layout.stride, rank, 1)
-    dilation = args.ints(layout.dilation, rank, 1) if layout.dilation is not None else (1,) * rank
     transposed = (layout.transposed if isinstance(layout.transposed, bool)
                   else bool(args.value(layout.transposed, False)))
-    groups = _groups(args, layout, c)
+    stride = args.ints(layout.stride, rank, 1)
+    dilation = args.ints(layout.dilation, rank, 1) if layout.dilation is not None else (1,) * rank
     padding = _padding(args, layout.padding, rank)
+    if not transposed and not (args.recorded(layout.stride) or args.recorded(layout.padding)):
+        stride, padding = _unrecorded(args, y_at, spatial, taps, dilation)
+    groups = _groups(args, layout, c, None if transposed else w.shape[1])
     pixels = read_pixels = math.prod(spatial)
     if transposed:
         extra = (args.ints(layout.output_padding, rank, 0) if layout.output_padding is not None
@@ -148,6 +209,31 @@ def geometry(args: Args, layout: Layout, x_at: int = 0, w_at: int = 1) -> Geomet
     return Geometry(macs, ((n,) if batched else ()) + (k,) + out, k, pixels, read_pixels)
 
 
+def _unrecorded(args: Args, y_at, spatial, taps, dilation) -> tuple:
+    """Stride and padding of a call whose trace records neither: solved
+    from the output's recorded shape (``y_at``) where there is one, else
+    stride 1 and no padding, said in the row (:data:`ASSUMED_NOTE`)."""
+    y = args.tensor(y_at) if y_at is not None else None
+    if y is not None and len(y.shape) >= len(spatial):
+        fits = [solve_stride_padding(i, o, r, d)
+                for i, o, r, d in zip(spatial, y.shape[-len(spatial):], taps, dilation)]
+        if all(fits):
+            stride, padding = tuple(f[0] for f in fits), tuple(f[1] for f in fits)
+            note = (f"stride {_dims(stride)}, padding {_dims(padding)} inferred from the grad output's "
+                    "shape: the trace records no Concrete Inputs")
+            if note not in args.notes:
+                args.notes.append(note)
+            return stride, padding
+    if ASSUMED_NOTE not in args.notes:
+        args.notes.append(ASSUMED_NOTE)
+    return (1,) * len(spatial), (0,) * len(spatial)
+
+
+def _dims(values: tuple) -> str:
+    """``2`` for (2, 2), ``2x1`` for (2, 1)."""
+    return str(values[0]) if len(set(values)) == 1 else "x".join(map(str, values))
+
+
 def _read_bytes(x, g: Geometry) -> int:
     """Bytes of the input the convolution touches: all of it but for the
     pixels no output reads (the touched pixels of every image and channel)."""
@@ -156,13 +242,18 @@ def _read_bytes(x, g: Geometry) -> int:
     return x.numel // g.pixels * g.read_pixels * x.itemsize
 
 
-def _groups(args: Args, layout: Layout, channels: int) -> int:
+def _groups(args: Args, layout: Layout, channels: int, per_group: int | None) -> int:
+    """The groups argument; unrecorded (no Concrete Inputs), what the
+    weight says: ``channels / weight.shape[1]`` (``per_group``) for a
+    forward convolution, else 1."""
     if layout.groups == "depthwise":
         return channels
     if layout.groups is None:
         return 1
-    g = args.value(layout.groups, 1)
-    return g if isinstance(g, int) and g > 0 else 1
+    g = args.value(layout.groups)
+    if g is None and per_group and channels % per_group == 0:
+        return channels // per_group
+    return g if isinstance(g, int) and not isinstance(g, bool) and g > 0 else 1
 
 
 def _padding(args: Args, at: int, rank: int):
@@ -194,7 +285,7 @@ def backward(args: Args) -> OpWork:
     mask = args.value(10, [True, True, True])
     if not (isinstance(mask, list) and len(mask) == 3):
         raise LookupError(f"output_mask {mask!r}")
-    g = geometry(args, _BACKWARD, x_at=1, w_at=2)
+    g = geometry(args, _BACKWARD, x_at=1, w_at=2, y_at=0)
     macs = g.macs * (int(bool(mask[0])) + int(bool(mask[1])))
     nbytes = gy.nbytes
     if mask[0]:

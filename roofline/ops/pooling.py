@@ -8,20 +8,70 @@ output. Backward: one addition per window element of each grad-output
 element (max: one per grad-output element, routed by the indices).
 Bytes: input read and output written once; max pooling also writes (or
 backward reads) int64 indices; average backward reads only grad output.
+
+The window (kernel size, stride, padding) comes from the call's Concrete
+Inputs. Traces of PyTorch before about 1.10 record none; the Kineto
+reader then finds the output size in the next operator's input and
+writes a window that fits it into the call (:func:`with_window`,
+:func:`solve_window`, :mod:`roofline.importers.kineto.geometry`); where
+nothing settles it the model takes a 1-wide window of stride 1 (the output
+as large as the input) and says so (:data:`ASSUMED_NOTE`). An adaptive
+pooling without its output size is sized the same way
+(:func:`with_output_size`) or not at all.
 """
 from __future__ import annotations
 
 import math
 
-from .call import Args, OpWork, vector_precision, work
+from .call import Args, OpWork, fill_concrete, vector_precision, work
 
 INDEX_BYTES = 8
+ASSUMED_NOTE = ("pooling window 1, stride 1, no padding assumed (the output as large as the input): "
+                "the trace records no Concrete Inputs")
+# Forward pooling operators with a window (kernel_size, stride, padding at 1, 2, 3) and the
+# adaptive ones (output_size at 1), by rank.
+WINDOWED = frozenset(f"{kind}{r}d" for r in (1, 2, 3)
+                     for kind in ("max_pool", "mkldnn_max_pool", "avg_pool")) | frozenset(
+    f"max_pool{r}d_with_indices" for r in (1, 2, 3))
+ADAPTIVE = frozenset(f"{kind}{r}d" for r in (1, 2, 3)
+                     for kind in ("adaptive_avg_pool", "_adaptive_avg_pool", "adaptive_max_pool"))
+
+
+def solve_window(size: int, out: int) -> tuple[int, int, int] | None:
+    """A (kernel size, stride, padding) that turns ``size`` positions into
+    ``out`` (floor mode, dilation 1): the smallest stride, with a window as
+    wide as the stride (non-overlapping, PyTorch's default stride), else
+    one wider with half its width padded (ResNet's 3/2/1). The bytes do not
+    depend on the choice (input read, output written); the comparisons per
+    output do, and the caller says the window is assumed."""
+    if size <= 0 or out <= 0 or out > size:
+        return None
+    if out == 1:
+        return size, size, 0            # one window over all of it (global pooling)
+    guess = size // out
+    for stride in range(max(1, guess - 1), guess + 2):
+        for kernel, pad in ((stride, 0), (stride + 1, (stride + 1) // 2), (stride + 1, 0)):
+            if pad * 2 <= kernel and (size + 2 * pad - kernel) // stride + 1 == out:
+                return kernel, stride, pad
+    return None
+
+
+def with_window(call, kernel: tuple, stride: tuple, padding: tuple):
+    """``call`` (a windowed pooling) with its window in its Concrete Inputs."""
+    return fill_concrete(call, {1: list(kernel), 2: list(stride), 3: list(padding)})
+
+
+def with_output_size(call, size: tuple):
+    """``call`` (an adaptive pooling) with its output size in its Concrete Inputs."""
+    return fill_concrete(call, {1: list(size)})
 
 
 def _window(args: Args, rank: int, dilation_at: int | None, ceil_at: int):
     """Output spatial sizes of ``(self, kernel_size, stride, padding[, dilation], ceil_mode)``."""
     x = args.need(0)
     spatial = x.shape[-rank:]
+    if not args.recorded(1) and ASSUMED_NOTE not in args.notes:
+        args.notes.append(ASSUMED_NOTE)
     taps = args.ints(1, rank, 1)
     stride = args.ints(2, rank, 0)
     stride = taps if not any(stride) else stride
@@ -90,6 +140,8 @@ def max_pool_backward(args: Args) -> OpWork:
 def avg_pool_backward(rank: int):
     def model(args: Args) -> OpWork:
         gy, x = args.need(0), args.need(1)
+        if not args.recorded(2) and ASSUMED_NOTE not in args.notes:
+            args.notes.append(ASSUMED_NOTE)
         taps = math.prod(args.ints(2, rank, 1))
         return work({vector_precision(x.dtype): gy.numel * taps}, gy.nbytes + x.nbytes,
                     "pooling", args=args)

@@ -43,6 +43,7 @@ import numpy as np
 
 from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
 from .decode import external_ids
+from .geometry import settled_calls
 from .layout import keeps_beside_layout_copies
 
 MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
@@ -176,7 +177,7 @@ class OpTree:
 
 def build(ops: OpEvents) -> OpTree:
     parent, self_time = _nesting(ops)
-    distinct, which = _works(ops)
+    distinct, which = _works(ops, settled_calls(ops, parent))
     work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
@@ -327,18 +328,25 @@ def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
     return np.array(parent, dtype=np.int64), self_time
 
 
-def _works(ops: OpEvents) -> tuple[list, np.ndarray]:
+def _works(ops: OpEvents, settled: dict | None = None) -> tuple[list, np.ndarray]:
     """The model's answers, computed once per distinct (name, call), with a
-    None at the end, and the index of each operator's answer (-1: None)."""
+    None at the end, and the index of each operator's answer (-1: None).
+    ``settled``: per operator, the call to model instead of the recorded one
+    (a stride the trace does not record, inferred: :mod:`.geometry`)."""
     index: dict = {}
     distinct: list = []
     which = []
-    for name, call in zip(ops.names, ops.call):
-        key = (name, call)
+    settled = settled or {}
+    for o, (name, call) in enumerate(zip(ops.names, ops.call)):
+        instead = settled.get(o)
+        key = (name, call) if instead is None else (name, call, instead)
         k = index.get(key)
         if k is None:
-            w = _model(name, *ops.decoded(call)) if call >= 0 else (
-                op_work(OpCall(name)) if is_view(name) else None)
+            if instead is not None:
+                w = _settled_model(instead)
+            else:
+                w = _model(name, *ops.decoded(call)) if call >= 0 else (
+                    op_work(OpCall(name)) if is_view(name) else None)
             if w is None:
                 k = -1
             else:
@@ -364,6 +372,14 @@ def _model(name, dims, types, strides, concrete) -> OpWork | None:
         return op_work(_op_call(name, dims, types, strides, concrete))
     except Exception:  # a model must never break an import; the op stays unknown
         return None
+
+
+def _settled_model(settled) -> OpWork | None:
+    """The model's answer for a call the reader completed, with its note."""
+    w = op_work(settled.call)
+    if w is None:
+        return None
+    return OpWork(w.flops, w.bytes, w.family, w.matrix, (settled.note,) + w.assumptions)
 
 
 def _op_call(name, dims, types, strides, concrete) -> OpCall:

@@ -41,6 +41,10 @@ class KinetoResult(ImportResult):
 def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
     warnings: list[Advice] = []
     cpu_trace = bool(len(ops)) and not gpu.kernel_names and not gpu.copies and not gpu.ranges
+    if cpu_trace:
+        lost = lost_gpu_work(gpu, trace)
+        if lost:
+            raise InputError(path, None, lost)
     links: dict = {}
     if cpu_trace:
         out = cpu_rows.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
@@ -72,6 +76,37 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
                         program=program, warnings=tuple(warnings) + _device_notes(trace, gpu, cpu_trace),
                         rank=_rank(trace.distributedInfo), device_kind="cpu" if cpu_trace else "gpu",
                         device_properties=properties, phases=split, communication=communication)
+
+
+# Runtime calls that launch work on a CUDA or ROCm GPU (cudaLaunchKernel,
+# cuLaunchKernelEx, hipExtModuleLaunchKernel, cudaGraphLaunch ...)
+_LAUNCH_CALL = re.compile(r"(cuda|cu|hip)\w*launch\w*", re.IGNORECASE)
+_GPU_BACKENDS = ("nccl", "rccl")
+
+
+def lost_gpu_work(gpu: GpuEvents, trace) -> str:
+    """Why a trace with operators but no kernel, copy or range event is not
+    a CPU trace ("" when nothing says so): it records GPU launch calls, or
+    a job on NCCL, which runs only on GPUs. Its operator times are then
+    host launch times, which no roof (CPU or GPU) bounds: refused rather
+    than placed. GPUs listed in deviceProperties alone do not say it (a CPU
+    run on a machine with a GPU lists them; :func:`_device_notes` warns)."""
+    launches = sorted(n for n in gpu.api if _LAUNCH_CALL.fullmatch(n))
+    if launches:
+        shown = ", ".join(launches[:3]) + (" ..." if len(launches) > 3 else "")
+        why = f"it records GPU launch calls ({shown})"
+    elif _backend(trace.distributedInfo) in _GPU_BACKENDS:
+        why = f"its job ran on {_backend(trace.distributedInfo)}, which runs on GPUs"
+    else:
+        return ""
+    return (f"a GPU trace without kernel events: {why} but no kernel, copy or set event, so its operator "
+            "times are host launch times, not the GPU's work; record again with ProfilerActivity.CUDA "
+            "(and check that the trace was written whole)")
+
+
+def _backend(info) -> str:
+    value = info.get("backend") if isinstance(info, dict) else None
+    return value.lower() if isinstance(value, str) and value.lower() in _GPU_BACKENDS else ""
 
 
 def _rank(info) -> int | None:
