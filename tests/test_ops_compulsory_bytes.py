@@ -229,3 +229,14 @@ def test_layer_models_read_only_the_input_pixels_a_strided_layer_uses():
     same = Conv2d(8, 64, 56, 56, 64, 3, 3, stride=1, padding=1)
     assert same.read_input_elements == same.input_elements
     assert direct(same).bytes_dram == (same.input_elements + same.filter_elements + same.output_elements) * 4
+
+
+def test_comparison_reads_a_broadcast_input_by_its_own_shape_without_strides():
+    # issue 30: a comparison whose mask broadcasts (1s, fewer dims) and no Input Strides recorded:
+    # the mask is read as its own shape holds it, not as the output's 32 x 12 x 128 x 128
+    out = 32 * 12 * 128 * 128
+    ones = op_work(OpCall("aten::eq", dims=((32, 1, 1, 128), (32, 12, 128, 128)),
+                          types=("long int", "long int")))
+    assert ones.bytes == 8 * 32 * 128 + 8 * out + out      # mask, other, bool output
+    fewer = op_work(OpCall("aten::lt", dims=((128,), (32, 12, 128, 128)), types=("float", "float")))
+    assert fewer.bytes == 4 * 128 + 4 * out + out
