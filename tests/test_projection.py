@@ -107,23 +107,26 @@ def test_kernel_names_say_the_architecture_they_were_built_for():
     assert not older_than_device(["cutlass_75_x"], {}).any()
 
 
-def test_a_launch_of_fewer_blocks_than_sms_gets_the_roof_of_the_sms_it_fills():
+def test_a_launch_of_fewer_blocks_than_sms_gets_the_compute_roof_of_the_sms_it_fills():
     # 50 blocks: half of the source's 100 SMs, a quarter of the target's 200
-    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 50.0)])
+    ks = kernels([("k", "elementwise", 1, 2e-3, {"fp32": 5e10}, {"DRAM": 1e6}, 50.0)])
     p = project(place(ks, SRC), DST, figures=figures())
-    # source roof 0.5 ms / 0.5 = 1 ms (at its roof); target 0.25 ms / 0.25 = 1 ms
-    assert p.projected_s[0] == pytest.approx(1e-3)
+    # source compute roof 1 ms / 0.5 = 2 ms (at its roof); target 0.5 ms / 0.25 = 2 ms
+    assert p.projected_s[0] == pytest.approx(2e-3)
 
 
 def test_a_launch_of_more_waves_pays_for_its_last_one():
     # 150 blocks: 1.5 waves on the source's 100 SMs (75 % busy), one wave of 200 on the target (75 %)
-    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 150.0),
-                  ("k2", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 200.0)])
+    ks = kernels([("k", "elementwise", 1, 1e-3 / 0.75, {"fp32": 5e10}, {"DRAM": 1e6}, 150.0),
+                  ("k2", "elementwise", 1, 2e-3, {"fp32": 5e10}, {"DRAM": 1e6}, 200.0)])
     p = project(place(ks, SRC), DST, figures=figures())
-    # k: 0.5 ms / 0.75 at its roof on the source; 0.25 ms / 0.75 on the target
-    assert p.projected_s[0] == pytest.approx(0.5e-3)
+    # k: 1 ms / 0.75 at its roof on the source; 0.5 ms / 0.75 on the target
+    assert p.projected_s[0] == pytest.approx(0.5e-3 / 0.75)
     # k2: two full waves on the source (at 50 % of its roof), one full wave on the target
-    assert p.projected_s[1] == pytest.approx(0.25e-3 / 0.5)
+    assert p.projected_s[1] == pytest.approx(0.5e-3 / 0.5)
+    # a memory-bound row keeps its memory roof whatever its waves
+    mem = kernels([("m", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, 150.0)])
+    assert project(place(mem, SRC), DST, figures=figures()).projected_s[0] == pytest.approx(0.5e-3)
 
 
 def test_rows_without_work_take_a_twin_then_the_family_then_the_trace():

@@ -86,16 +86,27 @@ def test_a_kernel_with_100_us_of_roof_time_per_call_is_never_overhead(rows):
 
 
 def test_a_launch_with_fewer_blocks_than_sms_has_the_roof_of_the_sms_it_fills():
-    k = Kernel("gemm_small", time_s=20e-6, flops={"fp32": 1e7}, bytes={"DRAM": 2e6}, launch={"grid": (40, 1, 1)})
+    k = Kernel("gemm_small", time_s=50e-6, flops={"fp32": 1e8}, bytes={"DRAM": 2e6}, launch={"grid": (40, 1, 1)})
     r = records(gpu(sms=80), [k])[0]
-    # its time scales with its work: not overhead, but half the device's roof, and said why
-    assert (r["bound"], r["reason"]) == ("bandwidth", "under-fills the device")
+    # its time scales with its work: not overhead, but half the device's compute roof, and said why
+    assert (r["bound"], r["reason"]) == ("compute", "under-fills the device")
     # a full grid, or a device whose SM count is not known: the device's roof, no such evidence
     full = records(gpu(sms=80), [replace(k, launch={"grid": (160, 1, 1)})])[0]
     unknown = records(gpu(sms=None), [k])[0]
-    assert full["bound"] == unknown["bound"] == "bandwidth" and full["reason"] == "no evidence"
+    assert full["bound"] == unknown["bound"] == "compute" and full["reason"] == "no evidence"
     assert r["roofline_time_s"] == pytest.approx(2 * full["roofline_time_s"])
     assert r["efficiency"] == pytest.approx(2 * full["efficiency"])
+
+
+def test_a_few_blocks_keep_the_memory_roof():
+    """A few SMs pull more than their share of DRAM: an under-filled
+    memory-bound launch keeps the device's memory roof (and says why it is
+    below it)."""
+    k = Kernel("copy_small", time_s=20e-6, flops={"fp32": 1e3}, bytes={"DRAM": 2e6}, launch={"grid": (8, 1, 1)})
+    r = records(gpu(sms=80), [k])[0]
+    full = records(gpu(sms=80), [replace(k, launch={"grid": (160, 1, 1)})])[0]
+    assert r["roofline_time_s"] == pytest.approx(full["roofline_time_s"]) == pytest.approx(2e-6)
+    assert (r["bound"], r["reason"]) == ("bandwidth", "under-fills the device")
 
 
 def test_a_lone_short_kernel_at_the_device_floor_is_overhead():

@@ -6,8 +6,9 @@ r_s and r_t on the two devices (each row's work on the matching unit and
 precision, its bytes on the same level, collectives on the links) and
 kernel floors f_s and f_t (the least a kernel takes on each device):
 
-    wave fill       w = B / (ceil(B / SMs) x SMs)  for a launch of B >= SMs blocks
-                    (fewer blocks than SMs: the placement's roof is B/SMs of the device's)
+    wave fill       w = B / (ceil(B / SMs) x SMs)  for a launch of B >= SMs blocks, on
+                    the compute term (fewer blocks than SMs: the placement's compute
+                    roof is B/SMs of the device's already)
     variable time   v = max(t - n f_s, r_s / w_s)
     efficiency      e = (r_s / w_s) / v            on the source, in (0, 1]
     on the target   e' = min(1, e x L_t / L_s)     matrix-unit rows, L the
@@ -97,8 +98,8 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     f_s, f_t = _floor(figures.floor(source), source, notes), _floor(figures.floor(target), target, notes)
     n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
     time_s = kernels.time_s
-    roof_s = placements.roofline_time_s / _wave_fill(blocks, source)
-    roof_t = on_target.roofline_time_s / _wave_fill(blocks, target)
+    roof_s = _roof(placements, _wave_fill(blocks, source))
+    roof_t = _roof(on_target, _wave_fill(blocks, target))
     matrix = _matrix_unit(placements)
     older = tensor & older_than_device(kernels.names, source.architecture)
     lib_s, lib_t = figures.library(source), figures.library(target)
@@ -149,6 +150,15 @@ def _wave_fill(blocks: np.ndarray, device: Device) -> np.ndarray:
     waves = np.isfinite(blocks) & (blocks >= sms)
     b = np.where(waves, blocks, 1.0)
     return np.where(waves, b / (np.ceil(b / sms) * sms), 1.0)
+
+
+def _roof(placements: Placements, wave: np.ndarray) -> np.ndarray:
+    """Each row's roofline time with its compute term stretched by its wave
+    fill (the memory roofs do not wait for the last wave's idle SMs)."""
+    terms = [placements.time_compute_s / wave] + list(placements.time_level_s.values())
+    stack = np.vstack(terms)
+    known = ~np.all(np.isnan(stack), axis=0)
+    return np.where(known, np.max(np.where(np.isnan(stack), -1.0, stack), axis=0), math.nan)
 
 
 def _tensor_matrix(placements: Placements) -> np.ndarray:

@@ -33,9 +33,10 @@ only on one of these, strongest first:
    roofline time is under half that call, pays the floor as fixed cost.
 3. **Too small to fill the device**: a GPU launch of B thread blocks on a
    device of S > B multiprocessors keeps B/S of them busy, where the
-   launch configuration and the SM count are known: its roof is B/S of
-   the device's (:func:`grid_fill`; the placement lowers it), which is a
-   reason, not overhead (its time still scales with its work). Overhead
+   launch configuration and the SM count are known: its compute roof is
+   B/S of the device's (:func:`grid_fill`; the placement lowers it; a few
+   SMs pull more than their share of DRAM, so the memory roofs stay),
+   which is a reason, not overhead (its time still scales with its work). Overhead
    evidence is any kernel whose roofline time per call is under half the floor:
    at the roof its work would be over before the least call of the profile
    is, so no part of its time can be the work's (the bytes it moves are

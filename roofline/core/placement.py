@@ -304,13 +304,13 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         t_levels.update(link.terms())
         warnings += link_warnings(link, device.links)
 
-    # a launch of fewer blocks than SMs has the roof of the SMs it fills
-    # (collectives are placed on their links, not the SMs)
+    # a launch of fewer blocks than SMs has the compute roof of the SMs it
+    # fills; not their share of the memory roofs (a few SMs pull more than
+    # their share of DRAM), nor a collective's (placed on its links)
     fill = grid_fill(kernels.blocks, _multiprocessors(device))
     if link is not None:
         fill = np.where(np.asarray(link.level) != "", 1.0, fill)
     t_compute = t_compute / fill
-    t_levels = {lv: t / fill for lv, t in t_levels.items()}
     stack = np.vstack([t_compute] + list(t_levels.values()))
     limiter_names = ("compute",) + tuple(t_levels)
     known = ~np.all(np.isnan(stack), axis=0)
