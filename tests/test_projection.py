@@ -391,3 +391,21 @@ def test_the_command_projects_the_example_cpu_trace_onto_another_cpu(tmp_path):
     low, high = out["interval_s"]
     assert low < out["projected_time_s"] < high < out["measured_time_s"]     # b is faster in every roof
     assert all(r["projected_time_s"] is not None for r in out["rows"] if r["measured_time_s"])
+
+
+def test_across_kinds_of_device_every_interval_is_wider_and_says_why():
+    ks = kernels([("aten::add(1e8)", "elementwise", 1, 0.1, {"fp64": 0.0}, {"DRAM": 2e9}, math.nan)])
+    host = cpu("my-cpu", dram_all=40e9, dram_one=20e9, fp64_all=200e9, fp64_one=100e9, model="CPU A")
+    on_cpu = project(place(ks, host), host, figures=figures())
+    on_gpu = project(place(ks, host), DST, figures=figures())
+    assert on_gpu.high_s[0] / on_gpu.projected_s[0] > on_cpu.high_s[0] / on_cpu.projected_s[0]
+    assert any("across kinds" in n for n in on_gpu.notes)
+
+
+def test_a_cpu_trace_is_refused_on_a_gpu_profile():
+    """Its rows are host times: no GPU roof bounds them (the finding: a
+    matmul at 6,529 % of an H100's roof)."""
+    root = Path(__file__).resolve().parent.parent
+    done = _cli("classify", str(root / "examples" / "pytorch_cpu_trace.json.gz"), "--device", "h100-sxm")
+    assert done.returncode != 0 and "host times" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

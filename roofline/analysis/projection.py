@@ -32,7 +32,7 @@ from ..core.kernel_arch import older_than_device
 from ..core.model import Device
 from ..core.placement import MATRIX_FAMILIES, Placements, place
 from ..devices.observed import Figure, kernel_floor, matrix_efficiency
-from .projection_bases import CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
+from .projection_bases import ACROSS_KINDS, CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
 from .projection_fill import fill_without_work
 from .projection_totals import Totals, totals
 
@@ -114,6 +114,10 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     projected = np.where(own, time_s * floor_ratio, projected)
     basis = np.where(own, CODE["no_work_own"], basis).astype(np.int8)
     sigma = np.asarray(SIGMA)[basis] + FAR_FROM_ROOF * np.log(1 / np.where(np.isfinite(efficiency), efficiency, 1.0))
+    if source.kind != target.kind:     # host code's share of a CPU roof says little of a GPU kernel's
+        sigma = sigma + ACROSS_KINDS
+        notes.append(f"{source.kind.upper()} -> {target.kind.upper()}: each row's share of its roof is carried "
+                     "across kinds of device, which little evidence supports: every interval is wider")
     counted = ~np.isin(kernels.families, list(COPIES))
     projected, basis, sigma = fill_without_work(kernels, time_s, projected, basis, sigma, counted)
     sigma = np.where(basis >= CODE["twin"], np.asarray(SIGMA)[basis] + sigma, sigma)

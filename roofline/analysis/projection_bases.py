@@ -18,6 +18,9 @@ Z80 = 1.2815515655446004
 # ln(1 / efficiency) x this widens a row far below its roof on the source:
 # what holds it there (a library's choice, a shape) may not hold on the target
 FAR_FROM_ROOF = 0.12
+# added to every row's sigma when a CPU trace is projected onto a GPU or the
+# reverse: no pair of that kind was checked
+ACROSS_KINDS = 0.5
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ def choose_device(requested, results, command: str, network: str | None = None):
     if network:
         parse_network(network)      # a bad rate fails before anything is read further
     choice = device_for(results, requested=requested)
+    _host_times_on_a_gpu(results, choice.device)
     if choice.reason:
         print(visible(f"roofline {command}: using device profile {choice.profile} ({choice.reason})"),
               file=sys.stderr)
@@ -141,6 +142,18 @@ def choose_device(requested, results, command: str, network: str | None = None):
             warn(command, f"links: collectives get no link roof on {device.name}: {what}; a profile "
                  "with the link's rate (architecture.scale_up_link) places them")
     return device
+
+
+def _host_times_on_a_gpu(results, device) -> None:
+    """Refuse a GPU profile for traces whose rows are CPU operators' host
+    times: no GPU roof bounds them (one matmul of a trace that lost its
+    kernel events sat at 6,529 % of an H100's roof)."""
+    if device.kind == "gpu" and results and all(getattr(r, "device_kind", None) == "cpu" for r in results):
+        from ..core.errors import InputError
+        raise InputError(str(results[0].path), None,
+                         f"a trace of CPU operators (host times, no GPU kernel events): {device.name}'s roofs "
+                         "do not bound them; place it on a CPU profile (my-cpu, or a profile YAML), or ask "
+                         "`roofline project FILE --to DEVICE` what it would take there")
 
 
 def _has_sized_collectives(results) -> bool:
