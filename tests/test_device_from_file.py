@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -341,6 +340,9 @@ def test_cli_cpu_trace_defaults_to_my_cpu(tmp_path):
     empty = roofline("classify", trace, home=tmp_path)
     assert empty.returncode == 2 and "roofline measure" in empty.stderr
     (tmp_path / "devices").mkdir()
-    shutil.copy(builtin_profiles()["t4"], tmp_path / "devices" / "my-cpu.yaml")   # any profile will do
+    from roofline import Ceiling, Device, MemoryLevel, save_device
+    # any CPU profile will do (a GPU's is refused for a trace of host times)
+    save_device(Device("my-cpu", "cpu", {"fp32": Ceiling(1e11)}, {"DRAM": MemoryLevel("DRAM", Ceiling(2e10))}),
+                tmp_path / "devices" / "my-cpu.yaml")
     out = roofline("classify", trace, home=tmp_path)
     assert out.returncode == 0 and "using device profile my-cpu" in out.stderr
