@@ -13,9 +13,11 @@ bound classes (docs/concepts.md has the rules):
   bandwidth   a memory level's roof limits it (column 'level': L1, L2, L3, DRAM, PCIe)
   overhead    its time does not scale with its work, on evidence (column
               'overhead_kind'): a fixed cost per call fitted across the sizes of
-              the same operator or kernel, a launch too small to fill the GPU, or
-              an operator with no work of its own; never when its roofline time
-              per call is 100 us or more
+              the same operator or kernel, a call at the device's kernel floor or
+              whose work at the roof would end before it, or an operator with no
+              work of its own; never when its roofline time per call is 100 us or
+              more (a grid of fewer blocks than SMs is no overhead: its compute
+              roof is the SMs it fills, reason 'under-fills the device')
   unknown     neither counters nor an operator model give the kernel any work
 
 efficiency is roofline time / time (% of roof); every kernel below 80 % of its
