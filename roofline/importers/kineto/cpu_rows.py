@@ -50,7 +50,8 @@ def cpu_kernels(ops: OpEvents, warnings: list[Advice], threads: int | None = Non
         g = groups.get(key)
         if g is None:
             g = groups[key] = {"t": 0.0, "n": 0, "flops": {}, "bytes": 0.0, "family": w.family if w else "",
-                               "row": len(groups), "first": i, "dtypes": [], "assumed": {}}
+                               "row": len(groups), "first": i, "dtypes": [], "assumed": {},
+                               "serial": key[3] == "work" and _serial(ops.decoded(ops.call[i])[0])}
         op_row[i] = g["row"]
         g["t"] += tree.self_time_us[i]
         g["n"] += 1
@@ -79,8 +80,24 @@ def _unknown_reason(why: WhyOf, ops: OpEvents, graphs: np.ndarray, o: int) -> st
     return why.operator_reason(o)
 
 
+# at::internal::GRAIN_SIZE: PyTorch's element-wise loops (TensorIterator)
+# over fewer elements run on the calling thread alone, whatever the
+# intra-op thread count
+GRAIN_SIZE = 32768
+
+
+def _serial(dims) -> bool:
+    """Whether every input of a call holds fewer than GRAIN_SIZE elements
+    (its element-wise loop then runs on one thread)."""
+    sizes = [int(np.prod(d)) for d in (dims or []) if isinstance(d, list) and d
+             and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in d)]
+    return bool(sizes) and max(sizes) < GRAIN_SIZE
+
+
 def _row(key: tuple, g: dict, threads: int | None, why: str = "") -> Kernel:
     name, shapes, _, state = key
+    if g.get("serial") and (threads is None or threads > 1) and _op_family(name, g["family"]) == "elementwise":
+        threads = 1         # its one-core roofs, as measured for one thread (docs/pytorch.md)
     label = f"{name}({shapes})" if shapes else name
     dtype = joined(g["dtypes"])
     if state == "unknown":
