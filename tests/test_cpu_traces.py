@@ -262,3 +262,17 @@ def test_a_private_level_holds_one_instance_per_thread():
     assert instances(cpu({"fp32": 1e11}), "L2", threads).tolist() == [1.0] * 4
     odd = cpu({"fp32": 1e11}, os_caches={"L2": {"bytes": 1, "shared_cpus": True}})
     assert instances(odd, "L2", threads).tolist() == [1.0] * 4
+
+
+def test_small_elementwise_loops_run_on_one_thread_whatever_the_intra_op_threads():
+    """PyTorch runs an element-wise loop over fewer than GRAIN_SIZE (32,768)
+    elements on the calling thread: such rows go on one core's roofs."""
+    from roofline.importers.kineto.cpu_rows import GRAIN_SIZE, _row, _serial
+    assert _serial([[64, 64], [64, 64]]) and not _serial([[256, 256], [1]])
+    assert not _serial([]) and not _serial(None) and not _serial([[GRAIN_SIZE]])
+    g = {"t": 10.0, "n": 1, "flops": {"fp32": 1e3}, "bytes": 1e4, "family": "elementwise", "dtypes": ["fp32"],
+         "assumed": {}, "serial": True}
+    assert _row(("aten::relu", "64x64", "fp32", "work"), g, 2).threads == 1
+    assert _row(("aten::relu", "64x64", "fp32", "work"), dict(g, serial=False), 2).threads == 2
+    # a GEMM of few elements still runs on the threads it was given
+    assert _row(("aten::mm", "8x8, 8x8", "fp32", "work"), dict(g, family="gemm"), 2).threads == 2
