@@ -39,6 +39,21 @@ def families(ks) -> dict:
     return out
 
 
+def _on_cores(ks, cores: int):
+    """A one-thread trace's rows as they run on ``cores`` threads: every
+    row, except the element-wise loops PyTorch keeps on one thread (fewer
+    than 32,768 elements; the importer's rule, applied here by name)."""
+    from roofline.importers.kineto.cpu_rows import GRAIN_SIZE
+    threads = np.full(len(ks), float(cores))
+    for i, (name, family) in enumerate(zip(ks.names.tolist(), ks.families.tolist())):
+        shapes = name[name.find("(") + 1:-1] if name.endswith(")") else ""
+        sizes = [int(np.prod([int(x) for x in part.split("x")])) for part in shapes.split(", ")
+                 if part and all(x.isdigit() for x in part.split("x"))]
+        if family == "elementwise" and sizes and max(sizes) < GRAIN_SIZE:
+            threads[i] = 1.0
+    return ks.with_columns(threads=threads)
+
+
 def main(argv=None) -> int:
     from roofline.analysis.projection import project
     from roofline.cli.common import load_inputs
@@ -65,8 +80,7 @@ def main(argv=None) -> int:
         if dst == 1:    # the all-core rows placed on the profile, projected onto one core's roofs
             p = project(place(sets[src], device), one)
         else:           # one thread's rows on one core's roofs, run on every core of the profile
-            rows_all = sets[src].with_columns(threads=np.full(len(sets[src]), float(cores)))
-            p = project(place(rows_all, one), device)
+            p = project(place(_on_cores(sets[src], cores), one), device)
         measured = float(np.nansum(sets[dst].time_s))
         t = p.totals.total
         inside = t.low_s <= measured <= t.high_s
