@@ -409,3 +409,15 @@ def test_a_cpu_trace_is_refused_on_a_gpu_profile():
     done = _cli("classify", str(root / "examples" / "pytorch_cpu_trace.json.gz"), "--device", "h100-sxm")
     assert done.returncode != 0 and "host times" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_rows_without_a_measured_time_are_not_projected_and_say_so():
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
+                  ("none", "elementwise", 1, math.nan, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
+                  ("zero", "elementwise", 1, 0.0, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
+    p = project(place(ks, SRC), DST, figures=figures({"src": 2e-6, "dst": 3e-6}))
+    assert [KEYS[b] for b in p.basis[1:]] == ["unmeasured", "unmeasured"]
+    assert np.isnan(p.projected_s[1:]).all() and not p.counted[1:].any()
+    assert p.totals.total.projected_s == pytest.approx(p.projected_s[0])
+    assert any("no measured time" in n for n in p.notes)
+    json.dumps(projection_dict(p), allow_nan=False)

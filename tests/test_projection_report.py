@@ -281,3 +281,9 @@ def test_beyond_its_marker_limit_the_roofline_draws_the_longest_rows_over_a_dens
     assert sorted(markers[0].get_offsets()[:, 1]) == pytest.approx(sorted(work[longest] / p.projected_s[longest]))
     assert any(isinstance(c, QuadMesh) for c in ax.collections)
     assert any("all 5 placed rows" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_every_basis_has_a_colour():
+    from roofline.analysis.projection_bases import KEYS
+    from roofline.render.projection_chart import BASIS_COLOR
+    assert set(BASIS_COLOR) == set(KEYS) and len(set(BASIS_COLOR.values())) == len(KEYS)

@@ -121,6 +121,13 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     counted = ~np.isin(kernels.families, list(COPIES))
     projected, basis, sigma = fill_without_work(kernels, time_s, projected, basis, sigma, counted)
     sigma = np.where(basis >= CODE["twin"], np.asarray(SIGMA)[basis] + sigma, sigma)
+    # a row without a measured time has nothing to carry (classify calls it unmeasured)
+    unmeasured = ~(np.isfinite(time_s) & (time_s > 0))
+    if unmeasured.any():
+        projected = np.where(unmeasured, math.nan, projected)
+        basis = np.where(unmeasured, CODE["unmeasured"], basis).astype(np.int8)
+        counted = counted & ~unmeasured
+        notes.append(f"{int(unmeasured.sum())} row(s) have no measured time: not projected, not in the totals")
     low, high = projected * np.exp(-Z80 * sigma), projected * np.exp(Z80 * sigma)
     with np.errstate(invalid="ignore"):
         at_roof = np.where(np.isfinite(roof_t) & (roof_t > 0) & ~own,

@@ -43,6 +43,7 @@ BASES = (
     Basis("family", "no work: its family's time-weighted ratio in this trace", 0.35),
     Basis("trace", "no work: the trace's time-weighted ratio", 0.45),
     Basis("kept", "no work and nothing to scale by: kept at its measured time", 0.70),
+    Basis("unmeasured", "no measured time (none, or 0): nothing to project, left out of the totals", 0.0),
 )
 KEYS = tuple(b.key for b in BASES)
 CODE = {b.key: i for i, b in enumerate(BASES)}

@@ -29,8 +29,9 @@ from .terminal import visible
 
 MEASURED, PROJECTED, AT_ROOF = "#9a9a9a", "#0072B2", "#D55E00"
 # a colour per basis (Okabe-Ito first, then greys): what a point rests on
+# one colour per basis (projection_bases.KEYS, in order; a test checks that each has one)
 BASIS_COLOR = dict(zip(KEYS, ("#CC79A7", "#E69F00", "#D55E00", "#882255", "#0072B2", "#009E73",
-                              "#56B4E9", "#F0E442", "#999999", "#777777", "#555555", "#333333")))
+                              "#56B4E9", "#F0E442", "#999999", "#777777", "#555555", "#333333", "#BBBBBB")))
 MAX_MARKERS = 2000         # roofline markers beyond these: a density of every row
 MAX_FAMILIES = 24          # bars beyond these: named in a note (the table lists them all)
 
