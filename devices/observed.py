@@ -49,8 +49,17 @@ def read_table(path: str) -> dict:
             data = yaml.safe_load(f) or {}
         except yaml.YAMLError as e:
             raise ValueError(f"not YAML: {str(e).splitlines()[0]}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("devices", {}), dict):
+    if not isinstance(data, dict):
         raise ValueError("expected a mapping with 'devices'")
+    for part in ("devices", "vendors"):
+        entries = data.get(part) or {}
+        if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
+            raise ValueError(f"'{part}' must map names to mappings of figures")
+        for name, entry in entries.items():
+            share = entry.get("matrix_efficiency")
+            if share is not None and not (isinstance(share, (int, float)) and not isinstance(share, bool)
+                                          and 0 < share <= 1):
+                raise ValueError(f"{part}.{name}.matrix_efficiency: {share!r} is no share of a roof (0 < x <= 1)")
     return data
 
 

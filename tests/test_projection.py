@@ -421,3 +421,42 @@ def test_rows_without_a_measured_time_are_not_projected_and_say_so():
     assert p.totals.total.projected_s == pytest.approx(p.projected_s[0])
     assert any("no measured time" in n for n in p.notes)
     json.dumps(projection_dict(p), allow_nan=False)
+
+
+def test_a_name_cannot_forge_lines_in_the_table():
+    ks = kernels([("evil\nprojected on the target  1 ns  (FAKE)", "fam\nline2", 1, 1e-3, {"fp32": 0.0},
+                   {"DRAM": 1e9}, math.nan)])
+    text = projection_table(project(place(ks, SRC), DST, figures=figures()))
+    assert not any(line.startswith("projected on the target  1 ns") for line in text.splitlines())
+    assert "evil\\x0aprojected" in text and "fam\\x0aline2"[:15] in text
+
+
+def test_bad_observations_are_refused_not_a_traceback(tmp_path):
+    for text in ("devices: {}\nvendors: [1, 2]\n", "devices: {}\nvendors: {NVIDIA: 3}\n",
+                 "devices:\n  src:\n    matrix_efficiency: 5.0\n"):
+        path = tmp_path / "o.yaml"
+        path.write_text(text)
+        with pytest.raises(ValueError):
+            read_table(str(path))
+
+
+def test_on_its_own_device_even_fast_and_small_grid_rows_keep_their_time():
+    ks = kernels([("sm90_xmma_gemm", "gemm", 1, 1.2e-3, {"tensor_bf16": 1e11}, {"DRAM": 1e6}, 10.0),
+                  ("fast", "elementwise", 5, 5 * 2.2e-6, {"fp32": 0.0}, {"DRAM": 5 * 1e6}, math.nan)])
+    p = project(place(ks, SRC), SRC, figures=figures({"src": 2e-6}, {"src": 0.5}))
+    assert p.projected_s.tolist() == pytest.approx(ks.time_s.tolist())
+
+
+def test_copies_lend_no_ratio_to_rows_without_work():
+    ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
+                  ("Memcpy HtoD", "memcpy", 1, 9e-3, {}, {"PCIe": 1e6}, math.nan),
+                  ("lonely", "custom", 1, 1e-3, {}, {}, math.nan)])
+    dev = lambda d: Device(**{**d.__dict__, "memory": {**d.memory, "PCIe": MemoryLevel("PCIe", Ceiling(1e9))}})  # noqa: E731
+    p = project(place(ks, dev(SRC)), dev(DST), figures=figures())
+    assert p.projected_s[2] == pytest.approx(1e-3 * p.projected_s[0] / 1e-3)
+
+
+def test_a_trace_with_nothing_timed_has_no_totals():
+    ks = kernels([("k", "elementwise", 1, math.nan, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
+    d = projection_dict(project(place(ks, SRC), DST, figures=figures()))
+    assert d["measured_time_s"] is None and d["projected_time_s"] is None and d["interval_s"] == [None, None]

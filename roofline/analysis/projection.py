@@ -93,12 +93,15 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     # a matrix library tiles each GPU its own way: the source's grid says
     # nothing of the target's, so only other kernels keep their launch there
     blocks = np.where(tensor, np.nan, kernels.blocks)
-    on_target = place(kernels.with_columns(blocks=blocks), target)
+    without_grid = kernels.with_columns(blocks=blocks)
+    # ... and on the source alike, so a row lands on its own time on its own device
+    on_source = place(without_grid, source) if np.any(tensor & np.isfinite(kernels.blocks)) else placements
+    on_target = place(without_grid, target)
     notes: list[str] = []
     f_s, f_t = _floor(figures.floor(source), source, notes), _floor(figures.floor(target), target, notes)
     n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
     time_s = kernels.time_s
-    roof_s = _roof(placements, _wave_fill(blocks, source))
+    roof_s = _roof(on_source, _wave_fill(blocks, source))
     roof_t = _roof(on_target, _wave_fill(blocks, target))
     matrix = _matrix_unit(placements)
     older = tensor & older_than_device(kernels.names, source.architecture)
@@ -107,20 +110,26 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     carried, basis = _carried(efficiency, matrix, older, lib_s, lib_t, placements)
     with np.errstate(divide="ignore", invalid="ignore"):
         projected = n * f_t + roof_t / carried
-    basis = np.where(np.isfinite(projected) & (n * f_s >= 0.5 * time_s), CODE["floor"], basis)
-    # rows that do no work of their own (roof 0): their time is all fixed cost
+        # a row faster than its floors and roof: the model's time moves, scaled to what it took
+        beat = time_s < n * f_s + roof_s
+        projected = np.where(beat, time_s * (n * f_t + roof_t / carried) / (n * f_s + roof_s), projected)
+    plain = np.isin(basis, [CODE["bandwidth"], CODE["compute"]])
+    basis = np.where(plain & np.isfinite(projected) & (n * f_s >= 0.5 * time_s), CODE["floor"], basis)
+    # rows that do no work of their own (roof 0): their time is all fixed cost,
+    # host work across kinds of device (no kernel floor measures it)
     own = np.isfinite(time_s) & (placements.roofline_time_s == 0)
-    floor_ratio = f_t / f_s if f_s > 0 and f_t > 0 else 1.0
+    floor_ratio = f_t / f_s if f_s > 0 and f_t > 0 and source.kind == target.kind else 1.0
     projected = np.where(own, time_s * floor_ratio, projected)
     basis = np.where(own, CODE["no_work_own"], basis).astype(np.int8)
     sigma = np.asarray(SIGMA)[basis] + FAR_FROM_ROOF * np.log(1 / np.where(np.isfinite(efficiency), efficiency, 1.0))
-    if source.kind != target.kind:     # host code's share of a CPU roof says little of a GPU kernel's
-        sigma = sigma + ACROSS_KINDS
-        notes.append(f"{source.kind.upper()} -> {target.kind.upper()}: each row's share of its roof is carried "
-                     "across kinds of device, which little evidence supports: every interval is wider")
     counted = ~np.isin(kernels.families, list(COPIES))
     projected, basis, sigma = fill_without_work(kernels, time_s, projected, basis, sigma, counted)
     sigma = np.where(basis >= CODE["twin"], np.asarray(SIGMA)[basis] + sigma, sigma)
+    if source.kind != target.kind:     # host code's share of a CPU roof says little of a GPU kernel's
+        sigma = sigma + ACROSS_KINDS
+        notes.append(f"{source.kind.upper()} -> {target.kind.upper()}: each row's share of its roof is carried "
+                     "across kinds of device, which little evidence supports, and rows without work of "
+                     "their own (host work) keep their time: every interval is wider")
     # a row without a measured time has nothing to carry (classify calls it unmeasured)
     unmeasured = ~(np.isfinite(time_s) & (time_s > 0))
     if unmeasured.any():
@@ -139,12 +148,19 @@ def project(placements: Placements, target: Device, share: float = 0.8,
                       tuple(notes), on_target)
 
 
+def device_label(device: Device) -> str:
+    """A device's name, and a CPU's model (every measured CPU profile is
+    named my-cpu: the model tells two apart)."""
+    model = (device.architecture or {}).get("cpu_model") if device.kind == "cpu" else None
+    return f"{device.name} ({model})" if model and str(model) not in device.name else device.name
+
+
 def _floor(figure: Figure | None, device: Device, notes: list[str]) -> float:
     if figure is None:
-        notes.append(f"{device.name}: no kernel floor known (no trace of it observed and no measured "
+        notes.append(f"{device_label(device)}: no kernel floor known (no trace of it observed and no measured "
                      "launch overhead): its rows are projected without one")
         return 0.0
-    notes.append(f"{device.name}: kernel floor {figure.value * 1e6:.2f} us ({figure.source})")
+    notes.append(f"{device_label(device)}: kernel floor {figure.value * 1e6:.2f} us ({figure.source})")
     return figure.value
 
 
@@ -236,8 +252,8 @@ def _note_figures(lib_s, lib_t, source: Device, target: Device, matrix: np.ndarr
     for device, figure in ((source, lib_s), (target, lib_t)):
         if figure is None:
             share = np.nansum(time_s[matrix]) / max(np.nansum(time_s), 1e-300)
-            notes.append(f"{device.name}: no library efficiency observed: the source's efficiency is carried "
+            notes.append(f"{device_label(device)}: no library efficiency observed: the source's efficiency is carried "
                          f"for matrix rows ({share:.0%} of the time), with a wider interval")
         else:
-            notes.append(f"{device.name}: matrix libraries reach {figure.value:.0%} of the matrix roof "
+            notes.append(f"{device_label(device)}: matrix libraries reach {figure.value:.0%} of the matrix roof "
                          f"({figure.source})")

@@ -33,7 +33,7 @@ class Basis:
 BASES = (
     Basis("matrix", "matrix units at each GPU's observed library efficiency", 0.20),
     Basis("matrix_carried", "matrix units, the source's efficiency carried (no library efficiency observed for one GPU)", 0.35),
-    Basis("older_kernel", "the source ran a kernel built for an older GPU: the target's library efficiency instead of its own", 0.35),
+    Basis("older_kernel", "the source ran a kernel built for an older GPU: the library efficiency observed for the target (else for the source) instead of its own", 0.35),
     Basis("compute", "compute roof, the source's efficiency carried", 0.20),
     Basis("bandwidth", "bytes on the target's same level, the source's efficiency carried", 0.12),
     Basis("floor", "at the source's kernel floor: the target's floor", 0.30),

@@ -17,7 +17,8 @@ def fill_without_work(kernels: KernelSet, time_s: np.ndarray, projected: np.ndar
     (time-weighted), to which the caller adds its own basis's."""
     projected, basis, sigma = projected.copy(), basis.copy(), sigma.copy()
     timed = np.isfinite(time_s) & (time_s > 0)
-    donor = timed & np.isfinite(projected)
+    # copies (out of the totals) and collectives (on links) say nothing of kernels' ratios
+    donor = timed & np.isfinite(projected) & counted & (basis != CODE["collective"])
     missing = timed & ~np.isfinite(projected)
     if not missing.any():
         return projected, basis, sigma

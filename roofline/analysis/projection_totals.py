@@ -43,6 +43,8 @@ def totals(families, measured, projected, low, high, at_roof, basis, counted) ->
 
 
 def _sum(mask, measured, projected, low, high, at_roof, basis) -> Sum:
+    if not mask.any():          # nothing was summed: no figure, not 0
+        return Sum(math.nan, math.nan, math.nan, math.nan, math.nan)
     p = float(np.sum(projected[mask]))
     down = up = 0.0
     for code in np.unique(basis[mask]):

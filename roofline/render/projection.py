@@ -10,20 +10,14 @@ import math
 
 import numpy as np
 
-from ..analysis.projection import Projection
+from ..analysis.projection import Projection, device_label
 from ..analysis.projection_bases import KEYS, TEXT
 from ..core.units import format_si
+from .terminal import visible
 from .tables import _csv_text
 
 CSV_FIELDS = ("name", "family", "measured_time_s", "projected_time_s", "interval_low_s", "interval_high_s",
               "at_roof_time_s", "in_total", "basis", "basis_text")
-
-
-def device_label(device) -> str:
-    """A device's name, and a CPU's model (every measured CPU profile is
-    named my-cpu: the model tells two apart)."""
-    model = (device.architecture or {}).get("cpu_model") if device.kind == "cpu" else None
-    return f"{device.name} ({model})" if model and str(model) not in device.name else device.name
 
 
 def _num(x) -> float | None:
@@ -93,16 +87,16 @@ def projection_table(p: Projection, limit: int = 15, name_width: int = 44) -> st
            f"  at {p.share:.0%} of each roof      {_t(t.at_roof_s)}  (what tuning could reach there)", "",
            f"  {'family':<16}{'measured':>11}{'projected':>11}{'80 % interval':>25}{'at roof':>11}"]
     for family, s in p.totals.families.items():
-        out.append(f"  {family[:15]:<16}{_t(s.measured_s):>11}{_t(s.projected_s):>11}"
+        out.append(f"  {visible(family)[:15]:<16}{_t(s.measured_s):>11}{_t(s.projected_s):>11}"
                    f"{_t(s.low_s) + ' .. ' + _t(s.high_s):>25}{_t(s.at_roof_s):>11}")
     moved = np.argsort(-np.abs(np.nan_to_num(p.projected_s - p.measured_s)), kind="stable")[:limit]
     out += ["", f"  rows that move most (of {len(p)}):",
             f"  {'kernel':<{name_width}}{'measured':>11}{'projected':>11}  basis"]
     for i in moved:
-        name = str(p.names[i])
+        name = visible(str(p.names[i]))     # escaped before padding: a newline cannot forge a line
         name = name if len(name) <= name_width - 1 else name[:name_width - 2] + "~"
         out.append(f"  {name:<{name_width}}{_t(p.measured_s[i]):>11}{_t(p.projected_s[i]):>11}  "
                    f"{KEYS[int(p.basis[i])]}")
     out += ["", "  bases:"] + [f"    {k}: {TEXT[j]}" for j, k in enumerate(KEYS) if np.any(p.basis == j)]
-    out += ["", "  evidence:"] + [f"    {n}" for n in p.notes]
+    out += ["", "  evidence:"] + [f"    {visible(n)}" for n in p.notes]
     return "\n".join(out) + "\n"
