@@ -30,7 +30,8 @@ import numpy as np
 
 from ..core.kernel_arch import older_than_device
 from ..core.model import Device
-from ..core.placement import MATRIX_FAMILIES, Placements, place
+from ..core.evidence import wave_fill
+from ..core.placement import MATRIX_FAMILIES, Placements, limiting, multiprocessors, place
 from ..devices.observed import Figure, kernel_floor, matrix_efficiency
 from .projection_bases import ACROSS_KINDS, CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
 from .projection_fill import fill_without_work
@@ -165,27 +166,16 @@ def _floor(figure: Figure | None, device: Device, notes: list[str]) -> float:
 
 
 def _wave_fill(blocks: np.ndarray, device: Device) -> np.ndarray:
-    """The share of the device's SMs (CUs) a launch of ``blocks`` keeps busy
-    over its waves, beyond the first: a launch of fewer blocks than SMs has
-    its roof lowered by the placement already (roofline.core.evidence.grid_fill);
-    one of 1.2 waves leaves 40 % of the SMs idle in its last. 1 where the
-    launch or the SM count is unknown. The same launch is assumed on both
-    devices."""
-    sms = (device.architecture or {}).get("sms") if device.kind == "gpu" else None
-    if not isinstance(sms, int) or isinstance(sms, bool) or sms <= 0:
-        return np.ones(len(blocks))
-    waves = np.isfinite(blocks) & (blocks >= sms)
-    b = np.where(waves, blocks, 1.0)
-    return np.where(waves, b / (np.ceil(b / sms) * sms), 1.0)
+    """The waves beyond the first of each launch (a launch of fewer blocks
+    than SMs has its compute roof lowered by the placement already); the
+    same launch is assumed on both devices."""
+    return wave_fill(blocks, multiprocessors(device))
 
 
 def _roof(placements: Placements, wave: np.ndarray) -> np.ndarray:
     """Each row's roofline time with its compute term stretched by its wave
     fill (the memory roofs do not wait for the last wave's idle SMs)."""
-    terms = [placements.time_compute_s / wave] + list(placements.time_level_s.values())
-    stack = np.vstack(terms)
-    known = ~np.all(np.isnan(stack), axis=0)
-    return np.where(known, np.max(np.where(np.isnan(stack), -1.0, stack), axis=0), math.nan)
+    return limiting(placements.time_compute_s / wave, placements.time_level_s)[1]
 
 
 def _tensor_matrix(placements: Placements) -> np.ndarray:

@@ -281,6 +281,17 @@ def grid_fill(blocks: np.ndarray, multiprocessors: int | None) -> np.ndarray:
     return np.where(short, np.where(short, blocks, 1.0) / multiprocessors, 1.0)
 
 
+def wave_fill(blocks: np.ndarray, multiprocessors: int | None) -> np.ndarray:
+    """The share of the SMs a launch of at least as many blocks as SMs keeps
+    busy over its waves (1.2 waves leave 40 % idle in the last); 1 for a
+    smaller launch (:func:`grid_fill` has it) or where either is not known."""
+    if not multiprocessors:
+        return np.ones(len(blocks))
+    waves = np.isfinite(blocks) & (blocks >= multiprocessors)
+    b = np.where(waves, blocks, 1.0)
+    return np.where(waves, b / (np.ceil(b / multiprocessors) * multiprocessors), 1.0)
+
+
 def device_floor(architecture) -> float:
     """A GPU's kernel floor observed on real traces
     (``architecture.kernel_floor_s``, roofline.devices.observed); NaN: none."""

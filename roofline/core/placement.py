@@ -304,19 +304,15 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
         t_levels.update(link.terms())
         warnings += link_warnings(link, device.links)
 
-    # a launch of fewer blocks than SMs has the compute roof of the SMs it
-    # fills; not their share of the memory roofs (a few SMs pull more than
-    # their share of DRAM), nor a collective's (placed on its links)
-    fill = grid_fill(kernels.blocks, _multiprocessors(device))
+    # fewer blocks than SMs: the compute roof of the SMs filled (a few SMs pull
+    # more than their share of DRAM; a collective is on its links)
+    fill = grid_fill(kernels.blocks, multiprocessors(device))
     if link is not None:
         fill = np.where(np.asarray(link.level) != "", 1.0, fill)
     t_compute = t_compute / fill
-    stack = np.vstack([t_compute] + list(t_levels.values()))
     limiter_names = ("compute",) + tuple(t_levels)
-    known = ~np.all(np.isnan(stack), axis=0)
-    filled = np.where(np.isnan(stack), -1.0, stack)
-    limiter_index = np.where(known, np.argmax(filled, axis=0), -1).astype(np.int8)
-    t_roof = np.where(known, np.max(filled, axis=0), math.nan)
+    limiter_index, t_roof = limiting(t_compute, t_levels)
+    known = limiter_index >= 0
 
     time_s = kernels.time_s
     with _quiet():
@@ -377,6 +373,15 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
                       link=link)
 
 
+def limiting(t_compute: np.ndarray, t_levels: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the largest term's index (0 compute, then the levels; -1: none known) and its time."""
+    stack = np.vstack([t_compute] + list(t_levels.values()))
+    known = ~np.all(np.isnan(stack), axis=0)
+    filled = np.where(np.isnan(stack), -1.0, stack)
+    return (np.where(known, np.argmax(filled, axis=0), -1).astype(np.int8),
+            np.where(known, np.max(filled, axis=0), math.nan))
+
+
 def _bandwidths(device: Device, one: Device | None, single: np.ndarray) -> dict[str, np.ndarray]:
     """Each level's bandwidth on each row's roofs (one-core rows have theirs)."""
     out = {}
@@ -403,7 +408,7 @@ def _evidence(kernels: KernelSet, device: Device, one: Device | None, single: np
         no_work=no_roof & ~kernels.modelled,
         fixed=explains & ~no_roof,
         # a collective is placed on its link, not the SMs (NCCL launches few blocks by design)
-        under_filled=under_filled(kernels.blocks, _multiprocessors(device), t_roof / count, fixed.floor_s)
+        under_filled=under_filled(kernels.blocks, multiprocessors(device), t_roof / count, fixed.floor_s)
         & (link is None or np.asarray(link.level == "")),
         fewer_threads=_fewer_threads(kernels, device, one, single),
         from_cache=from_cache,
@@ -427,7 +432,7 @@ def _whys(kernels: KernelSet, device: Device) -> np.ndarray:
     return whys
 
 
-def _multiprocessors(device: Device) -> int | None:
+def multiprocessors(device: Device) -> int | None:
     sms = device.architecture.get("sms") if device.kind == "gpu" and device.architecture else None
     return sms if isinstance(sms, int) and not isinstance(sms, bool) and sms > 0 else None
 
