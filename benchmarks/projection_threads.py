@@ -43,13 +43,13 @@ def _on_cores(ks, cores: int):
     """A one-thread trace's rows as they run on ``cores`` threads: every
     row, except the element-wise loops PyTorch keeps on one thread (fewer
     than 32,768 elements; the importer's rule, applied here by name)."""
-    from roofline.importers.kineto.cpu_rows import GRAIN_SIZE
+    from roofline.importers.kineto.cpu_rows import _serial
     threads = np.full(len(ks), float(cores))
     for i, (name, family) in enumerate(zip(ks.names.tolist(), ks.families.tolist())):
-        shapes = name[name.find("(") + 1:-1] if name.endswith(")") else ""
-        sizes = [int(np.prod([int(x) for x in part.split("x")])) for part in shapes.split(", ")
-                 if part and all(x.isdigit() for x in part.split("x"))]
-        if family == "elementwise" and sizes and max(sizes) < GRAIN_SIZE:
+        shapes = name[name.find("(") + 1:-1] if name.endswith(")") else ""   # "aten::mul(16x64, 16x64)"
+        dims = [[int(x) for x in part.split("x")] for part in shapes.split(", ")
+                if part and all(x.isdigit() for x in part.split("x"))]
+        if family == "elementwise" and _serial(dims):
             threads[i] = 1.0
     return ks.with_columns(threads=threads)
 
