@@ -32,11 +32,12 @@ import gzip
 import os
 import random
 import resource
-import struct
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from roofline.importers.xplane_wire import field_bytes as _field
 
 OUT = Path("/tmp/roofline_xplane_bench")
 SHAPES = ("bare", "few", "many-names", "many-stats")
@@ -45,30 +46,7 @@ NAMES = ["volta_sgemm_128x64_nn", "void cudnn::winograd_nonfused::winogradForwar
          "MemcpyH2D", "implicit_convolve_sgemm", "redzone_checker"]
 
 
-# ---------------------------------------------------------------- protobuf wire format, by hand
-
-def _varint(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field(number: int, value) -> bytes:
-    """One field: an int as a varint, a float as a double, bytes/str length-delimited."""
-    if isinstance(value, float):
-        return _varint(number << 3 | 1) + struct.pack("<d", value)
-    if isinstance(value, int):
-        return _varint(number << 3) + _varint(value)
-    data = value.encode() if isinstance(value, str) else value
-    return _varint(number << 3 | 2) + _varint(len(data)) + data
-
+# ---------------------------------------------------------------- protobuf wire format (xplane_wire writes fields)
 
 def _stat(meta_id: int, value, ref: bool = False) -> bytes:
     if ref:

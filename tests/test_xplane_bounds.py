@@ -10,34 +10,17 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import struct
 import tracemalloc
 
 import pytest
 
 from roofline.core.errors import InputError
 from roofline.importers import xplane, xplane_json, xplane_wire
+from roofline.importers.xplane_wire import field_bytes as _f, varint_bytes as _varint
 
 
 # ---------------------------------------------------------------- the wire format, by hand
 
-def _varint(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def _f(number: int, value) -> bytes:
-    if isinstance(value, float):
-        return _varint(number << 3 | 1) + struct.pack("<d", value)
-    if isinstance(value, int):
-        return _varint(number << 3) + _varint(value)
-    data = value.encode() if isinstance(value, str) else value
-    return _varint(number << 3 | 2) + _varint(len(data)) + data
 
 
 def _stat(meta: int, value, ref: bool = False) -> bytes:

@@ -38,7 +38,8 @@ from .base import ImportResult, Reader, register
 from .xplane_capture import CORRELATION, USED_STATS, Capture
 from .xplane_json import read_trace_json, sniff_trace_json
 from .xplane_kernels import import_result
-from .xplane_wire import MAX_LINES, MAX_PLANES, MAX_STATS, TooLarge, WireError, fields, signed, stat, text, varint
+from .xplane_wire import (MAX_LINES, MAX_PLANES, MAX_STATS, TooLarge, WireError, fields, signed, stat, text, varint,
+                          varint_bytes)
 
 SUFFIXES = (".xplane.pb", ".xspace.pb")
 # An XSpace larger than this is refused: protobuf messages stop at 2 GiB.
@@ -288,16 +289,7 @@ def _one_field(data: bytes, key: int, i: int, e: int) -> tuple[int, int]:
         raise WireError(f"wire type {wire} of field {key >> 3}: not a protobuf message of the XSpace schema")
     if j > e:
         raise WireError(f"truncated (field {key >> 3} runs past the end of its message)")
-    return i - len(_key_bytes(key)), j
-
-
-def _key_bytes(key: int) -> bytes:
-    out = bytearray()
-    while key >= 0x80:
-        out.append(key & 0x7F | 0x80)
-        key >>= 7
-    out.append(key)
-    return bytes(out)
+    return i - len(varint_bytes(key)), j
 
 
 def _stream(label: str) -> int | None:

@@ -60,6 +60,28 @@ def varint(data: bytes, i: int, end: int) -> tuple[int, int]:
             raise WireError("a varint longer than 10 bytes (damaged)")
 
 
+def varint_bytes(value: int) -> bytes:
+    """``value`` (taken modulo 2^64, as protobuf writes negatives) as a varint."""
+    value &= _UINT64 - 1
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def field_bytes(number: int, value) -> bytes:
+    """One field as protobuf writes it: an int as a varint, a float as a
+    double, str/bytes length-delimited (tests and benchmarks write XPlanes with it)."""
+    if isinstance(value, float):
+        return varint_bytes(number << 3 | 1) + _DOUBLE.pack(value)
+    if isinstance(value, int):
+        return varint_bytes(number << 3) + varint_bytes(value)
+    data = value.encode() if isinstance(value, str) else value
+    return varint_bytes(number << 3 | 2) + varint_bytes(len(data)) + data
+
+
 def signed(value: int) -> int:
     """An int64 field's varint as the signed number it encodes."""
     return value - _UINT64 if value >= _INT64_SIGN else value
