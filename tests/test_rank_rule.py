@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from rank_traces import write_ranks  # noqa: E402
+from test_ranks_robust import one_line_error  # noqa: E402
 
 from roofline.core.errors import InputError  # noqa: E402
 from roofline.importers import base  # noqa: E402
@@ -33,15 +34,6 @@ def cli(*args, prelude: str = ""):
     code = f"import sys\n{prelude}\nfrom roofline.cli.main import main\nsys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
                           timeout=180)
-
-
-def one_line_error(proc, *phrases) -> str:
-    lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    for phrase in phrases:
-        assert phrase in lines[0], lines[0]
-    return lines[0]
 
 
 @pytest.fixture
