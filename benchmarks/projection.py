@@ -102,6 +102,9 @@ def main(argv=None) -> int:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--shipped", action="store_true",
                         help="use the shipped observations instead of leaving each pair's model out")
+    parser.add_argument("--evidence", nargs="*", type=Path, default=[],
+                        help="real traces of other models (not in any pair) observed beside the other pairs' "
+                             "in every leave-one-model-out run, e.g. ../shared/realdata/kineto_trace/*.json.gz")
     args = parser.parse_args(argv)
     pairs = [p for folder in args.folders for p in pairs_in(folder)]
     if not pairs:
@@ -109,7 +112,7 @@ def main(argv=None) -> int:
     facts = {path: trace_facts(path) for pair in pairs for path in pair}
     rows, tmp = [], Path(tempfile.mkdtemp(prefix="projection-bench-"))
     for k, pair in enumerate(pairs):
-        others = [p for q in pairs if q is not pair for p in q]
+        others = [p for q in pairs if q is not pair for p in q] + list(args.evidence)
         observed = None if args.shipped or not others else observe(others, tmp / f"observed-{k}.yaml")
         for source, target in (pair, pair[::-1]):
             src, dst = facts[source], facts[target]
