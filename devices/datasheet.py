@@ -92,18 +92,21 @@ def per_clock_bandwidth(units: int, bytes_per_clk: float, clock_hz: float) -> fl
     return units * bytes_per_clk * clock_hz
 
 
-PCIE_GT_S = {2: 5e9, 3: 8e9, 4: 16e9, 5: 32e9}
-PCIE_ENCODING = 128 / 130  # Gen3 and later
+PCIE_GT_S = {1: 2.5e9, 2: 5e9, 3: 8e9, 4: 16e9, 5: 32e9, 6: 64e9}
+PCIE_ENCODING = 128 / 130  # Gen3 to Gen5
 PCIE_GEN2_ENCODING = 8 / 10
+PCIE_FLIT_ENCODING = 242 / 256  # Gen6 FLIT mode: 242 of 256 bytes carry data
 
 
 def _pcie_encoding(gen: int) -> tuple[float, str]:
+    if gen >= 6:
+        return PCIE_FLIT_ENCODING, "242/256"
     return (PCIE_GEN2_ENCODING, "8/10") if gen <= 2 else (PCIE_ENCODING, "128/130")
 
 
 def pcie_bandwidth(gen: int, lanes: int) -> float:
     """Raw link bytes/s in one direction = lanes x transfers/s x encoding / 8
-    (8b/10b up to Gen2, 128b/130b from Gen3)."""
+    (8b/10b up to Gen2, 128b/130b for Gen3-5, 242/256 FLITs for Gen6)."""
     return lanes * PCIE_GT_S[gen] * _pcie_encoding(gen)[0] / 8
 
 

@@ -172,6 +172,15 @@ def pascal_l2(n: int) -> str:
                    f"{SRC['gtx970']} (8 L2 units, 7 on the GTX 970); assumption for Pascal", L2_RATE_OLDER)
 
 
+# CUDA C++ Programming Guide, arithmetic instruction throughput: 32-bit integer
+# multiply-add results per clock per SM for compute capability 7.0 to 9.0
+INT32_IMAD_PER_SM = 64
+INT32_IMAD_CC = ((7, 0), (9, 0))
+# A GeForce board without a spec of its own (RTX 3090: GA102, cc 8.6) runs
+# FP16/BF16/TF32 MMA with FP32 accumulate, what PyTorch's GEMMs use, at half
+# the professional board's rate (GA102 whitepaper); GA100 (cc 8.0) has no GeForce
+GEFORCE_FP32_ACCUMULATE_SHARE = 0.5
+GEFORCE_FP32_ACCUMULATE_KEYS = ("tensor_fp16", "tensor_bf16", "tensor_tf32")
 GEFORCE_ACC = ("FP16 accumulate; GeForce parts run FP16 and FP8 MMA with FP32 accumulate "
                 "at half this rate")
 V100_SRC = {"units": SRC["volta"], "clock": SRC["v100ds"], "tensor": SRC["volta"],

@@ -66,12 +66,12 @@ def to_device(s: Session, info, nvml, results, launch, host, dram_bytes, l2_wind
     inst = None
     if "inst_mix" in results:
         r = results["inst_mix"]
-        inst = ceiling(r, theory.instruction_peak(cc, sms, sm_clock(r)), sm_clock(r))
+        inst = ceiling(r, theory.instruction_peak(cc, sms, sm_clock(r), name), sm_clock(r))
 
     memory = {}
     if "l1_read" in results:
         r = results["l1_read"]
-        memory["L1"] = MemoryLevel("L1", ceiling(r, theory.onchip_peak("L1", cc, sms, sm_clock(r)),
+        memory["L1"] = MemoryLevel("L1", ceiling(r, theory.onchip_peak("L1", cc, sms, sm_clock(r), name),
                                                  sm_clock(r)), transaction_bytes=32)
     if "l2_read" in results:
         r = results["l2_read"]
@@ -96,7 +96,7 @@ def to_device(s: Session, info, nvml, results, launch, host, dram_bytes, l2_wind
                                                      source="cudaMemcpy pinned host-to-device"))
     if "shared_read" in results:
         r = results["shared_read"]
-        extra["shared_read"] = _plain(ceiling(r, theory.onchip_peak("shared", cc, sms, sm_clock(r)),
+        extra["shared_read"] = _plain(ceiling(r, theory.onchip_peak("shared", cc, sms, sm_clock(r), name),
                                               sm_clock(r)))
 
     all_clocks = [c for r in results.values() for c in r.clocks]
