@@ -48,7 +48,12 @@ Rules, in order (``FAMILIES`` lists the names)
 4. ``attention``: fused attention (``flash_fwd_kernel``, ``fmha_cutlassF``,
    ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``, SageAttention's
    ``sage_fwd``).
-4a. ``elementwise`` before the library rules: a transpose in any
+4a. TensorRT-LLM's batched GEMMs (``bmm_MxE4m3_MxE2m1MxE4m3_Fp32_..._swiGlu_...``)
+   and vLLM's Triton ``fused_moe_kernel`` are ``gemm``; a fused MoE's
+   routing kernels (``moe::dev::routing::*``) ``reduction`` and its
+   finalize (``moe::dev::finalize::*``) ``elementwise``, though their
+   templates name CUTLASS types.
+   ``elementwise`` before the library rules: a transpose in any
    namespace (``dpsk::grouped_gemm::...::transpose``), rotary embeddings
    (``vllm::rotary_embedding_kernel``), SwiGLU.
 4b. ``embedding``: fbgemm_gpu's table-batched embedding lookups
@@ -163,6 +168,13 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
     ("communication", r"nccl|rccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|sendrecv"
                       r"|dpsk::ep::|deep_?ep::|multimem|cross_device_reduce|msccl|nvshmem"),
     ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_|(^|[_:\s])sage_?(fwd|bwd|attn)"),
+    # TensorRT-LLM's trtllm-gen batched GEMMs (bmm_{C}_{A}{B}_{acc}_..., a fused SwiGLU
+    # epilogue included) and vLLM's Triton fused_moe_kernel are GEMMs
+    ("gemm", r"^bmm_[a-z0-9]+_|(^|[_:\s])fused_moe_kernel"),
+    # a fused MoE's routing (histograms and offsets of expert ids) and finalize
+    # (the weighted sum of the experts' outputs per token) move data
+    ("reduction", r"moe::dev::routing"),
+    ("elementwise", r"moe::dev::finalize|finalizekernel"),
     # a transpose in a GEMM library's namespace (dpsk::grouped_gemm::...::transpose) moves data
     ("elementwise", r"::(batched_)?transpose\b|rotary_?emb|swiglu"),
     # table-batched embedding lookups of recommendation models (fbgemm_gpu TBE)

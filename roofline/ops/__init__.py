@@ -11,6 +11,9 @@ family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
 :mod:`.embedding`, :mod:`.optimizer`, :mod:`.rnn` (oneDNN's recurrent
 layers), :mod:`.upsample` (resampling), :mod:`.views`; layer-level models of
 convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`;
+the custom operators of LLM serving libraries (vLLM, SGLang, FlashAttention),
+named by their registered schema (``_C::rms_norm``, ``vllm::moe_forward``),
+in :mod:`.serving`, :mod:`.moe` and :mod:`.paged_attention`;
 TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
 by their launcher) in :mod:`.triton`; what a collective is and moves in
 :mod:`.collectives`.
@@ -21,8 +24,8 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 """
 from __future__ import annotations
 
-from . import attention, conv, elementwise, embedding, matmul, norm, optimizer, pooling
-from . import reduction, rnn, softmax, triton, upsample
+from . import attention, conv, elementwise, embedding, matmul, moe, norm, optimizer, paged_attention
+from . import pooling, reduction, rnn, serving, softmax, triton, upsample
 from .call import FAMILIES, Args, OpCall, OpWork, UnknownWork, tensor_core_key
 from .elementwise import RANDOM_OPERATORS, RNG_NOTE
 from .views import VIEWS
@@ -34,12 +37,24 @@ for _module in (matmul, conv, attention, norm, softmax, elementwise, reduction, 
                 embedding, optimizer, rnn, upsample):
     _MODELS.update(_module.MODELS)
 
-MODELLED_OPERATORS = frozenset(NAMESPACE + n for n in set(_MODELS) | VIEWS)
+# custom operators, by their full registered name (namespace::name)
+_CUSTOM = {}
+for _module in (serving, moe, paged_attention):
+    _CUSTOM.update(_module.MODELS)
+
+MODELLED_OPERATORS = frozenset({NAMESPACE + n for n in set(_MODELS) | VIEWS} | set(_CUSTOM))
 _NO_WORK = OpWork({}, 0.0, "view")
 
 
 def _short(name: str) -> str | None:
     return name[len(NAMESPACE):] if name.startswith(NAMESPACE) else None
+
+
+def _model_of(name: str):
+    """The model of an ATen operator by its short name, else of a custom
+    operator by its full name (None: no model)."""
+    short = _short(name)
+    return _MODELS.get(short) if short is not None else _CUSTOM.get(name)
 
 
 def is_view(name: str) -> bool:
@@ -63,7 +78,7 @@ def unknown_reason(call: OpCall) -> str | None:
     trace recorded (``op_work`` gives None for it), or None: no such
     reason (a model answered, or none exists, or the arguments are not the
     operator's)."""
-    model = _MODELS.get(_short(call.name))
+    model = _model_of(call.name)
     if model is None:
         return None
     try:
@@ -86,7 +101,7 @@ def op_work(call: OpCall) -> OpWork | None:
             return triton.triton_work(call.name, Args(call))
         except (LookupError, ValueError, TypeError, ZeroDivisionError, OverflowError):
             return None
-    model = _MODELS.get(short)
+    model = _model_of(call.name)
     if model is None:
         return None
     try:

@@ -28,6 +28,9 @@ _DTYPES = {
     "double": (8, "fp64"), "float": (4, "fp32"), "c10::Half": (2, "fp16"),
     "c10::BFloat16": (2, "bf16"), "c10::Float8_e4m3fn": (1, "fp8"), "c10::Float8_e5m2": (1, "fp8"),
     "c10::Float8_e4m3fnuz": (1, "fp8"), "c10::Float8_e5m2fnuz": (1, "fp8"),
+    # block scales (MX: one E8M0 power of two per 32 elements) and packed FP4
+    # (two E2M1 values per byte: one "element" of the x2 type is 2 values)
+    "c10::Float8_e8m0fnu": (1, "fp8"), "c10::Float4_e2m1fn_x2": (1, "fp4"),
     "c10::complex<double>": (16, "fp64"), "c10::complex<float>": (8, "fp32"),
     "c10::complex<c10::Half>": (4, "fp16"),
     "long int": (8, "int32"), "long long int": (8, "int32"), "int": (4, "int32"),
@@ -76,6 +79,10 @@ class OpWork:
     family: str
     matrix: bool = False
     assumptions: tuple = ()
+    # the work of the launches of a matrix operator that are not matrix
+    # kernels (a fused MoE's routing, quantize and finalize kernels beside
+    # its grouped GEMMs): data movement, shared by those launches by time
+    aside: "OpWork | None" = None
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ def vector_precision(dtype: str) -> str | None:
     p = dtype_precision(dtype)
     if p in ("int8", "int32"):
         return None
-    return "fp32" if p in ("fp16", "bf16", "fp8") else p
+    return "fp32" if p in ("fp16", "bf16", "fp8", "fp6", "fp4") else p
 
 
 def known_dtype(dtype) -> bool:
@@ -288,19 +295,22 @@ def broadcast(*shapes: tuple) -> tuple:
 
 
 def work(flops: Mapping[str, float], nbytes: float, family: str, *, matrix: bool = False,
-         args: Args | None = None, assumptions: tuple = ()) -> OpWork:
+         args: Args | None = None, assumptions: tuple = (), aside: OpWork | None = None) -> OpWork:
     notes = tuple(assumptions) + (tuple(args.notes) if args is not None else ())
     return OpWork({k: float(v) for k, v in flops.items() if v and k is not None}, float(nbytes), family,
-                  matrix, notes)
+                  matrix, notes, aside)
 
 
 def tensor_core_key(precision: str, matrix: bool, *, tf32: bool = False) -> str:
     """The GPU ceiling a model's FLOPs run on: matrix work in fp16/bf16/fp8/
     int8/fp64 goes on the tensor cores (cuBLAS/cuDNN use them for these
-    types); fp32 matrix work only when TF32 is on."""
+    types); fp32 matrix work only when TF32 is on. FP6 and FP4 (block-scaled
+    MX/NVFP4 GEMMs) have roofs of their own where the device has them
+    (Blackwell, CDNA4; ``core.model.PRECISION_FALLBACK`` steps down else)."""
     if not matrix:
         return precision
     if precision == "fp32":
         return "tensor_tf32" if tf32 else "fp32"
     return {"fp16": "tensor_fp16", "bf16": "tensor_bf16", "fp8": "tensor_fp8",
-            "int8": "tensor_int8", "fp64": "tensor_fp64"}.get(precision, precision)
+            "int8": "tensor_int8", "fp64": "tensor_fp64", "fp6": "tensor_fp6",
+            "fp4": "tensor_fp4"}.get(precision, precision)

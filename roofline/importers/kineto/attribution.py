@@ -60,11 +60,14 @@ COUNTER_CHECK_TOLERANCE = 0.10
 
 
 def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
-                   share: np.ndarray, links: dict | None = None, comm=None) -> dict[tuple, dict]:
+                   share: np.ndarray, links: dict | None = None, comm=None,
+                   aside: np.ndarray | None = None) -> dict[tuple, dict]:
     """Rows keyed by (kernel name, operator name, whether it got work, its
     collective's index in ``comm.collectives`` or -1): time and calls
     summed, and the operators' work times each kernel's share summed per
-    precision (bincounts over row codes, no loop per kernel)."""
+    precision (bincounts over row codes, no loop per kernel). ``aside``:
+    launches that take their operator's ``aside`` work (a fused MoE's
+    routing and finalize kernels), not its main work."""
     codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working,
                              None if comm is None else comm.code)
     if links is not None:
@@ -83,11 +86,13 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         w_share = share[w_idx]
         # each distinct work once (operators of one call share their model's
         # answer), then gathered per operator and per kernel
-        op_list, op_gather = np.unique(op_of[w_idx], return_inverse=True)
+        n_ops = len(tree.counted)
+        keyed = op_of[w_idx] + (n_ops * aside[w_idx] if aside is not None else 0)
+        op_list, op_gather = np.unique(keyed, return_inverse=True)
         ids: dict = {}
         works: list = []
         work_of_op = []
-        for w in map(tree.counted.__getitem__, op_list.tolist()):
+        for w in (tree.counted[k] if k < n_ops else tree.counted[k - n_ops].aside for k in op_list.tolist()):
             k = ids.setdefault(id(w), len(works))
             if k == len(works):
                 works.append(w)
@@ -210,14 +215,15 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
         op_of[kernels] = captures
     if len(ops):
         _warn_no_shapes(ops, warnings)
-    share = _time_shares(op_of, gpu.kernel_dur, len(ops), _takes_work(gpu, op_of, tree))
+    takes, aside = _takes_work(gpu, op_of, tree)
+    share = _time_shares(op_of + len(ops) * aside, gpu.kernel_dur, 2 * len(ops), takes | aside)
     share[kernels] = share[kernels] > 0     # each replay of a graph does its captured launch's whole work
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
     comm = C.launch_comms(gpu, ops, op_of, tree.parent if tree is not None else None,
                           getattr(gpu.extras, "job", None) or C.Job())
     why = WhyOf(gpu, ops, tree, op_of, comm, replays=replays)
-    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm)
+    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm, aside)
     if links is not None:
         links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm, call=call)
     out = []
@@ -349,15 +355,18 @@ class _Enclosing:
         return out
 
 
-def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> np.ndarray:
+def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray, np.ndarray]:
     """Which launches take a share of their operator's work: all of them,
     except that the matrix work of a GEMM, convolution or attention
     operator goes only to its matrix kernels (by kernel name) when it
     launched any: a bias copy or layout transform beside a GEMM kernel
-    does not do the multiply-adds."""
+    does not do the multiply-adds. The second array: the launches left out
+    that take the operator's ``aside`` work instead, where its model has
+    one (a fused MoE's routing, quantize and finalize kernels)."""
     takes = op_of >= 0
+    aside = np.zeros(len(op_of), dtype=bool)
     if tree is None or not takes.any():
-        return takes
+        return takes, aside
     is_matrix = {n: family_of(n) in _MATRIX_KERNEL_FAMILIES for n in set(gpu.kernel_names)}
     matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
                                 count=len(gpu.kernel_names))
@@ -366,8 +375,11 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> np.ndarray:
     ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)
     ops_with_matrix_kernel[op_of[linked[matrix_kernel[linked]]]] = True
     only_matrix = matrix_op[op_of[linked]] & ops_with_matrix_kernel[op_of[linked]]
-    takes[linked[only_matrix & ~matrix_kernel[linked]]] = False
-    return takes
+    left_out = linked[only_matrix & ~matrix_kernel[linked]]
+    takes[left_out] = False
+    has_aside = np.array([w is not None and w.aside is not None for w in tree.counted], dtype=bool)
+    aside[left_out[has_aside[op_of[left_out]]]] = True
+    return takes, aside
 
 
 def _time_shares(op_of: np.ndarray, durations, n_ops: int, takes: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import msgspec
 import numpy as np
@@ -45,6 +45,7 @@ from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
 from .decode import external_ids
 from .geometry import settled_calls
 from .layout import keeps_beside_layout_copies
+from .serving import moe_settled
 
 MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
 GIVE_AWAY_SHARE = 0.5
@@ -177,7 +178,7 @@ class OpTree:
 
 def build(ops: OpEvents) -> OpTree:
     parent, self_time = _nesting(ops)
-    distinct, which = _works(ops, settled_calls(ops, parent))
+    distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent)})
     work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
@@ -279,8 +280,8 @@ PART_NOTE = "part of the operator's work is counted at the operators it calls"
 def _part(w: OpWork, flop_share: float, byte_share: float) -> OpWork:
     if flop_share >= 1.0 and byte_share >= 1.0:
         return w
-    return OpWork({k: v * flop_share for k, v in w.flops.items()}, w.bytes * byte_share, w.family,
-                  w.matrix, w.assumptions + (PART_NOTE,))
+    return replace(w, flops={k: v * flop_share for k, v in w.flops.items()}, bytes=w.bytes * byte_share,
+                   assumptions=w.assumptions + (PART_NOTE,))
 
 
 _AUTOGRAD = re.compile(r"^(autograd::|torch::autograd::|[A-Z]\w*Backward\d*$|detach_?$)")
@@ -379,7 +380,9 @@ def _settled_model(settled) -> OpWork | None:
     w = op_work(settled.call)
     if w is None:
         return None
-    return OpWork(w.flops, w.bytes, w.family, w.matrix, (settled.note,) + w.assumptions)
+    if settled.note in w.assumptions:
+        return w
+    return replace(w, assumptions=(settled.note,) + w.assumptions)
 
 
 def _op_call(name, dims, types, strides, concrete) -> OpCall:

@@ -1,0 +1,119 @@
+"""Fused mixture-of-experts layers of serving libraries (vLLM, SGLang):
+a grouped GEMM over the routed tokens, with routing, permute and finalize
+around it.
+
+Each of the T tokens is routed to k of the E experts. Every routed token
+goes through the expert's gated MLP: gate and up projection H -> 2I (a
+GEMM of 2 x H x 2I FLOP per routed token), the activation, and the down
+projection I -> H (2 x I x H). So the grouped GEMMs do
+
+    FLOP = 2 T k H (2 I) + 2 T k I H = 6 T k H I
+
+multiply-add FLOPs, on the tensor roof of the MMA's precision (the kernel
+name's, docs/kernel-names.md, where it says one; else the hidden states'
+dtype). The activation between the two GEMMs (5 + 1 FLOP per element of
+I, under 1 % of the GEMMs) is left to the kernel that does it when that is
+an operator of its own (``_C::silu_and_mul``) and not counted otherwise.
+
+Compulsory bytes of the GEMMs: the hidden states read, the weights of the
+experts the tokens reach (at most min(E, T k) experts, each 3 H I
+elements), the activations between the GEMMs written and read (T k I each
+way), the down projection's output (T k H) written. The routing, permute
+and finalize launches (``aside``: the non-matrix kernels of the operator)
+move data: the router logits read (T E), the top-k ids and weights
+written (T k x 8 bytes), the expert outputs read (T k H) and the weighted
+sum written (T H); their FLOPs are the router softmax (5 per logit) and
+the weighted sum (2 per routed element).
+
+``vllm::moe_forward(hidden_states, router_logits, layer_name)`` records
+neither the weights (the layer finds them by name) nor top-k: the Kineto
+reader reads k and I from the allocations the operator makes (a [T, k]
+integer tensor of routing ids, a [rows >= T k, I] activation buffer;
+:mod:`roofline.importers.kineto.serving`) and passes them as arguments 3
+and 4; without them the work is unknown and the row says why. The weights'
+dtype is not recorded there either: they are counted at 4 bits per
+element (the narrowest format serving libraries store experts in, FP4 or
+INT4), which keeps the bytes a lower bound, and the row says so.
+
+``vllm::inplace_fused_experts`` / ``outplace_fused_experts(hidden_states,
+w1, w2, topk_weights, topk_ids, ...)`` record everything: w1 [E, 2I, H],
+w2 [E, H, I] (packed 4-bit weights halve the last dimension; their bytes
+are their recorded bytes), k = topk_ids.shape[-1].
+
+May import ``.call`` (and the standard library).
+"""
+from __future__ import annotations
+
+from .call import Args, OpWork, Tensor, UnknownWork, dtype_precision, work
+
+GATED_GEMM_FLOP = 6          # per routed token x H x I: 2 x H x 2I + 2 x I x H
+ROUTER_SOFTMAX = 5           # FLOP per router logit
+WEIGHTED_SUM = 2             # FLOP per routed output element
+ID_AND_WEIGHT_BYTES = 8      # int32 expert id + fp32 weight per routed token
+WEIGHT_BITS_ASSUMED = 4
+ROUTING_NOTE = ("top-k and the experts' intermediate size read from the operator's allocations "
+                "(the trace records neither)")
+WEIGHTS_NOTE = ("expert weights not recorded: counted at 4 bits per element (FP4/INT4, the narrowest "
+                "format served), so the bytes stay a lower bound")
+TOUCHED_NOTE = "weights of min(E, T x k) experts counted: every expert a token reaches is read once"
+GATED_NOTE = "gated activation (SwiGLU-style: the first GEMM is H -> 2I) assumed"
+NOT_RECORDED = ("vllm::moe_forward records only hidden_states and router_logits: top-k and the experts' "
+                "intermediate size were not found in the operator's allocations")
+
+
+def moe_work(hidden: Tensor, experts: int, k: int, intermediate: int, weight_bytes: float,
+             args: Args, notes: tuple) -> OpWork:
+    """The grouped GEMMs as the main work, routing/permute/finalize aside."""
+    t, h = (hidden.numel // hidden.shape[-1]), hidden.shape[-1]
+    routed = t * k
+    s = hidden.itemsize
+    main_bytes = hidden.nbytes + weight_bytes + 2 * routed * intermediate * s + routed * h * s
+    aside_bytes = (t * experts * s + routed * ID_AND_WEIGHT_BYTES + routed * h * s + t * h * s)
+    aside = work({"fp32": ROUTER_SOFTMAX * t * experts + WEIGHTED_SUM * routed * h}, aside_bytes,
+                 "elementwise", assumptions=tuple(n for n in notes if n == ROUTING_NOTE))
+    return work({dtype_precision(hidden.dtype): GATED_GEMM_FLOP * routed * h * intermediate}, main_bytes,
+                "gemm", matrix=True, args=args, assumptions=notes, aside=aside)
+
+
+def _positive(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def moe_forward(args: Args) -> OpWork:
+    """``moe_forward(hidden_states, router_logits, layer_name)`` with top-k
+    and I at positions 3 and 4 (filled in by the reader)."""
+    hidden, logits = args.need(0), args.need(1)
+    k, intermediate = _positive(args.value(3)), _positive(args.value(4))
+    if k is None or intermediate is None:
+        raise UnknownWork(NOT_RECORDED)
+    experts = logits.shape[-1]
+    touched = min(experts, (hidden.numel // hidden.shape[-1]) * k)
+    weights = touched * 3 * hidden.shape[-1] * intermediate * WEIGHT_BITS_ASSUMED / 8
+    return moe_work(hidden, experts, k, intermediate, weights, args,
+                    (ROUTING_NOTE, WEIGHTS_NOTE, TOUCHED_NOTE, GATED_NOTE))
+
+
+def fused_experts(args: Args) -> OpWork:
+    """``fused_experts(hidden_states, w1, w2, topk_weights, topk_ids, ...)``."""
+    hidden, w1, w2, ids = args.need(0), args.need(1), args.need(2), args.need(4)
+    experts, k = w1.shape[0], ids.shape[-1]
+    intermediate = w1.shape[1] // 2
+    if intermediate <= 0 or w2.shape[0] != experts:
+        raise LookupError("w1 and w2 disagree")
+    touched = min(experts, (hidden.numel // hidden.shape[-1]) * k)
+    weights = (w1.nbytes + w2.nbytes) * touched / experts
+    return moe_work(hidden, experts, k, intermediate, weights, args, (TOUCHED_NOTE, GATED_NOTE))
+
+
+MODELS = {
+    # vllm/model_executor/layers/fused_moe/layer.py: moe_forward(hidden_states, router_logits,
+    #   layer_name) -> Tensor; moe_forward_shared the same with the shared experts' output
+    "vllm::moe_forward": moe_forward,
+    "vllm::moe_forward_shared": moe_forward,
+    # fused_moe.py: inplace/outplace_fused_experts(hidden_states, w1, w2, topk_weights, topk_ids,
+    #   activation, ...)
+    "vllm::inplace_fused_experts": fused_experts,
+    "vllm::outplace_fused_experts": fused_experts,
+    "sglang::inplace_fused_experts": fused_experts,
+    "sglang::outplace_fused_experts": fused_experts,
+}

@@ -1,0 +1,144 @@
+"""Attention of serving libraries: vLLM's unified attention (prefill and
+decode over a paged KV cache), its paged-attention decode kernels, and
+FlashAttention's variable-length (varlen) calls.
+
+FLOPs as :mod:`.attention` counts them: 2 x pairs x E for S = Q K^T and
+2 x pairs x Ev for O = P V, per query head, where pairs is the number of
+query-key pairs the mask keeps; a causal varlen batch is aligned
+bottom-right (each new query sees every earlier key of its sequence).
+
+What a trace records is not always enough to count the pairs; what is
+assumed is said in the row's notes:
+
+- ``vllm::unified_attention[_with_output]`` records the new tokens' query,
+  key and value ([T, heads, head_size] or flattened) but not the sequence
+  lengths or block table (they live in the forward context). The T tokens
+  are taken as one causal sequence with no earlier context: T (T + 1) / 2
+  pairs. A batch of decode tokens with long contexts does more; a batch of
+  several short prefills less; a sliding window less.
+- ``paged_attention_v1/v2`` record ``max_seq_len`` but not each sequence's
+  length: every sequence is taken as ``max_seq_len`` long (an upper bound).
+- FlashAttention varlen records the batch (cu_seqlens has B + 1 entries),
+  the packed totals and the maxima: sequences of equal length total / B
+  are assumed (keys: max_seqlen_k per sequence when the keys are paged).
+
+Bytes: Q, the output, and the keys and values the pairs need once (the
+paged cache at its own dtype, 1 byte for an FP8 cache); the scores stay on
+chip.
+
+May import ``.call`` and ``.attention`` (and the standard library).
+"""
+from __future__ import annotations
+
+from .attention import attention, causal_pairs
+from .call import Args, OpWork, Tensor, dtype_precision, work
+
+ONE_SEQUENCE_NOTE = ("sequence lengths not recorded: the T new tokens taken as one causal sequence with no "
+                     "earlier context (T(T+1)/2 query-key pairs; decode with long contexts does more, "
+                     "a sliding window less)")
+MAX_LEN_NOTE = "sequence lengths not recorded: every sequence taken as max_seq_len long (an upper bound)"
+EQUAL_NOTE = "varlen batch: sequences of equal length assumed (total / batch)"
+PAGED_KEYS_NOTE = "paged keys: max_seqlen_k keys per sequence assumed"
+
+
+def _rows_width(t: Tensor, rows: int) -> int:
+    """Elements per token (heads x head size), whatever the layout."""
+    return t.numel // rows if rows else 0
+
+
+def unified(output_at: int | None):
+    """``unified_attention(query, key, value, layer_name)`` (returns the
+    output) or ``unified_attention_with_output(query, key, value, output,
+    layer_name, output_scale, output_block_scale)``."""
+    def model(args: Args) -> OpWork:
+        q, k, v = args.need(0), args.need(1), args.need(2)
+        t = q.shape[0]
+        if t <= 0 or k.shape[0] != t:
+            raise LookupError("query and key disagree on the tokens")
+        width_q = _rows_width(q, t)
+        heads_q = q.shape[1] if len(q.shape) == 3 else None
+        pairs = causal_pairs(t, t)
+        # per query head 2 pairs E + 2 pairs Ev: over the heads 2 pairs (Hq E + Hq Ev)
+        ev_width = width_q if heads_q is None else heads_q * v.shape[-1]
+        flop = 2 * pairs * width_q + 2 * pairs * ev_width
+        out = args.tensor(output_at) if output_at is not None else None
+        nbytes = q.nbytes + k.nbytes + v.nbytes + (out.nbytes if out is not None else t * ev_width * 2)
+        return work({dtype_precision(q.dtype): flop}, nbytes, "attention", matrix=True, args=args,
+                    assumptions=(ONE_SEQUENCE_NOTE,))
+    return model
+
+
+def paged_decode(query_at: int, key_cache_at: int, kv_heads_at: int, max_len_at: int):
+    """vLLM's ``paged_attention_v1``/``v2``: one query token per sequence."""
+    def model(args: Args) -> OpWork:
+        q, cache = args.need(query_at), args.need(key_cache_at)
+        length, kv_heads = args.value(max_len_at), args.value(kv_heads_at)
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in (length, kv_heads)):
+            raise LookupError("max_seq_len or num_kv_heads not recorded")
+        batch, heads, e = q.shape
+        flop = 4 * batch * heads * length * e
+        kv = 2 * batch * length * kv_heads * e * cache.itemsize
+        return work({dtype_precision(q.dtype): flop}, 2 * q.nbytes + kv, "attention", matrix=True,
+                    args=args, assumptions=(MAX_LEN_NOTE,))
+    return model
+
+
+def varlen(q_at: int, cu_q_at: int, max_k_at: int, causal_at: int, block_table_at: int | None):
+    """FlashAttention varlen forward: q [total_q, Hq, D], k and v
+    [total_k, Hkv, D], or paged [blocks, page, Hkv, D] with a block table."""
+    def model(args: Args) -> OpWork:
+        q, k, v = args.need(q_at), args.need(q_at + 1), args.need(q_at + 2)
+        batch = args.need(cu_q_at).numel - 1
+        if batch <= 0:
+            raise LookupError("empty cu_seqlens")
+        lq = -(-q.shape[0] // batch)
+        notes = [EQUAL_NOTE]
+        paged = block_table_at is not None and args.tensor(block_table_at) is not None
+        if paged:
+            lk = args.value(max_k_at)
+            if not isinstance(lk, int) or isinstance(lk, bool) or lk <= 0:
+                raise LookupError("max_seqlen_k not recorded")
+            notes.append(PAGED_KEYS_NOTE)
+        else:
+            lk = -(-k.shape[0] // batch)
+        heads, e, ev = q.shape[-2], q.shape[-1], v.shape[-1]
+        causal = bool(args.value(causal_at, False))
+        pairs = batch * (causal_pairs(lq, lk, bottom_right=True) if causal else lq * lk)
+        flop = heads * (2 * pairs * e + 2 * pairs * ev)
+        kv_heads = k.shape[-2]
+        kv = (batch * lk * kv_heads * (e + ev) * k.itemsize) if paged else k.nbytes + v.nbytes
+        nbytes = q.nbytes + kv + q.shape[0] * heads * ev * q.itemsize
+        return work({dtype_precision(q.dtype): flop}, nbytes, "attention", matrix=True, args=args,
+                    assumptions=tuple(notes))
+    return model
+
+
+def _seq_second(t: Tensor) -> tuple:
+    b, seq, h, e = t.shape
+    return b * h, seq, e
+
+
+MODELS = {
+    # vllm/attention/layer.py: unified_attention(query, key, value, layer_name) -> Tensor
+    "vllm::unified_attention": unified(None),
+    # unified_attention_with_output(query, key, value, output!, layer_name, output_scale?,
+    #   output_block_scale?)
+    "vllm::unified_attention_with_output": unified(3),
+    # csrc/ops.h: paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale,
+    #   block_tables, seq_lens, block_size, max_seq_len, alibi_slopes, kv_cache_dtype, ...)
+    "_C::paged_attention_v1": paged_decode(1, 2, 4, 9),
+    # paged_attention_v2(out, exp_sums, max_logits, tmp_out, query, key_cache, value_cache,
+    #   num_kv_heads, scale, block_tables, seq_lens, block_size, max_seq_len, ...)
+    "_C::paged_attention_v2": paged_decode(4, 5, 7, 12),
+    # flash_attn (2.6+) flash_attn_interface.py custom ops:
+    # _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal, window_size_left, ...)
+    "flash_attn::_flash_attn_forward": attention(0, 5, _seq_second),
+    # _flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
+    #   dropout_p, softmax_scale, causal, window_size_left, window_size_right, softcap,
+    #   alibi_slopes, return_softmax, block_table, ...)
+    "flash_attn::_flash_attn_varlen_forward": varlen(0, 3, 6, 9, 15),
+    # vllm-project/flash-attention csrc flash_api: varlen_fwd(q, k, v, out, cu_seqlens_q,
+    #   cu_seqlens_k, seqused_k, leftpad_k, block_table, alibi_slopes, max_seqlen_q, max_seqlen_k,
+    #   p_dropout, softmax_scale, zero_tensors, is_causal, ...)
+    "_vllm_fa2_C::varlen_fwd": varlen(0, 4, 11, 15, 8),
+}
