@@ -38,8 +38,8 @@ from .base import ImportResult, Reader, register
 from .xplane_capture import CORRELATION, USED_STATS, Capture
 from .xplane_json import read_trace_json, sniff_trace_json
 from .xplane_kernels import import_result
-from .xplane_wire import (MAX_LINES, MAX_PLANES, MAX_STATS, TooLarge, WireError, fields, signed, stat, text, varint,
-                          varint_bytes)
+from .xplane_wire import (MAX_LINES, MAX_PLANES, MAX_STATS, TooLarge, WireError, fields, signed, stat, stat_bytes,
+                          text, varint, varint_bytes)
 
 SUFFIXES = (".xplane.pb", ".xspace.pb")
 # An XSpace larger than this is refused: protobuf messages stop at 2 GiB.
@@ -48,6 +48,8 @@ _GPU_PLANE = re.compile(r"^/device:GPU:\d+")
 _STREAM_LINE = re.compile(r"^Stream #(\d+)")
 MAX_STREAM_DIGITS = 18        # a stream id an int64 holds; thousands of digits are no stream
 _PLANE_NAMES = (b"/host:", b"/device:", b"Task Environment")
+# The plane whose event metadata carry the compiled HLO modules (stat "Hlo Proto", bytes)
+METADATA_PLANE, HLO_PROTO = "/host:metadata", "Hlo Proto"
 _NOT_XSPACE = "not a readable XSpace protobuf (a TensorFlow/JAX .xplane.pb)"
 
 
@@ -144,6 +146,8 @@ class _Plane:
             elif number == 6:
                 self.own_stats.append(value)
         self.used = {k for k, name in self.stat_names.items() if name in USED_STATS}
+        self.hlo_stat = next((k for k, n in self.stat_names.items() if n == HLO_PROTO), None) \
+            if self.name == METADATA_PLANE else None
         self.meta_names: dict[int, int] = {}       # metadata id -> index in cap.names
         self.meta_stats: dict[int, dict] = {}      # metadata id -> its used stats (when it has any)
 
@@ -171,12 +175,22 @@ class _Plane:
                 if len(stats) > MAX_STATS:
                     raise TooLarge(f"event metadata {name[:60]!r}: {len(stats):,} stats (at most {MAX_STATS:,})")
             self.meta_names[key] = self.cap.names.id_of(name)
+            if self.hlo_stat is not None:
+                self._hlo_module(name, stats)
             decoded = self.stats(stats, self.used.__contains__) if stats else {}
             if decoded:
                 self.meta_stats[key] = decoded
             else:
                 self.meta_stats.pop(key, None)
         del self.entries
+
+    def _hlo_module(self, name: str, spans) -> None:
+        """Keep the serialized HLO module an event metadata of the metadata
+        plane carries, under its name (``jit_step(15)``: module and program id)."""
+        for s, e in spans:
+            found = stat_bytes(self.data, s, e, self.hlo_stat)
+            if found:
+                self.cap.hlo_protos[name] = found
 
     def stats(self, spans, keep) -> dict:
         """The stats at ``spans`` that ``keep`` takes, by name (references resolved)."""

@@ -26,7 +26,7 @@ from .xplane_stats import TF_OP, output_dims
 # XLA cost analysis, host events); everything else is skipped.
 USED_STATS = frozenset({"tf_op", "hlo_op", "hlo_module", "annotation", "level 0", "long_name", "kernel_details",
                         "correlation_id", "memcpy_details", "Memset_details", "memset_details", "flops",
-                        "model_flops", "bytes_accessed", "shape", "region_type"})
+                        "model_flops", "bytes_accessed", "shape", "region_type", "program_id"})
 CORRELATION = "correlation_id"
 NO_ID = -1
 
@@ -69,6 +69,7 @@ class Capture:
         self.op_shapes: dict = defaultdict(dict)  # TF op name -> {input 'shape' stat: calls}
         self.op_outputs: dict = defaultdict(list)  # TF op name -> distinct output shapes, first seen first
         self.hlo_costs: dict = {}                 # (plane, "module/op") -> (stats, occurrences)
+        self.hlo_protos: dict = {}                # "module(program id)" -> serialized HloProto (bytes)
         self.host_ops = 0
         self._host_actions: dict = {}
         self._hlo_keys: dict = {}

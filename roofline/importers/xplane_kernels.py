@@ -36,7 +36,7 @@ from ..core.model import LEVELS, KernelSet
 from .base import ImportResult, ProgramTime, checked
 from .timeline import busy_time
 from .xplane_capture import Capture
-from .xplane_rows import XplaneRows
+from .xplane_rows import grouped
 from .xplane_stats import (TF_OP, annotation_op, blocks_of, copy_bytes_of,  # noqa: F401  (TF_OP, annotation_op:
                            device_properties, launch_config, operator_of, output_dims, split_op)  # the API)
 from .xplane_work import work_columns
@@ -59,23 +59,23 @@ def import_result(cap: Capture) -> ImportResult:
     ops_of_profile = np.array([operator_of(s) for s in cap.profiles], dtype=object)
     ops = ops_of_profile[rows["profile"]]
     families = _families(cap, rows, ops)
-    flops, nbytes, modelled, sources = work_columns(cap, rows, ops, families, names, warnings)
+    flops, nbytes, modelled, sources, whys, modules = work_columns(cap, rows, ops, families, names, warnings)
     _copies(cap, rows, names, nbytes)
     time_s = rows["duration_ns"] * 1e-9
     launches = [launch_config(s.get("kernel_details")) for s in cap.profiles]
     blocks = np.array([blocks_of(x) for x in launches] or [math.nan])[rows["profile"]]
     kernels = KernelSet(names[rows["name_id"]], time_s, flops=dict(sorted(flops.items())),
                         bytes=dict(sorted(nbytes.items(), key=lambda kv: _level_rank(kv[0]))),
-                        families=families, modelled=modelled, operators=ops, blocks=blocks)
+                        families=families, modelled=modelled, operators=ops, blocks=blocks, whys=whys)
     props = _device(cap, rows, time_s, warnings)
-    _say_sources(cap, kernels, sources, warnings)
+    _say_sources(cap, kernels, sources, warnings, modules)
     end = rows["start_ns"] + rows["duration_ns"]
     program = ProgramTime(api_s={k: v * 1e-9 for k, v in cap.api_ns.items()},
                           gpu_busy_s=busy_time(rows["start_ns"], end) * 1e-9,
                           span_s=(cap.span_ns[1] - cap.span_ns[0]) * 1e-9 if cap.span_ns else None)
     launch = {"launches": launches, "devices": cap.device_names.values, "device_id": rows["device_id"],
               "stream": rows["stream"], "correlation": rows["correlation"], "profile": rows["profile"]}
-    return checked(ImportResult(cap.path, cap.format, XplaneRows(kernels, launch),
+    return checked(ImportResult(cap.path, cap.format, grouped(kernels, launch),
                                 device_name=props.pop("name", None), program=program,
                                 warnings=tuple(warnings), compute_capability=props.get("capability"),
                                 device_kind="gpu", device_properties=props or None))
@@ -138,15 +138,21 @@ def _copies(cap: Capture, rows: dict, names: np.ndarray, nbytes: dict) -> None:
             nbytes.setdefault(level, np.full(len(key), math.nan))[members] = value
 
 
-def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list[Advice]) -> None:
-    """One warning when no kernel got work; else which source gave how much."""
+def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list[Advice], modules) -> None:
+    """One warning when no kernel got work; else which source gave how much,
+    the share of kernel time with work, and why the rest has none."""
     computing = ~np.isin(kernels.families, ["memcpy", "memset"])
     n_computing = int(computing.sum())
-    if not sources["xla"] and not sources["tf"]:
+    for label, why in sorted(modules.failures.items()):
+        warnings.append(Advice(f"HLO module {label}: {why}", "its kernels get no work from it",
+                               subject="tensorflow"))
+    if not any(sources.values()):
         shapes = ("its TF op events carry no input shapes (TensorFlow records them at "
                   "host_tracer_level=3)" if cap.host_ops else "it has no TF op events with input shapes")
+        hlo = (f"its kernels join none of the {len(modules)} embedded HLO modules, "
+               if len(modules) else "it embeds no HLO module, ")
         warnings.append(Advice(f"no FLOP or byte counts for the {n_computing} kernels: the file has no XLA "
-                               f"cost-analysis stats (flops, bytes_accessed) and {shapes}",
+                               f"cost-analysis stats (flops, bytes_accessed), {hlo}and {shapes}",
                                "kernels keep their measured times and families; place them with a "
                                "kernels.csv that adds FLOPs, or profile with "
                                "tf.profiler.experimental.ProfilerOptions(host_tracer_level=3)",
@@ -156,11 +162,28 @@ def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list
     for column in list(kernels.flops.values()) + list(kernels.bytes.values()):
         known |= ~np.isnan(column)
     unknown = int((computing & ~known).sum())
-    parts = [f"{n} from {what}" for n, what in ((sources["xla"], "XLA cost analysis (flops, bytes_accessed)"),
+    parts = [f"{n} kernel launches from {what}" for n, what in ((sources["xla"], "XLA cost analysis (flops, bytes_accessed)"),
+                                                 (sources["hlo"], "the HLO modules the profile embeds"),
                                                  (sources["tf"], "TF op shapes (direct convolution, GEMM)")) if n]
-    warnings.append(Advice(f"modelled work for {' and '.join(parts)}; {unknown} of {n_computing} kernels "
-                           "have none", "modelled bytes are compulsory bytes: a lower bound on traffic",
-                           subject="tensorflow"))
+    time = np.nan_to_num(kernels.time_s)
+    total = float(time[computing].sum())
+    share = f" ({float(time[computing & known].sum()) / total:.0%} of kernel time)" if total > 0 else ""
+    missing = _missing_reasons(kernels, computing & ~known, time, total)
+    warnings.append(Advice(f"modelled work for {' and '.join(parts)}{share}; {unknown} of "
+                           f"{n_computing} launches have none{missing}",
+                           "modelled bytes are compulsory bytes: a lower bound on traffic", subject="tensorflow"))
+
+
+def _missing_reasons(kernels: KernelSet, missing: np.ndarray, time: np.ndarray, total: float) -> str:
+    """The three reasons with the most kernel time among launches without work."""
+    by_why: dict[str, float] = {}
+    for i in np.flatnonzero(missing).tolist():
+        why = str(kernels.whys[i]) or "no HLO op, XLA cost or TF op shapes name its work"
+        by_why[why] = by_why.get(why, 0.0) + float(time[i])
+    top = sorted(by_why.items(), key=lambda kv: -kv[1])[:3]
+    if not top or total <= 0:
+        return ""
+    return ": " + "; ".join(f"{why} ({t / total:.1%} of kernel time)" for why, t in top)
 
 
 def _device(cap: Capture, rows: dict, time_s: np.ndarray, warnings: list[Advice]) -> dict:

@@ -40,9 +40,10 @@ def annotation_op(text: str) -> str:
 
 def operator_of(stats: dict) -> str:
     op = stats.get("tf_op")
-    if isinstance(op, str) and op.strip():
-        return op.strip()
     hlo = stats.get("hlo_op")
+    # JAX writes tf_op "XlaModule:" (a module, no op) beside the HLO op: the HLO op names it better
+    if isinstance(op, str) and op.strip() and not (op.strip().endswith(":") and isinstance(hlo, str) and hlo.strip()):
+        return op.strip()
     if isinstance(hlo, str) and hlo.strip():
         module = stats.get("hlo_module")
         return f"{module}/{hlo.strip()}" if isinstance(module, str) and module else hlo.strip()

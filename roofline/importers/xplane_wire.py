@@ -160,3 +160,18 @@ def stat(data: bytes, s: int, e: int, keep) -> tuple[int, str, object] | None:
     else:
         value = signed(v) if kind == "int64" else v
     return meta, kind, value
+
+
+def stat_bytes(data: bytes, s: int, e: int, wanted: int) -> bytes | None:
+    """The ``bytes_value`` of the XStat in ``data[s:e]`` when its metadata id
+    is ``wanted`` (the embedded HLO modules), else None; its length was
+    checked against its message when the fields were walked."""
+    meta, found = 0, None
+    for number, wire, v in fields(data, s, e):
+        if number == 1 and wire == 0:
+            meta = signed(v)
+        elif number == 6 and wire == 2:
+            found = v
+    if meta != wanted or found is None:
+        return None
+    return data[found[0]:found[1]]

@@ -3,11 +3,18 @@
 - XLA's cost analysis where the file has it: stats ``flops`` and
   ``bytes_accessed`` on a kernel event, or on the ``XLA Ops`` event of its
   HLO op, spread over that op's kernels by duration;
+- else the HLO instruction the kernel ran (stats ``hlo_module``,
+  ``hlo_op``, ``program_id``), costed from the HLO module the profile
+  embeds (:mod:`.xla_hlo`): one execution's work times the executions
+  (the fewest launches of any kernel name of that instruction on that
+  device), spread by duration over its matrix kernels (dot, convolution)
+  or over all its kernels;
 - else the TF op models of :mod:`.xplane_costs` from the input shapes the
   host recorded, spread over the op's matrix kernels by duration.
 
-Both are models (``modelled``). FLOPs of XLA's counts go on the precision
-the kernel's name states, else fp32 (they carry no dtype); bytes on DRAM.
+All are models (``modelled``). FLOPs of XLA's counts go on the precision
+the kernel's name states, else fp32 (they carry no dtype); the HLO model's
+on the precision of the element types; bytes on DRAM.
 """
 from __future__ import annotations
 
@@ -17,6 +24,8 @@ from collections import defaultdict
 import numpy as np
 
 from ..core.errors import Advice
+from .xla_hlo import HloModules, hlo_ref
+from .xla_hlo_cost import HloCost
 from .xplane_capture import Capture
 from .xplane_costs import MODELLED_OPS, op_cost
 from .xplane_stats import precision_key, split_op, xla_cost
@@ -32,7 +41,8 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     flops: dict[str, np.ndarray] = {}
     nbytes: dict[str, np.ndarray] = {}
     modelled = np.zeros(n, dtype=bool)
-    sources = {"xla": 0, "tf": 0}
+    whys = np.full(n, "", dtype=object)
+    sources = {"xla": 0, "tf": 0, "hlo": 0}
 
     def put(columns: dict, key: str, where, values) -> None:
         if key not in columns:
@@ -54,12 +64,25 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     eligible = (ops != "") & ~has_own & ~np.isin(families, ["memcpy", "memset"])
     assumptions: set[str] = set()
     duration = rows["duration_ns"]
-    for (device, op), members in _groups(rows["device_id"], ops, eligible):
+    refs = [hlo_ref(s) for s in cap.profiles]
+    modules = HloModules(cap.hlo_protos)
+    keys = np.array([("\0".join(map(str, r)) if r else "") for r in refs] or [""], dtype=object)[rows["profile"]]
+    keys = np.where(keys == "", ops, keys)
+    for (device, key), members in _groups(rows["device_id"], keys, eligible):
+        op = str(ops[members[0]])
+        ref = refs[int(rows["profile"][members[0]])]
         total = _op_total(cap, cap.device_names.values[device], op, assumptions)
+        if total is None and ref is not None:
+            total = _hlo_total(modules.cost(ref), members, rows, families, whys)
         if total is None:
             continue
         matrix = members[np.isin(families[members], list(_MATRIX))] if total[2] else members[:0]
         chosen = matrix if len(matrix) else members
+        if total[3] == "hlo":
+            total = _executions(total, chosen, rows)
+        if len(chosen) < len(members):
+            whys[np.setdiff1d(members, chosen)] = (f"a helper kernel of {op}: the op's FLOPs and bytes went to "
+                                                   "its matrix kernels")
         time = sum(duration[chosen].tolist())       # added in order, as the kernels ran
         share = duration[chosen] / time if time > 0 else np.full(len(chosen), 1.0 / len(chosen))
         if total[3] == "xla":
@@ -77,7 +100,28 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     for text in sorted(assumptions):
         warnings.append(Advice(f"TF op models: {text}", "the FLOPs of those ops may be off by the stride "
                                "squared", subject="tensorflow"))
-    return flops, nbytes, modelled, sources
+    return flops, nbytes, modelled, sources, whys, modules
+
+
+def _hlo_total(cost, members, rows, families, whys):
+    """(FLOP per precision, bytes, matrix, "hlo") of ONE execution of an HLO
+    instruction (scaled by :func:`_executions`), or None with each row's why."""
+    if isinstance(cost, str) or cost.unmodelled:
+        whys[members] = "HLO: " + (cost if isinstance(cost, str) else cost.unmodelled)
+        return None
+    if not cost.flops and not cost.bytes:
+        whys[members] = "HLO: no FLOPs and no bytes"
+        return None
+    return (dict(cost.flops), cost.bytes, cost.matrix, "hlo")
+
+
+def _executions(total, chosen, rows):
+    """An HLO instruction's work times its executions: the fewest launches
+    of any kernel name it launched (a convolution that runs an im2col and a
+    GEMM kernel per execution ran as often as each)."""
+    _, calls = np.unique(rows["name_id"][chosen], return_counts=True)
+    times = float(calls.min()) if len(calls) else 0.0
+    return ({p: v * times for p, v in total[0].items()}, total[1] * times, total[2], total[3])
 
 
 def _groups(device_id: np.ndarray, ops: np.ndarray, eligible: np.ndarray):

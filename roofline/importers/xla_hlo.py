@@ -1,0 +1,88 @@
+"""The HLO modules a JAX/XLA profile embeds, and which instruction a
+kernel ran.
+
+An XSpace's ``/host:metadata`` plane names each compiled program
+``<module>(<program id>)`` and carries its ``HloProto``; every kernel XLA
+launched carries stats ``hlo_module``, ``hlo_op`` (the instruction's name:
+``cudnn-conv.1``, ``loop_transpose_fusion``) and, in newer profiles,
+``program_id``. A kernel is joined to its instruction by module name and
+program id where both are given, else by module name when only one program
+has it. Modules are decoded on first use (:mod:`.xla_hlo_schema`), each
+once, and costed per instruction (:mod:`.xla_hlo_cost`).
+"""
+from __future__ import annotations
+
+import re
+
+from ..core.errors import RooflineError
+from .xla_hlo_cost import HloCost, ModuleCosts
+from .xla_hlo_schema import HloDecodeError, decode_module
+
+_PROGRAM = re.compile(r"^(.*)\((\d{1,19})\)$")
+MAX_MODULES = 1 << 16
+
+
+def hlo_ref(stats: dict) -> tuple[str, int | None, str] | None:
+    """(module, program id or None, instruction) a kernel's stats name, or None."""
+    op, module = stats.get("hlo_op"), stats.get("hlo_module")
+    if not (isinstance(op, str) and op.strip() and isinstance(module, str) and module.strip()):
+        return None
+    program = stats.get("program_id")
+    if isinstance(program, str) and program.isdigit() and len(program) <= 19:
+        program = int(program)
+    if not isinstance(program, int) or isinstance(program, bool):
+        program = None
+    return module.strip(), program, op.strip()
+
+
+class HloModules:
+    """The embedded modules of one profile, by name and program id."""
+
+    def __init__(self, protos: dict):
+        self._protos: dict[tuple[str, int | None], bytes] = {}
+        self._by_name: dict[str, list] = {}
+        for label, data in list(protos.items())[:MAX_MODULES]:
+            m = _PROGRAM.match(label)
+            key = (m.group(1), int(m.group(2))) if m else (label, None)
+            self._protos[key] = data
+            self._by_name.setdefault(key[0], []).append(key)
+        self._costs: dict = {}
+        self.failures: dict[str, str] = {}          # module label -> why it could not be decoded
+
+    def __len__(self) -> int:
+        return len(self._protos)
+
+    def _key(self, module: str, program: int | None):
+        if program is not None and (module, program) in self._protos:
+            return module, program
+        keys = self._by_name.get(module, [])
+        return keys[0] if len(keys) == 1 else None
+
+    def module(self, module: str, program: int | None) -> ModuleCosts | None:
+        """The costs of the module a kernel names (None: not embedded or not decodable)."""
+        key = self._key(module, program)
+        if key is None:
+            return None
+        if key not in self._costs:
+            try:
+                self._costs[key] = ModuleCosts(decode_module(self._protos[key]))
+            except HloDecodeError as exc:
+                self.failures[f"{key[0]}({key[1]})" if key[1] is not None else key[0]] = str(exc)
+                self._costs[key] = None
+            except RooflineError as exc:         # no protobuf runtime
+                self.failures["*"] = str(exc)
+                self._costs[key] = None
+        return self._costs[key]
+
+    def cost(self, ref) -> HloCost | str:
+        """The cost of one execution of the instruction ``ref`` names, or why there is none."""
+        module, program, op = ref
+        costs = self.module(module, program)
+        if costs is None:
+            if not self._by_name.get(module):
+                return f"the profile embeds no HLO module {module!r}"
+            if self._key(module, program) is None:
+                return f"{len(self._by_name[module])} programs are named {module!r} and the kernel gives no program id"
+            return "its HLO module could not be decoded"
+        found = costs.cost(op)
+        return f"module {module!r} has no instruction {op!r}" if found is None else found
