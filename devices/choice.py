@@ -121,6 +121,17 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
     if amd is not None:     # an AMD GPU's 'compute capability' is its GFX IP version: told by its figures
         return _by_properties(amd, results, infos, vendor="amd")
     capabilities = list(dict.fromkeys(c for r in results if (c := getattr(r, "compute_capability", None))))
+    # an NVIDIA XPlane gives SMs and memory beside the capability: they tell the H100s (and the A100s) apart
+    counted = next((p for r in results if "sms" in (gpu_figures(p := getattr(r, "device_properties", None))
+                                                    or {})), None)
+    if capabilities and counted is not None:
+        try:
+            return _by_properties(counted, results, infos)
+        except UnknownDeviceError as by_figures:
+            try:                    # no profile, or several, fit the figures: the capability decides
+                return _by_capability(capabilities[0], results, infos)
+            except UnknownDeviceError:
+                raise by_figures from None      # it says more: the figures and the profiles near them
     if capabilities:
         return _by_capability(capabilities[0], results, infos)
     properties = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
