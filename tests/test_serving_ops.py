@@ -1,0 +1,230 @@
+"""The custom operators of LLM serving (vLLM, SGLang, FlashAttention):
+each model's FLOPs and bytes against a hand count from the shapes a trace
+records. The vLLM shapes are those of the B200 gpt-oss trace
+(AMD-AGI/TraceLens b200_eager_trace: 888 tokens, hidden 2880 padded to
+3072, 128 experts, 8 query heads and 1 KV head of 64 per rank); the others
+are written here, each with its count beside it.
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import REALDATA
+from corrupt import needs_folder
+from roofline import find_device, place
+from roofline.core.model import KernelSet
+from roofline.importers import kineto, read_profile
+from roofline.importers.kineto.serving import _routing
+from roofline.ops import OpCall, has_model, op_work, tensor_core_key, unknown_reason
+
+BF16, FP8, F32, I64, I32, U8 = ("c10::BFloat16", "c10::Float8_e4m3fn", "float", "long int", "int",
+                                "unsigned char")
+B200 = REALDATA / "kineto_trace" / "AMD-AGI__TraceLens__b200_eager_trace.json.gz"
+needs_kineto = needs_folder(REALDATA / "kineto_trace")
+
+
+def call(name, dims, types, concrete=None):
+    return OpCall(name, tuple(tuple(d) if isinstance(d, list) else d for d in dims), tuple(types),
+                  concrete=tuple(concrete or [""] * len(dims)))
+
+
+def test_fused_add_rms_norm_of_the_b200_trace():
+    w = op_work(call("_C::fused_add_rms_norm", [[888, 2880], [888, 2880], [2880], []],
+                     [BF16, BF16, BF16, "Scalar"], ["", "", "", "1e-05"]))
+    x = 888 * 2880
+    assert w.flops == {"fp32": 5 * x}                      # add, square, sum, scale, weight
+    assert w.bytes == 2 * 2 * x * 2 + 2880 * 2              # input and residual read and written
+    assert w.family == "normalization" and not w.matrix
+
+
+def test_rms_norm_of_the_b200_trace():
+    w = op_work(call("_C::rms_norm", [[888, 2880], [888, 2880], [2880], []], [BF16, BF16, BF16, "Scalar"]))
+    assert w.flops == {"fp32": 4 * 888 * 2880}
+    assert w.bytes == 2 * 888 * 2880 * 2 + 2880 * 2
+
+
+def test_rotary_embedding_of_the_b200_trace():
+    # positions [888], query [888, 8 x 64], key [888, 1 x 64], head 64, cache [131072, 64]
+    w = op_work(call("_C::rotary_embedding", [[888], [888, 512], [888, 64], [], [131072, 64], []],
+                     [I64, BF16, BF16, "Scalar", BF16, "Scalar"], ["", "", "", "64", "", "True"]))
+    rotated = 888 * 512 + 888 * 64
+    assert w.flops == {"fp32": 3 * rotated}                  # 6 per rotated pair
+    assert w.bytes == 2 * rotated * 2 + 888 * 8 + 888 * 64 * 2   # q, k in place; positions; cache rows
+
+
+def test_reshape_and_cache_flash_into_an_fp8_cache():
+    w = op_work(call("_C_cache_ops::reshape_and_cache_flash",
+                     [[888, 1, 64], [888, 1, 64], [4213816, 16, 1, 64], [4213816, 16, 1, 64], [888], [], [], []],
+                     [BF16, BF16, U8, U8, I64, "", F32, F32]))
+    new = 2 * 888 * 64
+    assert w.flops == {"fp32": new}                          # one scale multiply per element into FP8
+    assert w.bytes == new * 2 + new * 1 + 888 * 8            # read bf16, write 1-byte cache, slots
+
+
+def test_static_scaled_fp8_quant():
+    w = op_work(call("_C::static_scaled_fp8_quant", [[888, 512], [888, 512], []], [FP8, BF16, F32]))
+    assert w.flops == {"fp32": 888 * 512}
+    assert w.bytes == 888 * 512 * (1 + 2) + 4
+
+
+def test_unified_attention_takes_the_tokens_as_one_causal_sequence():
+    w = op_work(call("vllm::unified_attention_with_output",
+                     [[888, 8, 64], [888, 1, 64], [888, 1, 64], [888, 8, 64], [], [], []],
+                     [FP8, BF16, BF16, BF16, "", "", ""]))
+    pairs = 888 * 889 // 2
+    assert w.flops == {"fp8": 2 * pairs * 8 * 64 + 2 * pairs * 8 * 64}
+    assert tensor_core_key("fp8", w.matrix) == "tensor_fp8"
+    assert w.bytes == 888 * 512 * 1 + 2 * 888 * 64 * 2 + 888 * 512 * 2
+    assert any("one causal sequence" in n for n in w.assumptions)
+
+
+def test_moe_forward_with_top_k_and_width_from_its_allocations():
+    dims = [[888, 3072], [888, 128], []]
+    assert "top-k" in unknown_reason(call("vllm::moe_forward", dims, [BF16, BF16, ""]))
+    w = op_work(call("vllm::moe_forward", dims, [BF16, BF16, "", "", ""], ["", "", "", "4", "512"]))
+    routed = 888 * 4
+    assert w.flops == {"bf16": 6 * routed * 3072 * 512}       # 2 T k H 2I + 2 T k I H
+    weights = 128 * 3 * 3072 * 512 // 2                      # every expert reached, 4 bits each
+    assert w.bytes == 888 * 3072 * 2 + weights + 2 * routed * 512 * 2 + routed * 3072 * 2
+    assert w.matrix and w.aside is not None and not w.aside.matrix
+    assert w.aside.flops == {"fp32": 5 * 888 * 128 + 2 * routed * 3072}
+    assert w.aside.bytes == 888 * 128 * 2 + routed * 8 + routed * 3072 * 2 + 888 * 3072 * 2
+
+
+def test_moe_routing_read_from_the_b200_allocations():
+    # the allocations vllm::moe_forward makes in the B200 trace (shape, ScalarType code)
+    allocations = [((888, 3072), 24), ((85248,), 0), ((888, 4), 3), ((888, 4), 15), ((888, 3072), 15),
+                   ((128,), 3), ((3552,), 3), ((5472,), 3), ((5472, 512), 0), ((88064,), 0),
+                   ((5472, 3072), 15)]
+    assert _routing([[888, 3072], [888, 128], []], allocations) == (4, 512)
+    # Triton's caches [T, k, 2I] and [T k, I]: the narrower is I
+    assert _routing([[16, 4096], [16, 8]], [((16, 2), 3), ((16, 2, 28672), 15), ((32, 14336), 15)]) == (2, 14336)
+    assert _routing([[16, 4096], [16, 8]], [((16, 2, 28672), 15)]) is None      # no routing ids
+
+
+def test_fused_experts_with_recorded_weights():
+    w = op_work(call("vllm::outplace_fused_experts",
+                     [[64, 4096], [8, 28672, 4096], [8, 4096, 14336], [64, 2], [64, 2], []],
+                     [BF16, BF16, BF16, F32, I32, ""]))
+    assert w.flops == {"bf16": 6 * 128 * 4096 * 14336}
+    weights = 8 * 28672 * 4096 * 2 + 8 * 4096 * 14336 * 2   # w1 [E, 2I, H] + w2 [E, H, I]
+    assert w.bytes == 64 * 4096 * 2 + weights + 2 * 128 * 14336 * 2 + 128 * 4096 * 2
+
+
+def test_silu_and_mul():
+    w = op_work(call("_C::silu_and_mul", [[4, 11008], [4, 22016]], [BF16, BF16]))
+    assert w.flops == {"fp32": 6 * 4 * 11008}
+    assert w.bytes == 4 * 11008 * 2 + 4 * 22016 * 2
+    sgl = op_work(call("sgl_kernel::silu_and_mul", [[4, 11008], [4, 22016], []], [BF16, BF16, "Scalar"]))
+    assert sgl.flops == w.flops
+
+
+def test_nvfp4_gemm_on_the_fp4_roof_with_its_scale_factors():
+    # D [16, 4096] bf16 = A [16, 4096/2 packed] x B [4096, 2048 packed], FP8 block scales per 16
+    sf_a, sf_b = [128, 256], [4096, 256]
+    w = op_work(call("_C::cutlass_scaled_fp4_mm", [[16, 4096], [16, 2048], [4096, 2048], sf_a, sf_b, []],
+                     [BF16, U8, U8, FP8, FP8, F32]))
+    assert w.flops == {"fp4": 2 * 16 * 4096 * 4096}
+    assert tensor_core_key("fp4", True) == "tensor_fp4"
+    assert w.bytes == 16 * 4096 * 2 + 16 * 2048 + 4096 * 2048 + 128 * 256 + 4096 * 256 + 4
+
+
+def test_fp8_scaled_mm_of_sglang_writes_its_returned_output():
+    w = op_work(call("sgl_kernel::fp8_scaled_mm", [[32, 7168], [7168, 4096], [32, 1], [1, 4096], [], []],
+                     [FP8, FP8, F32, F32, "ScalarType", ""], ["", "", "", "", "15", ""]))
+    assert w.flops == {"fp8": 2 * 32 * 7168 * 4096}
+    assert w.bytes == 32 * 7168 + 7168 * 4096 + 32 * 4 + 4096 * 4 + 32 * 4096 * 2
+
+
+def test_flash_attention_varlen():
+    # 3 sequences of 100 tokens packed into 300, 32 query heads, 8 KV heads of 128, causal
+    w = op_work(call("flash_attn::_flash_attn_varlen_forward",
+                     [[300, 32, 128], [300, 8, 128], [300, 8, 128], [4], [4], [], [], [], [], [], [], [], [],
+                      [], [], [], [], []],
+                     [BF16, BF16, BF16, I32, I32] + ["Scalar"] * 13,
+                     ["", "", "", "", "", "100", "100", "0.0", "0.088", "True"] + [""] * 8))
+    pairs = 3 * (100 * 101 // 2)
+    assert w.flops == {"bf16": 32 * (2 * pairs * 128 + 2 * pairs * 128)}
+    assert w.bytes == 300 * 32 * 128 * 2 * 2 + 2 * 300 * 8 * 128 * 2
+
+
+def test_paged_attention_decode_takes_max_seq_len():
+    w = op_work(call("_C::paged_attention_v1",
+                     [[8, 32, 128], [8, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [8, 64], [8],
+                      [], []],
+                     [BF16, BF16, BF16, BF16, "Scalar", "Scalar", I32, I32, "Scalar", "Scalar"],
+                     ["", "", "", "", "8", "0.088", "", "", "16", "1024"]))
+    assert w.flops == {"bf16": 4 * 8 * 32 * 1024 * 128}
+    assert w.bytes == 2 * 8 * 32 * 128 * 2 + 2 * 8 * 1024 * 8 * 128 * 2
+    assert any("max_seq_len" in n for n in w.assumptions)
+
+
+def test_custom_operators_are_known_by_their_full_name():
+    assert has_model("_C::rms_norm") and has_model("vllm::moe_forward")
+    assert not has_model("aten::_C::rms_norm") and not has_model("rms_norm_kernel")
+
+
+def _op(name, ts, dur, dims=None, types=None, concrete=None, ext=None):
+    a = {"External id": ext} if ext is not None else {}
+    if dims is not None:
+        a.update({"Input Dims": dims, "Input type": types, "Concrete Inputs": concrete or [""] * len(dims)})
+    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur, "args": a}
+
+
+def _launch(ts, corr):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts,
+            "dur": 1, "args": {"correlation": corr}}
+
+
+def _kernel(name, ts, dur, corr):
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+            "args": {"correlation": corr, "device": 0, "stream": 7}}
+
+
+def _empty(ts, size, code):
+    return _op("aten::empty", ts, 1, [[], [], [], [], [], []], ["ScalarList", "Scalar", "", "", "", ""],
+               [str(size), str(code), "", "", "", ""])
+
+
+def test_moe_kernels_share_the_grouped_gemm_and_the_routing_apart():
+    """A synthetic moe_forward: its two GEMM kernels share 6 T k H I by
+    time, its routing and finalize kernels share the data movement."""
+    t, h, e, k, i = 64, 1024, 16, 2, 256
+    gemm1 = "bmm_E4m3_E4m3E4m3_Fp32_t128x8x128_s3_et128x8_m128x8x32_cga1x1x1_16dp256b_TN_swiGlu_sm100f"
+    gemm2 = "bmm_Bfloat16_E4m3E4m3_Fp32_t128x8x128_s3_et128x8_m128x8x32_cga1x1x1_16dp256b_TN_sm100f"
+    events = [
+        _op("vllm::moe_forward", 0, 100, [[t, h], [t, e], []], [BF16, BF16, ""]),
+        _empty(2, [t, k], 3), _empty(3, [t * k + 96, i], 24), _empty(4, [t * k + 96, h], 15),
+        _launch(10, 1), _launch(20, 2), _launch(30, 3), _launch(40, 4),
+        _kernel("void moe::dev::routing::routingIndicesHistogramKernel<float>(int)", 100, 10, 1),
+        _kernel(gemm1, 120, 60, 2), _kernel(gemm2, 190, 30, 3),
+        _kernel("void moe::dev::finalize::finalizeKernel<cutlass::bfloat16_t>(int)", 230, 30, 4),
+    ]
+    rows = {r.name: r for r in kineto.parse({"traceEvents": events}).kernels}
+    total = 6 * t * k * h * i
+    assert rows[gemm1].flops == {"tensor_fp8": pytest.approx(total * 60 / 90)}   # by time, on the FP8 roof
+    assert rows[gemm2].flops == {"tensor_fp8": pytest.approx(total * 30 / 90)}
+    aside_bytes = t * e * 2 + t * k * 8 + t * k * h * 2 + t * h * 2
+    routing = rows["void moe::dev::routing::routingIndicesHistogramKernel<float>(int)"]
+    finalize = rows["void moe::dev::finalize::finalizeKernel<cutlass::bfloat16_t>(int)"]
+    assert routing.bytes["DRAM"] == pytest.approx(aside_bytes * 10 / 40)
+    assert finalize.bytes["DRAM"] == pytest.approx(aside_bytes * 30 / 40)
+    assert routing.family == "reduction" and finalize.family == "elementwise"
+    assert all(r.modelled for r in rows.values())
+
+
+@needs_kineto
+def test_b200_vllm_trace_has_modelled_work_for_nine_tenths_of_its_time():
+    r = read_profile(B200)
+    p = place(KernelSet.from_kernels(r.kernels), find_device("b200"))
+    times = [kk.time_s for kk in r.kernels]
+    placed = sum(tm for tm, b in zip(times, p.bound) if b != "unknown")
+    assert placed >= 0.9 * sum(times)
+    moe = [kk for kk in r.kernels if kk.operator == "vllm::moe_forward" and kk.family == "gemm"]
+    assert {kk.name[:8] for kk in moe} == {"bmm_MxE4", "bmm_Bflo"}
+    # MXFP4 weights x MXFP8 activations: the f8f6f4 MMA kind, at the FP8 rate
+    assert all(set(kk.flops) == {"tensor_fp8"} for kk in moe)
+    # 36 calls of 888 tokens, top-4, H 3072, I 512: 6 T k H I each
+    assert sum(sum(kk.flops.values()) for kk in moe) == pytest.approx(36 * 6 * 888 * 4 * 3072 * 512)
+    attn = [kk for kk in r.kernels if kk.operator == "vllm::unified_attention_with_output"]
+    assert attn and all(set(kk.flops) == {"tensor_fp8"} for kk in attn)
