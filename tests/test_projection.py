@@ -411,6 +411,18 @@ def test_a_cpu_trace_is_refused_on_a_gpu_profile():
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_gpu_kernels_are_refused_on_a_cpu_profile():
+    """The reverse: a file of GPU kernels (Nsight Compute here) placed on,
+    or projected from, a CPU profile is refused in one line."""
+    root = Path(__file__).resolve().parent
+    for args in (("classify", str(root / "data" / "ncu_details.csv"), "--device", str(root / "data" / "zen3_cpu.yaml")),
+                 ("project", str(root / "data" / "ncu_details.csv"), "--from", str(root / "data" / "zen3_cpu.yaml"),
+                  "--to", "h100-sxm")):
+        done = _cli(*args)
+        assert done.returncode != 0 and "GPU kernels" in done.stderr and "Traceback" not in done.stderr, args
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
 def test_rows_without_a_measured_time_are_not_projected_and_say_so():
     ks = kernels([("k", "elementwise", 1, 1e-3, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),
                   ("none", "elementwise", 1, math.nan, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan),

@@ -147,13 +147,23 @@ def choose_device(requested, results, command: str, network: str | None = None):
 def _host_times_on_a_gpu(results, device) -> None:
     """Refuse a GPU profile for traces whose rows are CPU operators' host
     times: no GPU roof bounds them (one matmul of a trace that lost its
-    kernel events sat at 6,529 % of an H100's roof)."""
-    if device.kind == "gpu" and results and all(getattr(r, "device_kind", None) == "cpu" for r in results):
-        from ..core.errors import InputError
+    kernel events sat at 6,529 % of an H100's roof); and a CPU profile for
+    files of GPU kernels, whose times no CPU roof bounds either."""
+    kinds = {getattr(r, "device_kind", None) for r in results}
+    if not results or len(kinds) != 1 or device.kind not in ("gpu", "cpu"):
+        return
+    from ..core.errors import InputError
+    if device.kind == "gpu" and kinds == {"cpu"}:
         raise InputError(str(results[0].path), None,
                          f"a trace of CPU operators (host times, no GPU kernel events): {device.name}'s roofs "
                          "do not bound them; place it on a CPU profile (my-cpu, or a profile YAML), or ask "
                          "`roofline project FILE --to DEVICE` what it would take there")
+    if device.kind == "cpu" and kinds == {"gpu"}:
+        raise InputError(str(results[0].path), None,
+                         f"GPU kernels (the file's rows ran on a GPU): {device.name}'s CPU roofs do not bound "
+                         "them; place it on the GPU it ran on (leave --device out to have it chosen from the "
+                         "file, or name one: roofline devices), or ask `roofline project FILE --to DEVICE` "
+                         "what it would take on a CPU")
 
 
 def _has_sized_collectives(results) -> bool:
