@@ -125,7 +125,17 @@ def key(name: str) -> str | None:
     ("bmm_E4m3_E4m3E4m3_Fp32_t128x8x128_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_dsFp8_schedS_bN_sm100a",
      "tensor_fp8"),                                                        # TensorRT-LLM KernelMetaInfo.h
     ("bmm_Bfloat16_E2m1E2m1_Fp32_t128x16x256_et128x16_m128x16x64_cga1x1x1_16dp256b_TN_transOut_schedP_bN"
-     "_dynBatch_sm100a", None),                                            # FP4 MMA: no precision key
+     "_dynBatch_sm100a", "tensor_fp4"),                                    # NVFP4 x NVFP4: the mxf4nvf4 kind
+    ("bmm_Bfloat16_MxE2m1MxE2m1_Fp32_t128x16x256_et128x16_m128x16x64_cga1x1x1_16dp256b_TN_sm100f",
+     "tensor_fp4"),                                                        # MXFP4 x MXFP4: the mxf4 kind
+    ("bmm_Bfloat16_MxE2m3MxE2m1_Fp32_t128x16x128_et128x16_m128x16x32_cga1x1x1_16dp256b_TN_sm100f",
+     "tensor_fp8"),                                                        # FP6 x FP4: f8f6f4 kind, FP8 rate
+    # CUTLASS 3 block-scaled (bstensorop) FP4 runs the mxf4 kinds; plain tensorop FP4 the f8f6f4 kind
+    ("cutlass3x_sm100_bstensorop_gemm_ue8m0xe2m1_ue8m0xe2m1_f32_bf16_bf16_128x128x256_1x1x1_0_tnn_align32",
+     "tensor_fp4"),
+    ("cutlass3x_sm100_tensorop_gemm_e2m1_e2m1_f32_bf16_bf16_128x128x128_1x1x1_0_tnn_align32", "tensor_fp8"),
+    ("cute::SM100_MMA_MXF4NVF4_SS<cutlass::float_e2m1_t, cutlass::float_e2m1_t, float, 128, 256>",
+     "tensor_fp4"),
     ("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext", "tensor_fp8"),
     ("fmhaSm100fKernel_QkvBfloat16OBfloat16H64PagedKvSlidingOrChunkedCausalP64VarSeqQ8Kv128Persistent",
      "tensor_bf16"),
@@ -151,7 +161,7 @@ def key(name: str) -> str | None:
     ("void k<cute::MMA_Atom<cute::SM100_MMA_TF32_SS<float, float, float, 128, 256>>>()", "tensor_tf32"),
     ("void k<cute::MMA_Atom<cute::SM100_MMA_F16BF16_SS<cutlass::bfloat16_t, cutlass::bfloat16_t, float, "
      "128, 256>>>()", "tensor_bf16"),
-    ("void k<cute::MMA_Atom<cute::SM100_MMA_MXF4_SS<cutlass::float_e2m1_t, float>>>()", None),
+    ("void k<cute::MMA_Atom<cute::SM100_MMA_MXF4_SS<cutlass::float_e2m1_t, float>>>()", "tensor_fp4"),  # mxf4 kind
     # xmma templates (HTA benchmark_result_924719)
     ("void xmma_new::gemm::kernel<xmma_new::implicit_gemm::fprop::Kernel_traits<xmma_new::Ampere_hmma_tf32"
      "_traits<unsigned int, float>, xmma_new::Cta_tile<xmma_new::Ampere, 128, 128, 16, 2, 2, 1, 1, 1>>>"

@@ -9,7 +9,8 @@ import re
 from .kernel_name_types import (ACC_LETTER, NamePrecision, SRC_AMD_FP32, SRC_CK, SRC_CUTE, SRC_CUTLASS2,
                                 SRC_CUTLASS3, SRC_CUTLASS_TEMPLATE, SRC_FLASH, SRC_LEGACY, SRC_MEMEFF,
                                 SRC_NVJET, SRC_TENSILE, SRC_TRTLLM_BMM, SRC_TRTLLM_FMHA, SRC_XMMA,
-                                SRC_XMMA_TRAITS, TENSOR, TYPE_WORD, VECTOR, library_of, named, pair_type)
+                                SRC_XMMA_TRAITS, TENSOR, TYPE_WORD, VECTOR, library_of, named, nvidia_narrow,
+                                pair_type)
 
 
 # ---------------------------------------------------------------- nvjet (cuBLASLt)
@@ -90,6 +91,7 @@ def cutlass3(name: str) -> NamePrecision | None:
     mma = TYPE_WORD.get(c.group("inter") or "") or pair_type(a, b)
     if mma is None:
         return None
+    mma = nvidia_narrow(mma, m.group("op").startswith("bs"))
     vector = m.group("op") == "simt"
     key = VECTOR.get(mma) if vector else TENSOR.get(mma)
     evidence = f"{m.group('op')}_{tokens[0]}_{tokens[1]}_{tokens[2]}"
@@ -272,6 +274,9 @@ def bmm(name: str) -> NamePrecision | None:
     mma = pair_type(ops[0], ops[1] if len(ops) == 2 else None)
     if mma in ("f16", "bf16") and set(ops) != {mma}:
         mma = None                              # a 16-bit type with a narrow one: conversion not shown
+    # FP4 x FP4 in trtllm-gen is block-scaled (MxE2m1, or E2m1 = NVFP4 with FP8 scales) and
+    # KernelMetaInfo.h gives it mMmaK 64, twice FP8's: the mxf4 kinds, at the FP4 rate
+    mma = nvidia_narrow(mma, block_scaled=True)
     return named(TENSOR.get(mma or ""), "TensorRT-LLM/FlashInfer (trtllm-gen)",
                    f"bmm_{m.group('c')}_{m.group('ab')}_{m.group('acc')}", SRC_TRTLLM_BMM)
 
@@ -322,7 +327,8 @@ _CUTE_WORD = {"TF32": "tf32", "BF16": "bf16", "F64": "f64", "F32": "f32", "F16":
               "S8": "i8", "U8": "i8", "S4": "i4", "U4": "i4", "E4M3": "f8", "E5M2": "f8", "E2M1": "f4",
               "E3M2": "f6", "E2M3": "f6"}
 _UMMA = re.compile(r"(?<![A-Za-z_])SM1\d\d_MMA_(?P<kind>TF32|F16BF16|MXF8F6F4|F8F6F4|MXF4NVF4|MXF4|S8)(?=_)")
-_UMMA_KIND = {"TF32": "tensor_tf32", "MXF8F6F4": "tensor_fp8", "F8F6F4": "tensor_fp8", "S8": "tensor_int8"}
+_UMMA_KIND = {"TF32": "tensor_tf32", "MXF8F6F4": "tensor_fp8", "F8F6F4": "tensor_fp8", "S8": "tensor_int8",
+              "MXF4NVF4": "tensor_fp4", "MXF4": "tensor_fp4"}
 
 
 def element_types(name: str) -> set[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 PRECISION_KEYS = ("fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "int8",
                   "tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-                  "tensor_fp8", "tensor_int8")
+                  "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4")
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ SRC_AMD_FP32 = "; FP32 MFMA shares the fp32 roof on CDNA (devices/mi250-gcd.yaml
 # canonical operand types: f16 bf16 tf32 f32 f64 i8 f8 f6 f4 i4 c32 c64
 TENSOR = {"f16": "tensor_fp16", "bf16": "tensor_bf16", "tf32": "tensor_tf32", "f32": "tensor_tf32",
            "f64": "tensor_fp64", "i8": "tensor_int8", "f8": "tensor_fp8", "c32": "tensor_tf32",
-           "c64": "tensor_fp64"}
+           "c64": "tensor_fp64", "f6": "tensor_fp6", "f4": "tensor_fp4"}
 VECTOR = {"f32": "fp32", "f64": "fp64", "f16": "fp16", "bf16": "bf16", "i8": "int8", "c32": "fp32",
            "c64": "fp64"}
 
@@ -86,7 +86,19 @@ def pair_type(a: str | None, b: str | None) -> str | None:
         return wide.pop()                       # mixed input: the narrow one is converted
     if {a, b} <= {"f8", "f6", "f4"} and "f8" in (a, b):
         return "f8"                             # f8f6f4 MMA kind: the FP8 rate
+    if {a, b} == {"f6", "f4"}:
+        return "f6"                             # the slower of the two narrow types
     return None
+
+
+def nvidia_narrow(mma: str | None, block_scaled: bool) -> str | None:
+    """On NVIDIA Blackwell only the block-scaled FP4 MMA kinds (``mxf4``,
+    ``mxf4nvf4``) run FP4 at twice the FP8 rate; FP4 and FP6 operands of
+    the ``f8f6f4`` kind (and FP6 always) run at the FP8 rate (PTX ISA,
+    tcgen05.mma kinds). ``mma``: the operand pair's type."""
+    if mma == "f6" or (mma == "f4" and not block_scaled):
+        return "f8"
+    return mma
 
 
 def named(key: str | None, library: str, evidence: str, source: str) -> NamePrecision | None:

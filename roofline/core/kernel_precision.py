@@ -22,7 +22,8 @@ is the matrix unit, "vector" the FMA units.
          fp64 with _dfma_, else None                                     [2]
   cutlass3x_smNN_{opclass}_[M]gemm_{A}_{B}_{acc}_{C}_{D}_...
       -> tensorop/sptensorop/bstensorop: tensor at M or the A/B pair;
-         simt: vector                                                    [3]
+         FP4 operands: tensor_fp4 when block-scaled (bstensorop), else
+         the f8f6f4 kind's FP8 rate; simt: vector                        [3]
   cutlass_[NN_]{opclass}_[{C}_]{acc}{inst}[{M}]{gemm|fprop|dgrad|wgrad}[_{A}]_{tile}...
       e.g. cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4,
       cutlass_80_tensorop_bf16_s16816gemm_bf16_..., cutlass_80_simt_sgemm_...
@@ -46,13 +47,16 @@ is the matrix unit, "vector" the FMA units.
          accumulate fp16                                                 [6]
   bmm_{C}_{A}{B}_{acc}_...                  (TensorRT-LLM/FlashInfer trtllm-gen)
       -> a bf16 or fp16 pair: tensor_bf16/fp16; an E4m3/E5m2 operand with
-         an FP8/FP6/FP4 other (the f8f6f4 MMA kind): tensor_fp8           [7]
+         an FP8/FP6/FP4 other, or FP6 with FP4 (the f8f6f4 MMA kind):
+         tensor_fp8; E2m1 x E2m1 (MXFP4, or NVFP4 with FP8 scales: the
+         mxf4/mxf4nvf4 kinds, mMmaK 64): tensor_fp4                       [7]
   fmhaSmNNN[af]Kernel_Qkv{T}O{T}...         -> E4m3 tensor_fp8, Bfloat16/Fp16 tensor_bf16/fp16  [8]
   fmha_cutlass{F|B}_{T}_{aligned}_..._smNN  (PyTorch memory-efficient attention)
       -> f16 on sm70+, bf16 on sm80+: tensor; f32: tensor_tf32 on sm80+
          (3xTF32), else fp32; f16 below sm70: fp16                        [9]
   cute MMA atoms SMnn_MxNxK_{D}{A}{B}[{C}]_.., SM90 MMA_MxNxK_{D}{A}{B}_SS,
-  SM100_MMA_{TF32|F16BF16|F8F6F4|S8}_..    -> the tensor key of the A/B pair  [10]
+  SM100_MMA_{TF32|F16BF16|F8F6F4|S8}_..    -> the tensor key of the A/B pair;
+  SM100_MMA_{MXF4|MXF4NVF4}_..             -> tensor_fp4                        [10]
   xmma templates {Arch}_{hmma|imma|dmma|hgmma|qgmma}_{T}_traits
       -> hmma_tf32/bf16/fp16, imma_int8, dmma_fp64, qgmma_e4m3/e5m2:
          the matching tensor key                                         [11]
@@ -141,8 +145,8 @@ elementwise, reduction, copy, NCCL/RCCL kernels (their work is not a
 matrix product: the trace dtype is the better guide); cuBLAS GEMV/dot/
 split-K reduce/epilogue helpers and cuDNN transform kernels (winograd,
 FFT, layout, offsets), whose unit is not in the name; nvjet with fp32 or
-unknown letters (TF32 or FP32 emulation is not spelled out); FP4/FP6/int4
-MMAs (no precision key for them); Tensile HPA types (HHS, HSS, BBS, BSS,
+unknown letters (TF32 or FP32 emulation is not spelled out); int4 MMAs (no
+precision key for them); Tensile HPA types (HHS, HSS, BBS, BSS,
 I8II) without a matrix instruction (the VALU path differs by ISA: v_dot2,
 v_fma_mix or converted v_fma_f32); mixed-input pairs that are not a narrow
 type converted to a 16-bit one.
