@@ -165,6 +165,16 @@ def test_on_its_own_device_a_trace_projects_to_its_own_time():
                   ("g", "gemm", 2, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e7}, math.nan)])
     p = project(place(ks, SRC), SRC, figures=figures({"src": 2e-6}, {"src": 0.5}))
     assert p.projected_s.tolist() == pytest.approx(ks.time_s.tolist())
+    # nothing moved, so nothing is uncertain: the intervals are the times themselves
+    assert p.low_s.tolist() == pytest.approx(ks.time_s.tolist())
+    assert p.high_s.tolist() == pytest.approx(ks.time_s.tolist())
+    assert p.totals.total.low_s == pytest.approx(p.totals.total.high_s)
+    assert any("keeps its measured time" in n for n in p.notes)
+    # a device with other roofs under the same name is not the same device
+    faster = MemoryLevel("DRAM", Ceiling(SRC.memory["DRAM"].bandwidth.value * 1.5))
+    other = Device(**{**SRC.__dict__, "memory": {**SRC.memory, "DRAM": faster}})
+    q = project(place(ks, SRC), other, figures=figures({"src": 2e-6}, {"src": 0.5}))
+    assert np.all(q.low_s < q.high_s)
 
 
 def test_intervals_hold_the_projection_and_combine_in_the_totals():

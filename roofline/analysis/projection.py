@@ -131,6 +131,9 @@ def project(placements: Placements, target: Device, share: float = 0.8,
         notes.append(f"{source.kind.upper()} -> {target.kind.upper()}: each row's share of its roof is carried "
                      "across kinds of device, which little evidence supports, and rows without work of "
                      "their own (host work) keep their time: every interval is wider")
+    if _same_roofs(source, target):     # the identity: nothing moves, so nothing is uncertain
+        sigma = np.zeros_like(sigma)
+        notes.append(f"{device_label(target)} has the source's roofs and floors: each row keeps its measured time")
     # a row without a measured time has nothing to carry (classify calls it unmeasured)
     unmeasured = ~(np.isfinite(time_s) & (time_s > 0))
     if unmeasured.any():
@@ -147,6 +150,12 @@ def project(placements: Placements, target: Device, share: float = 0.8,
                       at_roof, basis, counted, share,
                       totals(kernels.families, time_s, projected, low, high, at_roof, basis, counted),
                       tuple(notes), on_target)
+
+
+def _same_roofs(source: Device, target: Device) -> bool:
+    """The same profile on both sides (its name, compute and memory ceilings)."""
+    return (source.name == target.name and dict(source.compute) == dict(target.compute)
+            and dict(source.memory) == dict(target.memory))
 
 
 def device_label(device: Device) -> str:
