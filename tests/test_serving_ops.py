@@ -87,7 +87,7 @@ def test_moe_forward_with_top_k_and_width_from_its_allocations():
     weights = 128 * 3 * 3072 * 512 // 2                      # every expert reached, 4 bits each
     assert w.bytes == 888 * 3072 * 2 + weights + 2 * routed * 512 * 2 + routed * 3072 * 2
     assert w.matrix and w.aside is not None and not w.aside.matrix
-    assert w.aside.flops == {"fp32": 5 * 888 * 128 + 2 * routed * 3072}
+    assert w.aside.flops == {}                               # data movement only
     assert w.aside.bytes == 888 * 128 * 2 + routed * 8 + routed * 3072 * 2 + 888 * 3072 * 2
 
 

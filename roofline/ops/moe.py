@@ -22,8 +22,9 @@ way), the down projection's output (T k H) written. The routing, permute
 and finalize launches (``aside``: the non-matrix kernels of the operator)
 move data: the router logits read (T E), the top-k ids and weights
 written (T k x 8 bytes), the expert outputs read (T k H) and the weighted
-sum written (T H); their FLOPs are the router softmax (5 per logit) and
-the weighted sum (2 per routed element).
+sum written (T H); their few FLOPs (the router softmax, 5 per logit, and
+the weighted sum, 2 per routed element) are not counted: shared out by
+time they would land on routing kernels that do none of them.
 
 ``vllm::moe_forward(hidden_states, router_logits, layer_name)`` records
 neither the weights (the layer finds them by name) nor top-k: the Kineto
@@ -47,8 +48,6 @@ from __future__ import annotations
 from .call import Args, OpWork, Tensor, UnknownWork, dtype_precision, work
 
 GATED_GEMM_FLOP = 6          # per routed token x H x I: 2 x H x 2I + 2 x I x H
-ROUTER_SOFTMAX = 5           # FLOP per router logit
-WEIGHTED_SUM = 2             # FLOP per routed output element
 ID_AND_WEIGHT_BYTES = 8      # int32 expert id + fp32 weight per routed token
 WEIGHT_BITS_ASSUMED = 4
 ROUTING_NOTE = ("top-k and the experts' intermediate size read from the operator's allocations "
@@ -69,8 +68,10 @@ def moe_work(hidden: Tensor, experts: int, k: int, intermediate: int, weight_byt
     s = hidden.itemsize
     main_bytes = hidden.nbytes + weight_bytes + 2 * routed * intermediate * s + routed * h * s
     aside_bytes = (t * experts * s + routed * ID_AND_WEIGHT_BYTES + routed * h * s + t * h * s)
-    aside = work({"fp32": ROUTER_SOFTMAX * t * experts + WEIGHTED_SUM * routed * h}, aside_bytes,
-                 "elementwise", assumptions=tuple(n for n in notes if n == ROUTING_NOTE))
+    # data movement only: the router softmax and the weighted sum are a few
+    # FLOPs per byte moved, and shared out by time they would land on the
+    # routing kernels of a few blocks, which do none of them
+    aside = work({}, aside_bytes, "elementwise", assumptions=tuple(n for n in notes if n == ROUTING_NOTE))
     return work({dtype_precision(hidden.dtype): GATED_GEMM_FLOP * routed * h * intermediate}, main_bytes,
                 "gemm", matrix=True, args=args, assumptions=notes, aside=aside)
 
