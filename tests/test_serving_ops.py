@@ -228,3 +228,15 @@ def test_b200_vllm_trace_has_modelled_work_for_nine_tenths_of_its_time():
     assert sum(sum(kk.flops.values()) for kk in moe) == pytest.approx(36 * 6 * 888 * 4 * 3072 * 512)
     attn = [kk for kk in r.kernels if kk.operator == "vllm::unified_attention_with_output"]
     assert attn and all(set(kk.flops) == {"tensor_fp8"} for kk in attn)
+
+
+def test_moe_forward_without_allocations_says_what_was_not_recorded():
+    from roofline.core import reasons as R
+    gemm = "bmm_E4m3_E4m3E4m3_Fp32_t128x8x128_s3_et128x8_m128x8x32_cga1x1x1_16dp256b_TN_swiGlu_sm100f"
+    events = [_op("vllm::moe_forward", 0, 100, [[64, 1024], [64, 16], []], [BF16, BF16, ""]),
+              _launch(10, 1), _kernel(gemm, 100, 10, 1),
+              _op("myext::fused_thing", 200, 10, [[8, 8]], [BF16]), _launch(202, 2),
+              _kernel("myext_kernel", 210, 5, 2)]
+    rows = {r.name: r for r in kineto.parse({"traceEvents": events}).kernels}
+    assert not rows[gemm].flops and rows[gemm].why == R.ARGS_NOT_RECORDED
+    assert rows["myext_kernel"].why == R.EXTENSION

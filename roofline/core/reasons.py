@@ -127,6 +127,7 @@ NO_BYTES = "no byte count recorded"
 NO_DTYPES = "no dtypes recorded"
 INDUCTOR = "Inductor C++ kernels"
 LIST_SHAPES = "tensor lists recorded without shapes"
+ARGS_NOT_RECORDED = "model arguments not recorded"
 FIXES = {
     BEFORE_WINDOW: ("its correlation id is below the first runtime call the trace holds: the launch happened "
                     "before the profiler's CPU activity began; start the profiler earlier (a warm-up step in "
@@ -163,6 +164,11 @@ FIXES = {
     LIST_SHAPES: ("a tensor-list argument (torch.optim's _fused_adamw_, _foreach_*) is recorded as [] with no "
                   "shapes even with record_shapes=True (torch 2.14), and no sibling list sizes it: the row's "
                   "'assumed' says what the model lacked; profile with foreach=False to see per-tensor ops"),
+    ARGS_NOT_RECORDED: ("its operator has a cost model, but the trace records neither an argument the model "
+                        "needs nor anything it can be read from (vllm::moe_forward's top-k and expert width, "
+                        "read from its allocations when they are recorded; docs/pytorch.md, 'Serving "
+                        "operators'): profile with record_shapes=True, or with the library's inner operators "
+                        "(vLLM's fused_experts) on the path"),
 }
 WITHOUT_WORK = tuple(FIXES)
 REASONS = REASONS + WITHOUT_WORK

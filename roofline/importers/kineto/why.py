@@ -91,6 +91,14 @@ class WhyOf:
             return R.COMPILED
         if not ops.has_shapes:
             return R.NO_SHAPES
+        custom = "::" in name and not name.startswith(("aten::", "triton_")) and has_model(name)
+        if custom:                       # a serving library's operator with a model (roofline.ops.serving)
+            if not shapes:
+                return R.NO_SHAPES
+            work = self.tree.work[o] if self.tree is not None else None
+            if work is None and self.unknown_text(o):
+                return R.ARGS_NOT_RECORDED
+            return R.HELPER if work is not None else R.NO_MODEL
         if name.startswith("aten::") or name.startswith("triton_"):
             if not shapes:
                 return R.NO_SHAPES
