@@ -222,9 +222,10 @@ def test_damaged_bytes_and_unknown_fields():
     assert ModuleCosts(decode_module(data)).cost("neg").flops == {"fp32": 8.0}
 
 
-def _jax_space(module: Module, program_id=7):
+def _jax_space(module: Module, program_id=7, bare=()):
     """An XSpace with a /host:metadata plane carrying ``module`` and a GPU
-    plane of two launches of its instruction ``dot``."""
+    plane of two launches of its instruction ``dot`` (and one of each kernel
+    name in ``bare``, with no stats)."""
     X = xplane_schema.message_classes()
     space = X["XSpace"]()
     meta = space.planes.add(id=1, name="/host:metadata")
@@ -248,6 +249,9 @@ def _jax_space(module: Module, program_id=7):
         event.stats.add(metadata_id=1, str_value="dot")
         event.stats.add(metadata_id=2, str_value=module.proto.name)
         event.stats.add(metadata_id=3, int64_value=program_id)
+    for j, name in enumerate(bare, start=2):
+        gpu.event_metadata[j].id, gpu.event_metadata[j].name = j, name
+        line.events.add(metadata_id=j, offset_ps=(j + 2) * 10 ** 6, duration_ps=10 ** 5)
     return space.SerializeToString()
 
 
@@ -271,6 +275,29 @@ def test_a_jax_profile_joins_its_kernels_to_the_embedded_module(tmp_path):
     # a program id the metadata plane does not have, with only one program of that name: joined by name
     path.write_bytes(_jax_space(m, program_id=7).replace(b"jit_mm(7)", b"jit_mm(8)"))
     assert xplane.read(path).kernels.columns.modelled.all()
+
+
+def test_a_launch_without_stats_is_joined_by_its_kernel_name_and_gets_its_family(tmp_path):
+    m = Module("jit_sum")
+    add = _add_computation(m)
+    body = m.computation("fused_reduce")
+    p0 = m.param(body, 0, m.shape(F32, 64, 32))
+    zero = m.add(body, "zero", "constant", m.shape(F32))
+    m.add(body, "r", "reduce", m.shape(F32, 64), (p0, zero), dimensions=[1], called_computation_ids=[add.id])
+    main = m.computation("main")
+    x = m.param(main, 0, m.shape(F32, 64, 32))
+    m.add(main, "fusion.12", "fusion", m.shape(F32, 64), (x,), fusion_kind="kInput",
+          called_computation_ids=[body.id])
+    y = m.param(main, 1, m.shape(F32, 32, 8))
+    m.add(main, "dot", "dot", m.shape(F32, 64, 8), (x, y),
+          dot_dimension_numbers=dict(lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0]))
+    path = tmp_path / "h.xplane.pb"
+    path.write_bytes(_jax_space(m, bare=("fusion_12", "some_other_kernel")))
+    rows = {k.name: k for k in xplane.read(path).kernels}
+    fused = rows["fusion_12"]                     # XLA's kernel name for fusion.12: '.' made '_'
+    assert fused.operator == "jit_sum/fusion.12" and fused.family == "reduction"
+    assert fused.flops == {"fp32": 64.0 * 32 - 64} and fused.bytes == {"DRAM": 4.0 * (64 * 32 + 64)}
+    assert not rows["some_other_kernel"].flops and not rows["some_other_kernel"].modelled
 
 
 def test_modules_named_twice_need_the_program_id():

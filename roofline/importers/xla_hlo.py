@@ -19,14 +19,16 @@ from .xla_hlo_cost import HloCost, ModuleCosts
 from .xla_hlo_schema import HloDecodeError, decode_module
 
 _PROGRAM = re.compile(r"^(.*)\((\d{1,19})\)$")
+_NOT_IN_SYMBOLS = re.compile(r"[^A-Za-z0-9_]")
 MAX_MODULES = 1 << 16
 
 
 def hlo_ref(stats: dict) -> tuple[str, int | None, str] | None:
-    """(module, program id or None, instruction) a kernel's stats name, or None."""
+    """(module or '', program id or None, instruction) a kernel's stats name, or None."""
     op, module = stats.get("hlo_op"), stats.get("hlo_module")
-    if not (isinstance(op, str) and op.strip() and isinstance(module, str) and module.strip()):
+    if not (isinstance(op, str) and op.strip()):
         return None
+    module = module if isinstance(module, str) else ""      # older profiles name the op alone
     program = stats.get("program_id")
     if isinstance(program, str) and program.isdigit() and len(program) <= 19:
         program = int(program)
@@ -48,6 +50,7 @@ class HloModules:
             self._by_name.setdefault(key[0], []).append(key)
         self._costs: dict = {}
         self.failures: dict[str, str] = {}          # module label -> why it could not be decoded
+        self._kernels: dict | None = None
 
     def __len__(self) -> int:
         return len(self._protos)
@@ -77,6 +80,11 @@ class HloModules:
     def cost(self, ref) -> HloCost | str:
         """The cost of one execution of the instruction ``ref`` names, or why there is none."""
         module, program, op = ref
+        if not module:                      # no module named: the one module that has the instruction
+            found = [k[0] for k in list(self._protos) if (c := self.module(*k)) is not None and op in c.by_name]
+            if len(found) != 1:
+                return f"the kernel names no HLO module and {len(found)} embedded modules have {op!r}"
+            module = found[0]
         costs = self.module(module, program)
         if costs is None:
             if not self._by_name.get(module):
@@ -86,3 +94,26 @@ class HloModules:
             return "its HLO module could not be decoded"
         found = costs.cost(op)
         return f"module {module!r} has no instruction {op!r}" if found is None else found
+
+    def kernel_ref(self, kernel: str):
+        """The (module, program id, instruction) a kernel is named after, for
+        a launch that carries no HLO stats: XLA names a fusion's kernel after
+        the fusion, '.' made '_' (``input_transpose_fusion_1`` for
+        ``input_transpose_fusion.1``; ``.kd`` is AMD's symbol suffix); only
+        a name that one instruction of all the modules has."""
+        if self._kernels is None:
+            self._kernels = {}
+            for key in list(self._protos):
+                costs = self.module(*key)
+                if costs is None:
+                    continue
+                fused = {c for i in costs.by_id.values() if i.opcode == "fusion" for c in i.called_computation_ids}
+                for comp in costs.module.computations:
+                    if comp.id in fused:
+                        continue
+                    for inst in comp.instructions:
+                        if inst.opcode in ("fusion", "custom-call"):
+                            symbol = _NOT_IN_SYMBOLS.sub("_", inst.name)
+                            ref = (key[0], key[1], inst.name)
+                            self._kernels[symbol] = None if symbol in self._kernels else ref
+        return self._kernels.get(_NOT_IN_SYMBOLS.sub("_", kernel.strip().removesuffix(".kd")))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..ops.call import tensor_core_key
 from .xla_hlo_schema import OPAQUE, PRIMITIVE_TYPES, TOKEN, TUPLE
@@ -80,6 +80,7 @@ class HloCost:
     transcendentals: float = 0.0
     matrix: bool = False
     unmodelled: str = ""
+    family: str = ""            # what the instruction does: gemm, conv_custom, reduction, elementwise
 
     @property
     def total_flops(self) -> float:
@@ -148,13 +149,36 @@ class ModuleCosts:
         inst = self.by_name.get(name)
         return None if inst is None else self.instruction(inst)
 
+    def family(self, inst) -> str:
+        """The kernel family of what ``inst`` computes (its fused body's opcodes)."""
+        target = inst.custom_call_target
+        if target.startswith(CONV_TARGETS):
+            return "conv_custom"
+        if target.startswith(GEMM_TARGETS):
+            return "gemm"
+        seen = self._opcodes(inst, 0, set())
+        for opcode, family in (("convolution", "conv_custom"), ("dot", "gemm"), ("reduce", "reduction"),
+                               ("reduce-window", "pooling"), ("sort", "other"), ("scatter", "other")):
+            if opcode in seen:
+                return family
+        return "elementwise"
+
+    def _opcodes(self, inst, depth: int, seen: set) -> set:
+        seen.add(inst.opcode)
+        if inst.opcode == "fusion" and depth < MAX_DEPTH:
+            for cid in inst.called_computation_ids:
+                for body in getattr(self.computations.get(cid), "instructions", ()):
+                    self._opcodes(body, depth + 1, seen)
+        return seen
+
     def operands(self, inst) -> list:
         return [self.by_id[i] for i in inst.operand_ids if i in self.by_id]
 
     def instruction(self, inst) -> HloCost:
         """The cost of a kernel-level (not fused) instruction."""
         try:
-            return self._instruction(inst)
+            cost = self._instruction(inst)
+            return replace(cost, family=self.family(inst)) if not cost.unmodelled else cost
         except (ValueError, OverflowError, IndexError, RecursionError) as exc:
             return HloCost(unmodelled=f"{inst.opcode}: a shape that is no real tensor ({str(exc)[:120]})")
 

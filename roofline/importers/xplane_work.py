@@ -24,6 +24,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..core.errors import Advice
+from ..core.families import family_of
 from .xla_hlo import HloModules, hlo_ref
 from .xla_hlo_cost import HloCost
 from .xplane_capture import Capture
@@ -61,21 +62,24 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     modelled |= has_own
     sources["xla"] += int(has_own.sum())
     # per HLO op (XLA Ops line) and per TF op (host shapes): spread over the op's kernels
-    eligible = (ops != "") & ~has_own & ~np.isin(families, ["memcpy", "memset"])
+    computing = ~has_own & ~np.isin(families, ["memcpy", "memset"])
     assumptions: set[str] = set()
     duration = rows["duration_ns"]
-    refs = [hlo_ref(s) for s in cap.profiles]
     modules = HloModules(cap.hlo_protos)
-    keys = np.array([("\0".join(map(str, r)) if r else "") for r in refs] or [""], dtype=object)[rows["profile"]]
+    refs = _row_refs(cap, rows, ops, names, modules, computing)
+    keys = np.array([("\0".join(map(str, r)) if r else "") for r in refs], dtype=object)
     keys = np.where(keys == "", ops, keys)
+    eligible = (keys != "") & computing
     for (device, key), members in _groups(rows["device_id"], keys, eligible):
         op = str(ops[members[0]])
-        ref = refs[int(rows["profile"][members[0]])]
+        ref = refs[int(members[0])]
         total = _op_total(cap, cap.device_names.values[device], op, assumptions)
         if total is None and ref is not None:
             total = _hlo_total(modules.cost(ref), members, rows, families, whys)
         if total is None:
             continue
+        if len(total) > 4:
+            _name_family(total[4], members, rows, names, families)
         matrix = members[np.isin(families[members], list(_MATRIX))] if total[2] else members[:0]
         chosen = matrix if len(matrix) else members
         if total[3] == "hlo":
@@ -103,6 +107,24 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     return flops, nbytes, modelled, sources, whys, modules
 
 
+def _row_refs(cap: Capture, rows: dict, ops: np.ndarray, names: np.ndarray, modules: HloModules,
+              computing: np.ndarray) -> np.ndarray:
+    """Each row's HLO instruction (module, program id, name) or None: from
+    its stats, else, for a launch with no op at all, from its kernel's name
+    (:meth:`HloModules.kernel_ref`); such rows take the instruction as their op."""
+    by_profile = np.array([None] + [hlo_ref(s) for s in cap.profiles], dtype=object)
+    refs = by_profile[rows["profile"] + 1]
+    bare = np.flatnonzero(computing & (ops == "") & (refs == None))      # noqa: E711  (elementwise)
+    if len(bare) and len(modules):
+        for name_id in np.unique(rows["name_id"][bare]).tolist():
+            ref = modules.kernel_ref(str(names[name_id]))
+            if ref is not None:
+                members = bare[rows["name_id"][bare] == name_id]
+                refs[members] = [ref] * len(members)
+                ops[members] = f"{ref[0]}/{ref[2]}"
+    return refs
+
+
 def _hlo_total(cost, members, rows, families, whys):
     """(FLOP per precision, bytes, matrix, "hlo") of ONE execution of an HLO
     instruction (scaled by :func:`_executions`), or None with each row's why."""
@@ -112,7 +134,18 @@ def _hlo_total(cost, members, rows, families, whys):
     if not cost.flops and not cost.bytes:
         whys[members] = "HLO: no FLOPs and no bytes"
         return None
-    return (dict(cost.flops), cost.bytes, cost.matrix, "hlo")
+    return (dict(cost.flops), cost.bytes, cost.matrix, "hlo", cost.family)
+
+
+def _name_family(family: str, members, rows, names, families) -> None:
+    """The HLO's family for kernels whose name says none (``fusion_12``; an
+    ``input_*`` fusion is a reduction only when its body reduces), unless
+    the instruction is matrix work some kernel of its own names."""
+    if not family or (family in _MATRIX and np.isin(families[members], list(_MATRIX)).any()):
+        return              # a library's matrix kernel did the work: the others are its helpers (im2col)
+    for name_id in np.unique(rows["name_id"][members]).tolist():
+        if family_of(str(names[name_id])) == "other":
+            families[members[rows["name_id"][members] == name_id]] = family
 
 
 def _executions(total, chosen, rows):
@@ -121,7 +154,7 @@ def _executions(total, chosen, rows):
     GEMM kernel per execution ran as often as each)."""
     _, calls = np.unique(rows["name_id"][chosen], return_counts=True)
     times = float(calls.min()) if len(calls) else 0.0
-    return ({p: v * times for p, v in total[0].items()}, total[1] * times, total[2], total[3])
+    return ({p: v * times for p, v in total[0].items()}, total[1] * times) + tuple(total[2:])
 
 
 def _groups(device_id: np.ndarray, ops: np.ndarray, eligible: np.ndarray):
