@@ -1,6 +1,7 @@
 """Figures observed in real traces of a GPU, beside its datasheet profile:
-the shortest time a kernel takes on it (its floor) and the efficiency its
-matrix libraries reach on matrix work (``observations/gpus.yaml``, written by
+the shortest time a kernel takes on it (its floor), the efficiency its
+matrix libraries reach on matrix work and that of the older-GPU kernels
+they fall back to (``observations/gpus.yaml``, written by
 ``tools/observe_devices.py`` from the real traces it names; never by hand).
 
 A datasheet says what a GPU's units can do; these say what its software
@@ -56,10 +57,11 @@ def read_table(path: str) -> dict:
         if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
             raise ValueError(f"'{part}' must map names to mappings of figures")
         for name, entry in entries.items():
-            share = entry.get("matrix_efficiency")
-            if share is not None and not (isinstance(share, (int, float)) and not isinstance(share, bool)
-                                          and 0 < share <= 1):
-                raise ValueError(f"{part}.{name}.matrix_efficiency: {share!r} is no share of a roof (0 < x <= 1)")
+            for key in ("matrix_efficiency", "fallback_efficiency"):
+                share = entry.get(key)
+                if share is not None and not (isinstance(share, (int, float)) and not isinstance(share, bool)
+                                              and 0 < share <= 1):
+                    raise ValueError(f"{part}.{name}.{key}: {share!r} is no share of a roof (0 < x <= 1)")
     return data
 
 
@@ -104,6 +106,13 @@ def matrix_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
     compute-bound matrix kernels built for it, in the traces named; None
     where no trace of it was observed."""
     return _figure(_entry(device, path), "matrix_efficiency")
+
+
+def fallback_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
+    """The share of their roof that matrix kernels built for an older GPU
+    (a library's fallback for operands its own kernels cannot take) reached
+    on ``device``, in the traces named; None where none was observed."""
+    return _figure(_entry(device, path), "fallback_efficiency")
 
 
 def with_kernel_floor(device: Device) -> Device:

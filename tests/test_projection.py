@@ -482,3 +482,47 @@ def test_a_trace_with_nothing_timed_has_no_totals():
     ks = kernels([("k", "elementwise", 1, math.nan, {"fp32": 0.0}, {"DRAM": 1e9}, math.nan)])
     d = projection_dict(project(place(ks, SRC), DST, figures=figures()))
     assert d["measured_time_s"] is None and d["projected_time_s"] is None and d["interval_s"] == [None, None]
+
+
+def _nvidia(device, cc="9.0"):
+    return Device(**{**device.__dict__, "architecture": {**device.architecture, "vendor": "NVIDIA",
+                                                         "compute_capability": cc}})
+
+
+def test_unaligned_gemms_fall_back_on_newer_nvidia_gpus():
+    """A GEMM whose operands are not 16-byte aligned (a 3601-token
+    sequence) runs older-GPU kernels on an sm_90 target, at the share of its
+    roof such kernels were observed to reach there; aligned rows, AMD
+    targets and older NVIDIA targets are not moved by the rule."""
+    ks = kernels([("Cijk_bmm", "gemm", 1, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan),
+                  ("Cijk_mm", "gemm", 1, 2e-3, {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan)])
+    ks = ks.with_columns(unaligned=np.array([1.0, 0.0]))
+    placed = place(ks, SRC)
+    lib = {"src": 0.5, "dst": 0.5}
+    seen = Figures(figures(library=lib).floor, figures(library=lib).library,
+                   lambda d: Figure(0.25, "test fallback") if d.name == "dst" else None)
+    p = project(placed, _nvidia(DST), figures=seen)
+    assert KEYS[p.basis[0]] == "fallback" and KEYS[p.basis[1]] == "matrix"
+    # 1 TFLOP on the target's 2 PFLOP/s roof is 0.5 ms; at 25 % of it, 2 ms
+    assert p.projected_s[0] == pytest.approx(2e-3)
+    assert p.projected_s[1] == pytest.approx(1e-3)      # 50 % carried at equal library efficiency
+    assert any("not 16-byte aligned" in n and "test fallback" in n for n in p.notes)
+    unseen = project(placed, _nvidia(DST), figures=figures(library=lib))
+    assert KEYS[unseen.basis[0]] == "fallback_unobserved"
+    assert unseen.projected_s[0] == pytest.approx(1e-3)
+    assert unseen.high_s[0] / unseen.projected_s[0] > p.high_s[1] / p.projected_s[1]
+    for other in (DST, _nvidia(DST, cc="8.0")):        # vendor X (not NVIDIA), an sm_80 GPU
+        q = project(placed, other, figures=seen)
+        assert KEYS[q.basis[0]] == "matrix" and q.projected_s[0] == pytest.approx(1e-3)
+
+
+def test_unaligned_share_is_time_weighted_when_rows_are_summed():
+    from roofline.core.aggregate import aggregate_set, concat
+    ks = kernels([("k", "gemm", 1, 3e-3, {}, {}, math.nan), ("k", "gemm", 1, 1e-3, {}, {}, math.nan),
+                  ("j", "gemm", 1, 1e-3, {}, {}, math.nan)])
+    ks = ks.with_columns(unaligned=np.array([1.0, 0.0, math.nan]))
+    grouped = aggregate_set(ks, "name")
+    by_name = dict(zip(grouped.names.tolist(), grouped.unaligned.tolist()))
+    assert by_name["k"] == pytest.approx(0.75) and math.isnan(by_name["j"])
+    assert concat([ks, ks]).unaligned[:3].tolist()[:2] == [1.0, 0.0]
+    assert KernelSet.from_kernels(ks.kernels()).unaligned[0] == 1.0

@@ -6,7 +6,9 @@ libraries' efficiency, observed in real PyTorch (Kineto) traces.
 Per trace with at least 500 GPU kernels: the floor is the 1st percentile
 of its kernels' durations (events with cat "kernel"); per device, the
 median over its traces. The library efficiency is
-roofline.analysis.library_efficiency over every trace of the device. A
+roofline.analysis.library_efficiency over every trace of the device, and
+so is the fallback efficiency (matrix kernels built for an older GPU, on
+at least 2 rows). A
 vendor's floor is the median of its devices' floors, for GPUs without a
 trace of their own. Every figure names the traces it rests on.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from roofline.analysis.library_efficiency import LibrarySample, library_sample
+from roofline.analysis.library_efficiency import LibrarySample, fallback_sample, library_sample
 from roofline.cli.common import choose_device, load_inputs
 from roofline.core.placement import place
 from roofline.devices.observed import PATH
@@ -46,6 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=PATH)
     args = parser.parse_args(argv)
     floors, samples, names, vendors = defaultdict(list), defaultdict(LibrarySample), defaultdict(list), {}
+    fallbacks = defaultdict(LibrarySample)
     for path in args.traces:
         durations = kernel_durations_s(path)
         if len(durations) < MIN_KERNELS:
@@ -57,7 +60,9 @@ def main(argv=None) -> int:
             continue
         floor = float(np.percentile(durations, 1))
         floors[device.name].append(floor)
-        samples[device.name] += library_sample(place(kernels, device), floor)
+        placed = place(kernels, device)
+        samples[device.name] += library_sample(placed, floor)
+        fallbacks[device.name] += fallback_sample(placed, floor)
         names[device.name].append(path.name)
         vendors[device.name] = str(device.architecture.get("vendor", ""))
     out = {"schema_version": 1, "written_by": "tools/observe_devices.py", "devices": {}, "vendors": {}}
@@ -72,6 +77,13 @@ def main(argv=None) -> int:
                           "matrix_efficiency_spread": round(sample.spread, 3),
                           "matrix_efficiency_source": f"time-weighted geometric mean over {sample.rows} matrix-unit "
                                                       f"rows of {traces} (roofline.analysis.library_efficiency)"})
+        fallback = fallbacks[device]
+        if fallback.rows >= 2:
+            entry.update({"fallback_efficiency": round(fallback.efficiency, 3),
+                          "fallback_efficiency_spread": round(fallback.spread, 3),
+                          "fallback_efficiency_source": f"time-weighted geometric mean over {fallback.rows} matrix "
+                                                        f"rows of kernels built for an older GPU in {traces} "
+                                                        "(roofline.analysis.library_efficiency.fallback_sample)"})
         out["devices"][device] = entry
     by_vendor = defaultdict(list)
     for device, entry in out["devices"].items():

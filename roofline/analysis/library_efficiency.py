@@ -7,6 +7,12 @@ convolutions: :func:`~.projection.library_rows`) whose kernels were built for th
 older GPU's kernel) and whose calls last at least three kernel floors, so
 the floor does not decide their efficiency. Each row's efficiency is its
 roofline time over its time less its floors; rows are weighted by time.
+
+:func:`fallback_sample` counts the other matrix rows: those whose kernels
+were built for an older GPU (``cutlass_75_*`` on an sm_90 H100, what cuBLAS
+falls back to when a GEMM's operands are not 16-byte aligned for the
+newer kernels' TMA), compute- or bandwidth-bound, the share of their roof
+they reached.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ import numpy as np
 
 from ..core.kernel_arch import older_than_device
 from ..core.placement import Placements
-from .projection import _efficiency, library_rows
+from .projection import _efficiency, _tensor_matrix, library_rows
 
 
 @dataclass(frozen=True)
@@ -50,11 +56,22 @@ class LibrarySample:
 
 def library_sample(placements: Placements, floor_s: float) -> LibrarySample:
     """The matrix-unit rows of one placed trace (see the module doc)."""
+    older = older_than_device(placements.kernels.names, placements.device.architecture)
+    return _sample(placements, floor_s, library_rows(placements) & ~older)
+
+
+def fallback_sample(placements: Placements, floor_s: float) -> LibrarySample:
+    """Tensor-core matrix rows whose kernels were built for an older GPU
+    than the device (see the module doc), whatever bounds them."""
+    older = older_than_device(placements.kernels.names, placements.device.architecture)
+    return _sample(placements, floor_s, _tensor_matrix(placements) & older)
+
+
+def _sample(placements: Placements, floor_s: float, rows: np.ndarray) -> LibrarySample:
     kernels = placements.kernels
     n = np.maximum(np.nan_to_num(kernels.count, nan=1.0), 1.0)
     time_s = kernels.time_s
-    rows = (library_rows(placements) & ~older_than_device(kernels.names, placements.device.architecture)
-            & np.isfinite(time_s) & (time_s >= 3 * floor_s * n))
+    rows = rows & np.isfinite(time_s) & (time_s >= 3 * floor_s * n)
     efficiency = _efficiency(time_s, n * floor_s, placements.roofline_time_s)
     rows &= np.isfinite(efficiency) & (efficiency > 0)
     log = np.log(efficiency[rows])

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.kernel_arch import older_than_device
+from ..core.kernel_arch import device_sm, older_than_device
 from ..core.model import Device
 from ..core.evidence import wave_fill
 from ..core.placement import MATRIX_FAMILIES, Placements, limiting, multiprocessors, place
-from ..devices.observed import Figure, kernel_floor, matrix_efficiency
+from ..devices.observed import Figure, fallback_efficiency, kernel_floor, matrix_efficiency
 from .projection_bases import ACROSS_KINDS, CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
 from .projection_fill import fill_without_work
 from .projection_totals import Totals, totals
@@ -50,6 +50,7 @@ class Figures:
 
     floor: object = kernel_floor
     library: object = matrix_efficiency
+    fallback: object = fallback_efficiency
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,8 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     lib_s, lib_t = figures.library(source), figures.library(target)
     efficiency = _efficiency(time_s, n * f_s, roof_s)
     carried, basis = _carried(efficiency, matrix, older, lib_s, lib_t, placements)
+    carried, basis = _fallback(carried, basis, tensor & (kernels.unaligned > 0.5), target,
+                               figures.fallback(target), notes)
     with np.errstate(divide="ignore", invalid="ignore"):
         projected = n * f_t + roof_t / carried
         # a row faster than its floors and roof: the model's time moves, scaled to what it took
@@ -242,6 +245,35 @@ def _carried(efficiency: np.ndarray, matrix: np.ndarray, older: np.ndarray,
     else:
         basis[older] = CODE["matrix_carried"]
     return np.minimum(carried, 1.0), basis
+
+
+# cuBLAS/CUTLASS kernels for sm_90 and later load operands with TMA, which
+# needs every row stride a multiple of 16 bytes; unaligned GEMMs run kernels
+# built for older GPUs (cutlass_75_*_align1 on an H100)
+TMA_SM = 90
+
+
+def _fallback(carried: np.ndarray, basis: np.ndarray, unaligned: np.ndarray, target: Device,
+              figure: Figure | None, notes: list[str]):
+    """Matrix rows whose operands are not 16-byte aligned, on an NVIDIA GPU
+    whose GEMM kernels need them to be: the share of their roof the
+    target's fallback kernels were observed to reach (else carried, said)."""
+    vendor = str((target.architecture or {}).get("vendor", "NVIDIA"))
+    if not unaligned.any() or vendor != "NVIDIA" or not device_sm(target.architecture) >= TMA_SM:
+        return carried, basis
+    basis = basis.copy()
+    if figure is not None:
+        carried = np.where(unaligned, figure.value, carried)
+        basis[unaligned] = CODE["fallback"]
+        notes.append(f"{int(unaligned.sum())} matrix row(s) with operands not 16-byte aligned: "
+                     f"{device_label(target)}'s libraries fall back to older kernels there, which reached "
+                     f"{figure.value:.0%} of their roof ({figure.source})")
+    else:
+        basis[unaligned] = CODE["fallback_unobserved"]
+        notes.append(f"{int(unaligned.sum())} matrix row(s) with operands not 16-byte aligned: "
+                     f"{device_label(target)}'s libraries fall back to older kernels there, whose efficiency "
+                     "no trace of it shows: the source's efficiency is carried, with a wider interval")
+    return carried, basis
 
 
 def _note_figures(lib_s, lib_t, source: Device, target: Device, matrix: np.ndarray,

@@ -34,6 +34,8 @@ BASES = (
     Basis("matrix", "matrix units at each GPU's observed library efficiency", 0.20),
     Basis("matrix_carried", "matrix units, the source's efficiency carried (no library efficiency observed for one GPU)", 0.35),
     Basis("older_kernel", "the source ran a kernel built for an older GPU: the library efficiency observed for the target (else for the source) instead of its own", 0.35),
+    Basis("fallback", "operands not 16-byte aligned: the target's newer GEMM kernels (TMA) cannot take them; the share of their roof its fallback (older-GPU) kernels were observed to reach", 0.35),
+    Basis("fallback_unobserved", "operands not 16-byte aligned: the target falls back to older-GPU kernels, whose efficiency there was never observed; the source's efficiency carried", 0.50),
     Basis("compute", "compute roof, the source's efficiency carried", 0.20),
     Basis("bandwidth", "bytes on the target's same level, the source's efficiency carried", 0.12),
     Basis("floor", "at the source's kernel floor: the target's floor", 0.30),

@@ -102,6 +102,17 @@ def _largest(codes, n, values) -> np.ndarray:
     return np.where(np.isfinite(out), out, math.nan)
 
 
+def _time_weighted(codes, n, values, time_s) -> np.ndarray:
+    """Per group: the time-weighted mean of ``values`` over its members that
+    have one and a time (NaN where none has)."""
+    known = np.isfinite(values) & np.isfinite(time_s)
+    weight = np.where(known, time_s, 0.0)
+    total = np.bincount(codes, weights=weight, minlength=n)
+    share = np.bincount(codes, weights=np.where(known, values, 0.0) * weight, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, share / total, math.nan)
+
+
 def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
     """One row per group (see :func:`group_keys`), columns summed.
 
@@ -138,7 +149,7 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
         instructions=None if ks.instructions is None else _sum(codes, n, ks.instructions),
         transactions={lv: _sum(codes, n, v) for lv, v in ks.transactions.items()},
         modelled=modelled, operators=operators, threads=_common(codes, n, ks.threads),
-        blocks=_largest(codes, n, ks.blocks))
+        blocks=_largest(codes, n, ks.blocks), unaligned=_time_weighted(codes, n, ks.unaligned, ks.time_s))
 
 
 def condense(ks: KernelSet, max_points: int = MAX_MARKERS, grouped: KernelSet | None = None) -> KernelSet:
@@ -167,7 +178,7 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         instructions=None if ks.instructions is None else ks.instructions[idx],
         transactions={lv: v[idx] for lv, v in ks.transactions.items()},
         modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx],
-        sources=ks.sources[idx], blocks=ks.blocks[idx])
+        sources=ks.sources[idx], blocks=ks.blocks[idx], unaligned=ks.unaligned[idx])
 
 
 def concat(sets) -> KernelSet:
@@ -194,4 +205,5 @@ def concat(sets) -> KernelSet:
         operators=np.concatenate([s.operators for s in sets]),
         threads=np.concatenate([s.threads for s in sets]),
         sources=np.concatenate([s.sources for s in sets]),
-        blocks=np.concatenate([s.blocks for s in sets]))
+        blocks=np.concatenate([s.blocks for s in sets]),
+        unaligned=np.concatenate([s.unaligned for s in sets]))

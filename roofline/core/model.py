@@ -219,6 +219,10 @@ class Kernel:
     dtype: str = ""
     # what its work model assumed (random numbers, causal attention's convention, a tensor read once), "; "-joined
     assumed: str = ""
+    # the share of its time whose matrix operands had a row stride that is no
+    # multiple of 16 bytes (NaN: not a matrix product, or no shapes): newer
+    # GPUs' GEMM kernels (TMA, sm_90 on) cannot take them
+    unaligned: float = math.nan
 
     def __post_init__(self):
         object.__setattr__(self, "flops", _frozen(self.flops))
@@ -242,7 +246,7 @@ class KernelSet:
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
                  modelled=None, operators=None, threads=None, sources=None, blocks=None,
-                 collectives=None, whys=None, dtypes=None, assumed=None):
+                 collectives=None, whys=None, dtypes=None, assumed=None, unaligned=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -272,6 +276,8 @@ class KernelSet:
         self.dtypes = _objects(dtypes, n, "dtypes", "")
         # per row: what its work model assumed ("": nothing said)
         self.assumed = _objects(assumed, n, "assumed", "")
+        # per row: the share of its time with matrix operands not 16-byte aligned (NaN: not known)
+        self.unaligned = _column(np.full(n, math.nan) if unaligned is None else unaligned, n, "unaligned")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -283,7 +289,7 @@ class KernelSet:
                        instructions=self.instructions, transactions=self.transactions,
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
                        sources=self.sources, blocks=self.blocks, collectives=self.collectives,
-                       whys=self.whys, dtypes=self.dtypes, assumed=self.assumed)
+                       whys=self.whys, dtypes=self.dtypes, assumed=self.assumed, unaligned=self.unaligned)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -316,6 +322,7 @@ class KernelSet:
             whys=[k.why for k in ks] if any(k.why for k in ks) else None,
             dtypes=[k.dtype for k in ks] if any(k.dtype for k in ks) else None,
             assumed=[k.assumed for k in ks] if any(k.assumed for k in ks) else None,
+            unaligned=[k.unaligned for k in ks],
         )
 
     def kernels(self) -> list[Kernel]:
@@ -331,7 +338,7 @@ class KernelSet:
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
                 source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
-                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i])))
+                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=_nan_or(self.unaligned[i])))
         return out
 
     def work(self) -> np.ndarray:
@@ -372,6 +379,12 @@ class KernelRows(Sequence):
 
     def __repr__(self) -> str:
         return f"KernelRows({len(self)} kernels)"
+
+
+def _nan_or(value) -> float:
+    """``value`` as a float, NaN as ``math.nan`` itself (so Kernels compare equal)."""
+    value = float(value)
+    return math.nan if math.isnan(value) else value
 
 
 def _blocks(launch) -> float:
