@@ -178,7 +178,11 @@ class ModuleCosts:
         """The cost of a kernel-level (not fused) instruction."""
         try:
             cost = self._instruction(inst)
-            return replace(cost, family=self.family(inst)) if not cost.unmodelled else cost
+            if cost.unmodelled:
+                return cost
+            # no FLOPs is what XLA counts for data movement: a known zero, not a missing count
+            flops = cost.flops or {precision(first_array(inst.shape)): 0.0}
+            return replace(cost, flops=flops, family=self.family(inst))
         except (ValueError, OverflowError, IndexError, RecursionError) as exc:
             return HloCost(unmodelled=f"{inst.opcode}: a shape that is no real tensor ({str(exc)[:120]})")
 
