@@ -355,3 +355,17 @@ def test_real_jax_profile_is_placed_aggregated_and_its_device_chosen(jax_profile
 
 
 
+
+
+def test_a_fusion_that_calls_its_own_body_ends():
+    m = Module()
+    body = m.computation("loop")
+    p0 = m.param(body, 0, m.shape(F32, 4))
+    for i in range(3):          # each calls this very computation: walked naively, 3^64 visits
+        m.add(body, f"self.{i}", "fusion", m.shape(F32, 4), (p0,), called_computation_ids=[body.id])
+    main = m.computation("main")
+    x = m.param(main, 0, m.shape(F32, 4))
+    m.add(main, "f", "fusion", m.shape(F32, 4), (x,), called_computation_ids=[body.id])
+    costs = m.costs()
+    assert "calls itself" in costs.cost("f").unmodelled
+    assert costs.family(costs.by_name["f"]) == "elementwise"

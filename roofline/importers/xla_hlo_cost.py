@@ -156,19 +156,27 @@ class ModuleCosts:
             return "conv_custom"
         if target.startswith(GEMM_TARGETS):
             return "gemm"
-        seen = self._opcodes(inst, 0, set())
+        seen = self._opcodes(inst, set(), set())
         for opcode, family in (("convolution", "conv_custom"), ("dot", "gemm"), ("reduce", "reduction"),
                                ("reduce-window", "pooling"), ("sort", "other"), ("scatter", "other")):
             if opcode in seen:
                 return family
         return "elementwise"
 
-    def _opcodes(self, inst, depth: int, seen: set) -> set:
+    def _opcodes(self, inst, visited: set, seen: set) -> set:
+        """The opcodes of ``inst`` and of its fused bodies, each computation
+        walked once (a module whose computations call each other ends)."""
         seen.add(inst.opcode)
-        if inst.opcode == "fusion" and depth < MAX_DEPTH:
-            for cid in inst.called_computation_ids:
-                for body in getattr(self.computations.get(cid), "instructions", ()):
-                    self._opcodes(body, depth + 1, seen)
+        stack = [inst]
+        while stack:
+            current = stack.pop()
+            seen.add(current.opcode)
+            if current.opcode != "fusion":
+                continue
+            for cid in current.called_computation_ids:
+                if cid not in visited and cid in self.computations:
+                    visited.add(cid)
+                    stack.extend(self.computations[cid].instructions)
         return seen
 
     def operands(self, inst) -> list:
