@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=PATH)
     args = parser.parse_args(argv)
     floors, samples, names, vendors = defaultdict(list), defaultdict(LibrarySample), defaultdict(list), {}
-    fallbacks = defaultdict(LibrarySample)
+    fallbacks, fallback_traces = defaultdict(LibrarySample), defaultdict(list)
     for path in args.traces:
         durations = kernel_durations_s(path)
         if len(durations) < MIN_KERNELS:
@@ -62,7 +62,10 @@ def main(argv=None) -> int:
         floors[device.name].append(floor)
         placed = place(kernels, device)
         samples[device.name] += library_sample(placed, floor)
-        fallbacks[device.name] += fallback_sample(placed, floor)
+        fallback = fallback_sample(placed, floor)
+        if fallback.rows:
+            fallbacks[device.name] += fallback
+            fallback_traces[device.name].append(path.name)
         names[device.name].append(path.name)
         vendors[device.name] = str(device.architecture.get("vendor", ""))
     out = {"schema_version": 1, "written_by": "tools/observe_devices.py", "devices": {}, "vendors": {}}
@@ -82,7 +85,8 @@ def main(argv=None) -> int:
             entry.update({"fallback_efficiency": round(fallback.efficiency, 3),
                           "fallback_efficiency_spread": round(fallback.spread, 3),
                           "fallback_efficiency_source": f"time-weighted geometric mean over {fallback.rows} matrix "
-                                                        f"rows of kernels built for an older GPU in {traces} "
+                                                        "rows of kernels built for an older GPU in "
+                                                        f"{', '.join(fallback_traces[device])} "
                                                         "(roofline.analysis.library_efficiency.fallback_sample)"})
         out["devices"][device] = entry
     by_vendor = defaultdict(list)

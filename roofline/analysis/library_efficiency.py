@@ -62,9 +62,12 @@ def library_sample(placements: Placements, floor_s: float) -> LibrarySample:
 
 def fallback_sample(placements: Placements, floor_s: float) -> LibrarySample:
     """Tensor-core matrix rows whose kernels were built for an older GPU
-    than the device (see the module doc), whatever bounds them."""
+    than the device (see the module doc), whatever bounds them; not those
+    whose operands are known to be aligned (an older kernel chosen for
+    another reason, a fused epilogue, is no fallback)."""
     older = older_than_device(placements.kernels.names, placements.device.architecture)
-    return _sample(placements, floor_s, _tensor_matrix(placements) & older)
+    aligned = placements.kernels.unaligned <= 0.5
+    return _sample(placements, floor_s, _tensor_matrix(placements) & older & ~aligned)
 
 
 def _sample(placements: Placements, floor_s: float, rows: np.ndarray) -> LibrarySample:

@@ -83,6 +83,9 @@ class OpWork:
     # kernels (a fused MoE's routing, quantize and finalize kernels beside
     # its grouped GEMMs): data movement, shared by those launches by time
     aside: "OpWork | None" = None
+    # a matrix product whose operands or result have a row stride that is no
+    # multiple of 16 bytes (True), all aligned (False), not known (None)
+    unaligned: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -295,10 +298,45 @@ def broadcast(*shapes: tuple) -> tuple:
 
 
 def work(flops: Mapping[str, float], nbytes: float, family: str, *, matrix: bool = False,
-         args: Args | None = None, assumptions: tuple = (), aside: OpWork | None = None) -> OpWork:
+         args: Args | None = None, assumptions: tuple = (), aside: OpWork | None = None,
+         unaligned: bool | None = None) -> OpWork:
     notes = tuple(assumptions) + (tuple(args.notes) if args is not None else ())
     return OpWork({k: float(v) for k, v in flops.items() if v and k is not None}, float(nbytes), family,
-                  matrix, notes, aside)
+                  matrix, notes, aside, unaligned)
+
+
+# bytes a row stride must be a multiple of for TMA loads (sm_90 GEMM kernels)
+ROW_ALIGNMENT_BYTES = 16
+
+
+def row_stride(shape: tuple, strides) -> int | None:
+    """The elements between consecutive rows of a matrix operand's last two
+    dimensions: the recorded stride that is not the unit one (a transposed
+    view's), else the last dimension (contiguous); None below two dimensions
+    or for a vector-like operand (a dimension of 1 has no row to step)."""
+    if len(shape) < 2 or shape[-1] <= 1 or shape[-2] <= 1:
+        return None
+    if isinstance(strides, tuple) and len(strides) == len(shape) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in strides[-2:]):
+        inner, outer = strides[-1], strides[-2]
+        return outer if inner == 1 else inner
+    return shape[-1]
+
+
+def unaligned_rows(args: Args, operands: list, out_shape: tuple, dtype: str) -> bool | None:
+    """Whether a matrix product's operands (argument indices) or its result
+    (contiguous, ``out_shape``) step rows by a stride that is no multiple of
+    16 bytes; None when no operand is a matrix."""
+    strides = []
+    for i in operands:
+        t = args.tensor(i)
+        if t is not None:
+            strides.append((row_stride(t.shape, args.strides(i)), t.itemsize))
+    strides.append((row_stride(out_shape, None), Tensor((), dtype).itemsize))
+    known = [(s, size) for s, size in strides if s is not None and size]
+    if not known:
+        return None
+    return any(s * size % ROW_ALIGNMENT_BYTES for s, size in known)
 
 
 def tensor_core_key(precision: str, matrix: bool, *, tf32: bool = False) -> str:

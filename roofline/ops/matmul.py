@@ -5,45 +5,49 @@ from __future__ import annotations
 
 import math
 
-from .call import Args, OpWork, Tensor, broadcast, dtype_precision, work
+from .call import Args, OpWork, Tensor, broadcast, dtype_precision, unaligned_rows, work
 
 NO_BIAS_FLOPS = "bias/beta*C additions not counted as FLOPs (torch's convention)"
 
 
-def _gemm(args: Args, flop: float, dtype: str, inputs: list, out_elems: float) -> OpWork:
+def _gemm(args: Args, flop: float, dtype: str, inputs: list, out_elems: float,
+          operands: tuple = (), out_shape: tuple = ()) -> OpWork:
+    """``operands``/``out_shape``: the matrix arguments and the result's shape,
+    for whether a GEMM library's newest kernels can take their strides."""
     nbytes = sum(t.nbytes for t in inputs if t is not None) + out_elems * Tensor((), dtype).itemsize
-    return work({dtype_precision(dtype): flop}, nbytes, "gemm", matrix=True, args=args)
+    unaligned = unaligned_rows(args, list(operands), out_shape, dtype) if operands else None
+    return work({dtype_precision(dtype): flop}, nbytes, "gemm", matrix=True, args=args, unaligned=unaligned)
 
 
 def mm(args: Args) -> OpWork:
     a, b = args.need(0), args.need(1)
     (m, k), n = a.shape, b.shape[1]
-    return _gemm(args, 2 * m * n * k, a.dtype, [a, b], m * n)
+    return _gemm(args, 2 * m * n * k, a.dtype, [a, b], m * n, (0, 1), (m, n))
 
 
 def addmm(args: Args) -> OpWork:
     c, a, b = args.tensor(0), args.need(1), args.need(2)
     (m, k), n = a.shape, b.shape[1]
-    return _gemm(args, 2 * m * n * k, a.dtype, [c, a, b], m * n)
+    return _gemm(args, 2 * m * n * k, a.dtype, [c, a, b], m * n, (1, 2), (m, n))
 
 
 def bmm(args: Args) -> OpWork:
     a, b = args.need(0), args.need(1)
     (batch, m, k), n = a.shape, b.shape[2]
-    return _gemm(args, 2 * batch * m * n * k, a.dtype, [a, b], batch * m * n)
+    return _gemm(args, 2 * batch * m * n * k, a.dtype, [a, b], batch * m * n, (0, 1), (batch, m, n))
 
 
 def baddbmm(args: Args) -> OpWork:
     c, a, b = args.tensor(0), args.need(1), args.need(2)
     (batch, m, k), n = a.shape, b.shape[2]
-    return _gemm(args, 2 * batch * m * n * k, a.dtype, [c, a, b], batch * m * n)
+    return _gemm(args, 2 * batch * m * n * k, a.dtype, [c, a, b], batch * m * n, (1, 2), (batch, m, n))
 
 
 def addbmm(args: Args) -> OpWork:
     """Batched products summed over the batch into one M x N result."""
     c, a, b = args.tensor(0), args.need(1), args.need(2)
     (batch, m, k), n = a.shape, b.shape[2]
-    return _gemm(args, 2 * batch * m * n * k, a.dtype, [c, a, b], m * n)
+    return _gemm(args, 2 * batch * m * n * k, a.dtype, [c, a, b], m * n, (1, 2), (m, n))
 
 
 def matmul(args: Args) -> OpWork:
@@ -56,7 +60,7 @@ def matmul(args: Args) -> OpWork:
     sb = b.shape + (1,) if len(b.shape) == 1 else b.shape
     m, k, n = sa[-2], sa[-1], sb[-1]
     batch = math.prod(broadcast(sa[:-2], sb[:-2]))
-    return _gemm(args, 2 * batch * m * n * k, a.dtype, [a, b], batch * m * n)
+    return _gemm(args, 2 * batch * m * n * k, a.dtype, [a, b], batch * m * n, (0, 1), (m, n))
 
 
 def linear(args: Args) -> OpWork:
@@ -64,7 +68,7 @@ def linear(args: Args) -> OpWork:
     rows = math.prod(x.shape[:-1])
     out_features, in_features = (w.shape[0] if len(w.shape) == 2 else 1), w.shape[-1]
     return _gemm(args, 2 * rows * in_features * out_features, x.dtype, [x, w, bias],
-                 rows * out_features)
+                 rows * out_features, (0, 1), (rows, out_features))
 
 
 def mv(args: Args) -> OpWork:

@@ -28,6 +28,7 @@ compulsory bytes of the model, on the DRAM level: a lower bound on traffic.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -78,6 +79,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
     flops: dict[str, np.ndarray] = {}
     nbytes = np.zeros(m)
     fp32_matrix = np.zeros(m, dtype=bool)
+    unaligned = np.full(m, np.nan)
     families = [""] * m
     assumed = [{} for _ in range(m)]
     if working.any():
@@ -111,6 +113,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
             flops[key] = np.bincount(w_codes, weights=per[gather] * w_share, minlength=m)
         fp32_of_op = np.array([w.matrix and "fp32" in w.flops for w in works], dtype=bool)
         fp32_matrix = np.bincount(w_codes, weights=fp32_of_op[gather].astype(float), minlength=m) > 0
+        unaligned = _unaligned_share(works, gather, w_codes, np.asarray(gpu.kernel_dur, dtype=float)[w_idx], m)
         # a row's family: that of the first working launch whose operator has one
         op_family = np.array([w.family for w in works], dtype=object)
         named = np.flatnonzero(op_family[gather] != "")
@@ -125,10 +128,23 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         groups[key] = {"t": float(t[c]), "n": int(calls[c]), "bytes": float(nbytes[c]),
                        "flops": {p: float(v[c]) for p, v in flops.items() if v[c] > 0},
                        "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c]),
+                       "unaligned": float(unaligned[c]),
                        "assumed": joined_notes(assumed[c])}
     for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
         g["dtype"] = dtype
     return groups
+
+
+def _unaligned_share(works: list, gather: np.ndarray, codes: np.ndarray, durations: np.ndarray,
+                     m: int) -> np.ndarray:
+    """Per row: the share of its working launches' time whose operator is a
+    matrix product with rows not 16-byte aligned (NaN: no such operator
+    says either way)."""
+    said = np.array([w.unaligned is not None for w in works], dtype=bool)[gather]
+    bad = np.array([w.unaligned is True for w in works], dtype=bool)[gather]
+    known = np.bincount(codes, weights=durations * said, minlength=m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(known > 0, np.bincount(codes, weights=durations * bad, minlength=m) / known, np.nan)
 
 
 def _row_notes(assumed: list, works: list, codes: np.ndarray, gather: np.ndarray) -> None:
@@ -250,6 +266,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
                           operator=operator, collective=collective, dtype=g["dtype"],
                           # what its operator's model assumed, where the model's numbers are the row's
                           assumed=g["assumed"] if working and key not in counted else "",
+                          unaligned=g["unaligned"] if working and key not in counted else math.nan,
                           why="" if working or collective is not None or key in counted else why(g["first"])))
     if assumed_fp32:
         warnings.append(Advice("fp32 matrix work of kernels whose names do not say their unit is placed on "
