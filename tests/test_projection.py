@@ -526,3 +526,18 @@ def test_unaligned_share_is_time_weighted_when_rows_are_summed():
     assert by_name["k"] == pytest.approx(0.75) and math.isnan(by_name["j"])
     assert concat([ks, ks]).unaligned[:3].tolist()[:2] == [1.0, 0.0]
     assert KernelSet.from_kernels(ks.kernels()).unaligned[0] == 1.0
+
+
+def test_an_unaligned_older_kernel_keeps_its_own_share_where_no_fallback_was_seen():
+    """An H100 row that fell back (cutlass_75) projected onto another sm_90+
+    GPU with no fallback figure: the target's kernels cannot take it
+    either, so the target library's efficiency is not promised."""
+    ks = kernels([("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_tn_align1", "gemm", 1, 4e-3,
+                   {"tensor_bf16": 1e12}, {"DRAM": 1e6}, math.nan)]).with_columns(unaligned=np.array([1.0]))
+    lib = {"src": 0.6, "dst": 0.6}
+    p = project(place(ks, _nvidia(SRC)), _nvidia(DST, cc="10.0"), figures=figures(library=lib))
+    assert KEYS[p.basis[0]] == "fallback_unobserved"
+    assert p.projected_s[0] == pytest.approx(0.5e-3 / 0.25)     # 25 % of the roof, as on the source
+    aligned = project(place(ks.with_columns(unaligned=np.array([0.0])), _nvidia(SRC)), _nvidia(DST, cc="10.0"),
+                      figures=figures(library=lib))
+    assert KEYS[aligned.basis[0]] == "older_kernel" and aligned.projected_s[0] < p.projected_s[0]

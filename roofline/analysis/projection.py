@@ -110,7 +110,7 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     lib_s, lib_t = figures.library(source), figures.library(target)
     efficiency = _efficiency(time_s, n * f_s, roof_s)
     carried, basis = _carried(efficiency, matrix, older, lib_s, lib_t, placements)
-    carried, basis = _fallback(carried, basis, tensor & (kernels.unaligned > 0.5), target,
+    carried, basis = _fallback(carried, basis, efficiency, tensor & (kernels.unaligned > 0.5), target,
                                figures.fallback(target), notes)
     with np.errstate(divide="ignore", invalid="ignore"):
         projected = n * f_t + roof_t / carried
@@ -253,11 +253,12 @@ def _carried(efficiency: np.ndarray, matrix: np.ndarray, older: np.ndarray,
 TMA_SM = 90
 
 
-def _fallback(carried: np.ndarray, basis: np.ndarray, unaligned: np.ndarray, target: Device,
-              figure: Figure | None, notes: list[str]):
+def _fallback(carried: np.ndarray, basis: np.ndarray, efficiency: np.ndarray, unaligned: np.ndarray,
+              target: Device, figure: Figure | None, notes: list[str]):
     """Matrix rows whose operands are not 16-byte aligned, on an NVIDIA GPU
     whose GEMM kernels need them to be: the share of their roof the
-    target's fallback kernels were observed to reach (else carried, said)."""
+    target's fallback kernels were observed to reach, else the source's own
+    share (not the target library's: its kernels cannot take the rows), said."""
     vendor = str((target.architecture or {}).get("vendor", "NVIDIA"))
     if not unaligned.any() or vendor != "NVIDIA" or not device_sm(target.architecture) >= TMA_SM:
         return carried, basis
@@ -269,6 +270,7 @@ def _fallback(carried: np.ndarray, basis: np.ndarray, unaligned: np.ndarray, tar
                      f"{device_label(target)}'s libraries fall back to older kernels there, which reached "
                      f"{figure.value:.0%} of their roof ({figure.source})")
     else:
+        carried = np.where(unaligned, efficiency, carried)
         basis[unaligned] = CODE["fallback_unobserved"]
         notes.append(f"{int(unaligned.sum())} matrix row(s) with operands not 16-byte aligned: "
                      f"{device_label(target)}'s libraries fall back to older kernels there, whose efficiency "

@@ -15,6 +15,9 @@ by what its evidence supports (docs/concepts.md, "Projection"):
                    efficiency each GPU's libraries were observed to reach
                    (devices/observations/gpus.yaml); carried as is where one GPU has
                    no observation (wider interval)
+  unaligned GEMMs  operands whose row strides are no multiple of 16 bytes run
+                   older-GPU kernels on sm_90+ NVIDIA targets: at the share of
+                   the roof such kernels were observed to reach there
   bandwidth rows   their bytes on the target's same level, at the source's
                    share of the roof
   short kernels    the source's kernel floor is taken off and the target's
