@@ -57,7 +57,7 @@ def read_table(path: str) -> dict:
         if not isinstance(entries, dict) or not all(isinstance(v, dict) for v in entries.values()):
             raise ValueError(f"'{part}' must map names to mappings of figures")
         for name, entry in entries.items():
-            for key in ("matrix_efficiency", "fallback_efficiency"):
+            for key in ("matrix_efficiency", "fallback_efficiency", "attention_efficiency"):
                 share = entry.get(key)
                 if share is not None and not (isinstance(share, (int, float)) and not isinstance(share, bool)
                                               and 0 < share <= 1):
@@ -113,6 +113,13 @@ def fallback_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
     (a library's fallback for operands its own kernels cannot take) reached
     on ``device``, in the traces named; None where none was observed."""
     return _figure(_entry(device, path), "fallback_efficiency")
+
+
+def attention_efficiency(device: Device, path: str = str(PATH)) -> Figure | None:
+    """The share of the matrix roof that fused attention kernels (FlashAttention,
+    aotriton, CK) reached on ``device``, in the traces named; None where none
+    was observed."""
+    return _figure(_entry(device, path), "attention_efficiency")
 
 
 def with_kernel_floor(device: Device) -> Device:

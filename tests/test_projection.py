@@ -257,13 +257,29 @@ def test_observed_figures_fall_back_to_the_vendor_and_refuse_bad_files(tmp_path)
         read_table(str(bad))
 
 
+def test_a_given_observations_file_replaces_every_shipped_figure(tmp_path):
+    """--observed FILE: floors, library, fallback and attention figures all
+    come from FILE (the benchmark's leave-one-model-out runs rely on it: a
+    shipped figure seeping in would be in-sample)."""
+    from roofline.cli.project import _figures
+    from roofline.devices.datasheet import devices
+    h100 = devices()["h100-sxm"]
+    path = tmp_path / "obs.yaml"
+    path.write_text("devices:\n  NVIDIA H100 SXM5:\n    kernel_floor_s: 2.0e-6\n    kernel_floor_source: t\n")
+    figures = _figures(str(path))
+    assert Figures().fallback(h100) is not None and Figures().attention(h100) is not None   # shipped
+    assert figures.floor(h100).value == 2e-6
+    assert figures.library(h100) is None and figures.fallback(h100) is None and figures.attention(h100) is None
+
+
 def test_the_shipped_observations_name_their_traces():
     from roofline.devices.observed import PATH
     table = read_table(str(PATH))
     for name, entry in table["devices"].items():
         assert entry["kernel_floor_s"] > 0 and ".json.gz" in entry["kernel_floor_source"], name
-        if "matrix_efficiency" in entry:
-            assert 0 < entry["matrix_efficiency"] <= 1 and "rows of" in entry["matrix_efficiency_source"]
+        for key in ("matrix_efficiency", "fallback_efficiency", "attention_efficiency"):
+            if key in entry:
+                assert 0 < entry[key] <= 1 and ".json.gz" in entry[key.replace("efficiency", "efficiency_source")]
 
 
 def _trace_file(tmp_path: Path, name_suffix: str = "") -> Path:

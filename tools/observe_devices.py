@@ -7,8 +7,8 @@ Per trace with at least 500 GPU kernels: the floor is the 1st percentile
 of its kernels' durations (events with cat "kernel"); per device, the
 median over its traces. The library efficiency is
 roofline.analysis.library_efficiency over every trace of the device, and
-so is the fallback efficiency (matrix kernels built for an older GPU, on
-at least 2 rows). A
+so are the fallback efficiency (matrix kernels built for an older GPU, on
+at least 2 rows) and the attention efficiency (fused attention kernels). A
 vendor's floor is the median of its devices' floors, for GPUs without a
 trace of their own. Every figure names the traces it rests on.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from roofline.analysis.library_efficiency import LibrarySample, fallback_sample, library_sample
+from roofline.analysis.library_efficiency import LibrarySample, attention_sample, fallback_sample, library_sample
 from roofline.cli.common import choose_device, load_inputs
 from roofline.core.placement import place
 from roofline.devices.observed import PATH
@@ -49,6 +49,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     floors, samples, names, vendors = defaultdict(list), defaultdict(LibrarySample), defaultdict(list), {}
     fallbacks, fallback_traces = defaultdict(LibrarySample), defaultdict(list)
+    attentions, attention_traces = defaultdict(LibrarySample), defaultdict(list)
     for path in args.traces:
         durations = kernel_durations_s(path)
         if len(durations) < MIN_KERNELS:
@@ -62,6 +63,10 @@ def main(argv=None) -> int:
         floors[device.name].append(floor)
         placed = place(kernels, device)
         samples[device.name] += library_sample(placed, floor)
+        attention = attention_sample(placed, floor)
+        if attention.rows:
+            attentions[device.name] += attention
+            attention_traces[device.name].append(path.name)
         fallback = fallback_sample(placed, floor)
         if fallback.rows:
             fallbacks[device.name] += fallback
@@ -88,6 +93,14 @@ def main(argv=None) -> int:
                                                         "rows of kernels built for an older GPU in "
                                                         f"{', '.join(fallback_traces[device])} "
                                                         "(roofline.analysis.library_efficiency.fallback_sample)"})
+        attention = attentions[device]
+        if attention.rows:
+            entry.update({"attention_efficiency": round(attention.efficiency, 3),
+                          "attention_efficiency_spread": round(attention.spread, 3),
+                          "attention_efficiency_source": f"time-weighted geometric mean over {attention.rows} fused "
+                                                         "attention row(s) of "
+                                                         f"{', '.join(attention_traces[device])} "
+                                                         "(roofline.analysis.library_efficiency.attention_sample)"})
         out["devices"][device] = entry
     by_vendor = defaultdict(list)
     for device, entry in out["devices"].items():

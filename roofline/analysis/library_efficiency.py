@@ -12,7 +12,8 @@ roofline time over its time less its floors; rows are weighted by time.
 were built for an older GPU (``cutlass_75_*`` on an sm_90 H100, what cuBLAS
 falls back to when a GEMM's operands are not 16-byte aligned for the
 newer kernels' TMA), compute- or bandwidth-bound, the share of their roof
-they reached.
+they reached; :func:`attention_sample` the fused attention rows, whose
+kernels come from attention libraries rather than the GEMM ones.
 """
 from __future__ import annotations
 
@@ -68,6 +69,13 @@ def fallback_sample(placements: Placements, floor_s: float) -> LibrarySample:
     older = older_than_device(placements.kernels.names, placements.device.architecture)
     aligned = placements.kernels.unaligned <= 0.5
     return _sample(placements, floor_s, _tensor_matrix(placements) & older & ~aligned)
+
+
+def attention_sample(placements: Placements, floor_s: float) -> LibrarySample:
+    """Fused attention rows on tensor cores (kernels built for the device)."""
+    kernels = placements.kernels
+    older = older_than_device(kernels.names, placements.device.architecture)
+    return _sample(placements, floor_s, _tensor_matrix(placements) & ~older & (kernels.families == "attention"))
 
 
 def _sample(placements: Placements, floor_s: float, rows: np.ndarray) -> LibrarySample:

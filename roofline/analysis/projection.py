@@ -32,7 +32,7 @@ from ..core.kernel_arch import device_sm, older_than_device
 from ..core.model import Device
 from ..core.evidence import wave_fill
 from ..core.placement import MATRIX_FAMILIES, Placements, limiting, multiprocessors, place
-from ..devices.observed import Figure, fallback_efficiency, kernel_floor, matrix_efficiency
+from ..devices.observed import Figure, attention_efficiency, fallback_efficiency, kernel_floor, matrix_efficiency
 from .projection_bases import ACROSS_KINDS, CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
 from .projection_fill import fill_without_work
 from .projection_totals import Totals, totals
@@ -51,6 +51,7 @@ class Figures:
     floor: object = kernel_floor
     library: object = matrix_efficiency
     fallback: object = fallback_efficiency
+    attention: object = attention_efficiency
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ def project(placements: Placements, target: Device, share: float = 0.8,
     lib_s, lib_t = figures.library(source), figures.library(target)
     efficiency = _efficiency(time_s, n * f_s, roof_s)
     carried, basis = _carried(efficiency, matrix, older, lib_s, lib_t, placements)
+    carried, basis = _attention(carried, basis, efficiency, matrix & ~older & (kernels.families == "attention"),
+                                figures.attention(source), figures.attention(target), target, notes)
     carried, basis = _fallback(carried, basis, efficiency, tensor & (kernels.unaligned > 0.5), target,
                                figures.fallback(target), notes)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -245,6 +248,21 @@ def _carried(efficiency: np.ndarray, matrix: np.ndarray, older: np.ndarray,
     else:
         basis[older] = CODE["matrix_carried"]
     return np.minimum(carried, 1.0), basis
+
+
+def _attention(carried, basis, efficiency, rows, att_s: Figure | None, att_t: Figure | None,
+               target: Device, notes: list[str]):
+    """Fused attention rows between two GPUs whose attention kernels were
+    both observed: the ratio of those figures (its libraries are not the
+    GEMM libraries); else they keep the GEMM libraries' ratio (_carried)."""
+    if not rows.any() or att_s is None or att_t is None:
+        return carried, basis
+    basis = basis.copy()
+    carried = np.where(rows, np.minimum(efficiency * att_t.value / att_s.value, 1.0), carried)
+    basis[rows] = CODE["attention"]
+    notes.append(f"fused attention: {device_label(target)}'s attention kernels reached {att_t.value:.0%} of the "
+                 f"matrix roof ({att_t.source}), the source's {att_s.value:.0%} ({att_s.source})")
+    return carried, basis
 
 
 # cuBLAS/CUTLASS kernels for sm_90 and later load operands with TMA, which

@@ -33,6 +33,7 @@ class Basis:
 BASES = (
     Basis("matrix", "matrix units at each GPU's observed library efficiency", 0.20),
     Basis("matrix_carried", "matrix units, the source's efficiency carried (no library efficiency observed for one GPU)", 0.35),
+    Basis("attention", "fused attention on matrix units at each GPU's observed attention-kernel efficiency", 0.25),
     Basis("older_kernel", "the source ran a kernel built for an older GPU: the library efficiency observed for the target (else for the source) instead of its own", 0.35),
     Basis("fallback", "operands not 16-byte aligned: the target's newer GEMM kernels (TMA) cannot take them; the share of their roof its fallback (older-GPU) kernels were observed to reach", 0.35),
     Basis("fallback_unobserved", "operands not 16-byte aligned: the target falls back to older-GPU kernels, whose efficiency there was never observed; the source's efficiency carried", 0.50),

@@ -125,15 +125,17 @@ def _inputs(args):
 
 def _figures(path):
     """The observed figures a projection uses: the shipped ones, or ``path``'s."""
+    from dataclasses import fields
     from functools import partial
 
     from ..analysis.projection import Figures
     from ..core.errors import InputError
-    from ..devices.observed import kernel_floor, matrix_efficiency, read_table
+    from ..devices.observed import read_table
     if path is None:
         return Figures()
     try:
         read_table(str(path))
     except (OSError, ValueError) as e:
         raise InputError(path, None, f"expected observed figures written by tools/observe_devices.py ({e})")
-    return Figures(partial(kernel_floor, path=str(path)), partial(matrix_efficiency, path=str(path)))
+    # every figure from the file given, none from the shipped one
+    return Figures(**{f.name: partial(f.default, path=str(path)) for f in fields(Figures)})

@@ -30,7 +30,7 @@ from .terminal import visible
 MEASURED, PROJECTED, AT_ROOF = "#9a9a9a", "#0072B2", "#D55E00"
 # a colour per basis (Okabe-Ito first, then greys): what a point rests on
 # one colour per basis key (a test checks that each of projection_bases.KEYS has one)
-BASIS_COLOR = {"matrix": "#CC79A7", "matrix_carried": "#E69F00", "older_kernel": "#D55E00",
+BASIS_COLOR = {"matrix": "#CC79A7", "matrix_carried": "#E69F00", "attention": "#117733", "older_kernel": "#D55E00",
                "fallback": "#882255", "fallback_unobserved": "#AA4499", "compute": "#44AA99",
                "bandwidth": "#0072B2", "floor": "#009E73", "collective": "#56B4E9", "no_work_own": "#F0E442",
                "twin": "#999999", "family": "#777777", "trace": "#555555", "kept": "#333333",
