@@ -522,6 +522,9 @@ def test_unaligned_gemms_fall_back_on_newer_nvidia_gpus():
     # 1 TFLOP on the target's 2 PFLOP/s roof is 0.5 ms; at 25 % of it, 2 ms
     assert p.projected_s[0] == pytest.approx(2e-3)
     assert p.projected_s[1] == pytest.approx(1e-3)      # 50 % carried at equal library efficiency
+    # a row already below the fallback's share (10 % of its roof) is not made faster by it
+    slow = project(place(ks.with_columns(time_s=np.array([1e-2, 2e-3])), SRC), _nvidia(DST), figures=seen)
+    assert slow.projected_s[0] == pytest.approx(0.5e-3 / 0.1)
     assert any("not 16-byte aligned" in n and "test fallback" in n for n in p.notes)
     unseen = project(placed, _nvidia(DST), figures=figures(library=lib))
     assert KEYS[unseen.basis[0]] == "fallback_unobserved"

@@ -274,7 +274,7 @@ TMA_SM = 90
 def _fallback(carried: np.ndarray, basis: np.ndarray, efficiency: np.ndarray, unaligned: np.ndarray,
               target: Device, figure: Figure | None, notes: list[str]):
     """Matrix rows whose operands are not 16-byte aligned, on an NVIDIA GPU
-    whose GEMM kernels need them to be: the share of their roof the
+    whose GEMM kernels need them to be: at most the share of their roof the
     target's fallback kernels were observed to reach, else the source's own
     share (not the target library's: its kernels cannot take the rows), said."""
     vendor = str((target.architecture or {}).get("vendor", "NVIDIA"))
@@ -282,7 +282,9 @@ def _fallback(carried: np.ndarray, basis: np.ndarray, efficiency: np.ndarray, un
         return carried, basis
     basis = basis.copy()
     if figure is not None:
-        carried = np.where(unaligned, figure.value, carried)
+        # a fallback is slower than the target's own kernels, never faster: a
+        # row already further from its roof (a small launch) stays there
+        carried = np.where(unaligned, np.minimum(carried, figure.value), carried)
         basis[unaligned] = CODE["fallback"]
         notes.append(f"{int(unaligned.sum())} matrix row(s) with operands not 16-byte aligned: "
                      f"{device_label(target)}'s libraries fall back to older kernels there, which reached "
