@@ -225,6 +225,8 @@ class Kernel:
     unaligned: float = math.nan
 
     def __post_init__(self):
+        if self.unaligned != self.unaligned:    # every NaN as math.nan itself, so equal Kernels compare equal
+            object.__setattr__(self, "unaligned", math.nan)
         object.__setattr__(self, "flops", _frozen(self.flops))
         object.__setattr__(self, "bytes", _frozen(self.bytes))
         object.__setattr__(self, "transactions", _frozen(self.transactions))
@@ -338,7 +340,7 @@ class KernelSet:
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
                 source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
-                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=_nan_or(self.unaligned[i])))
+                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=float(self.unaligned[i])))
         return out
 
     def work(self) -> np.ndarray:
@@ -379,12 +381,6 @@ class KernelRows(Sequence):
 
     def __repr__(self) -> str:
         return f"KernelRows({len(self)} kernels)"
-
-
-def _nan_or(value) -> float:
-    """``value`` as a float, NaN as ``math.nan`` itself (so Kernels compare equal)."""
-    value = float(value)
-    return math.nan if math.isnan(value) else value
 
 
 def _blocks(launch) -> float:
