@@ -166,7 +166,12 @@ def test_classify_csv_writers_agree_and_defuse_formulas(monkeypatch):
     monkeypatch.setattr(tables, "_arrow_csv", lambda columns: None)
     plain = tables.placements_csv(p)
     a, b = (list(csvmod.reader(io.StringIO(t))) for t in (fast, plain))
-    assert a[0] == b[0] == list(tables.CSV_FIELDS)
+    from roofline.core.row_schema import FIELDS
+    levels = [f.name for f in FIELDS if f.kind == "levels"]
+    per_level = {"bytes": list(p.kernels.bytes), "intensity": list(p.intensity)}
+    expected = [n for f in FIELDS for n in ([f"{f.name}_{lv}" for lv in per_level[f.name]]
+                                            if f.name in levels else [f.name])]
+    assert a[0] == b[0] == expected     # every JSON field, per-level ones one column per level
     assert len(a) == len(b) == 4
     for ra, rb in zip(a[1:], b[1:]):
         for x, y in zip(ra, rb):

@@ -1,5 +1,5 @@
-"""The collective fields of ``classify``'s rows (JSON, CSV, records), as
-columns: what each collective is, moves and achieves, by nccl-tests'
+"""The collective fields of ``classify``'s rows (JSON, CSV, records: their
+order is :mod:`.row_schema`'s), as columns: what each collective is, moves and achieves, by nccl-tests'
 definitions, and what it assumed (:mod:`.comm` computes them)."""
 from __future__ import annotations
 
@@ -42,18 +42,3 @@ def comm_arrays(p) -> dict:
         busbw = np.where(time > 0, bus_bytes(ks) / time, math.nan)
     return {"collective": names, "dtype": dtypes, "group_size": group, "comm_bytes": per_call,
             "algbw_bytes_s": algbw, "busbw_bytes_s": busbw, "comm_assumed": assumed}
-
-
-def comm_columns(p, idx) -> dict:
-    """:func:`comm_arrays` for the rows at ``idx``, as lists (None where missing)."""
-    cols = {k: v[idx] for k, v in comm_arrays(p).items()}
-
-    def numbers(values):
-        out = np.asarray(values, dtype=float).astype(object)
-        out[~np.isfinite(np.asarray(values, dtype=float))] = None
-        return out.tolist()
-
-    out = {k: [v or None for v in cols[k].tolist()] for k in COMM_TEXT}
-    out["group_size"] = [int(v) if math.isfinite(v) else None for v in cols["group_size"].tolist()]
-    out.update({k: numbers(cols[k]) for k in COMM_NUMBERS})
-    return {k: out[k] for k in COMM_FIELDS}

@@ -35,7 +35,6 @@ import numpy as np
 
 from . import reasons as R
 from .comm import is_comm_key, link_times, link_warnings
-from .comm_columns import comm_columns
 from .placement_warnings import ABOVE_ROOF_TOLERANCE, warn_above_roof, warn_missing, warn_substituted  # noqa: F401
 from .causes import cause_evidence
 from .compulsory import place_compulsory
@@ -216,30 +215,12 @@ class Placements:
         return out
 
     def columns(self, indices=None) -> dict[str, list]:
-        """The JSON/CSV fields of ``classify`` as one list per field (None
-        for a missing value), for all kernels or those at ``indices``;
-        ``bytes`` and ``intensity`` as one list per level."""
+        """The JSON/CSV fields of ``classify`` (:mod:`.row_schema`) as one list
+        per field (None for a missing value), for all kernels or those at
+        ``indices``; ``bytes`` and ``intensity`` as one list per level."""
+        from .row_schema import FIELDS, row_columns
         idx = slice(None) if indices is None else np.asarray(indices, dtype=np.int64)
-        ks = self.kernels
-        return {
-            "name": _strings(ks.names[idx]), "family": _texts(ks.families[idx]),
-            "variant": _texts(ks.variants[idx]), "operator": _texts(ks.operators[idx]),
-            "modelled": ks.modelled[idx].tolist(), "count": whole_counts(ks.count[idx]).tolist(),
-            "time_s": _numbers(ks.time_s[idx]), "flops": _numbers(self.work[idx]),
-            "bytes": {lv: _numbers(v[idx]) for lv, v in ks.bytes.items() if not is_comm_key(lv)},
-            "bound": _strings(self.bound[idx]), "level": _texts(self.level[idx]),
-            "predicted_bound": _texts(self.predicted_bound[idx]),
-            "overhead_kind": _texts(self.overhead_kind[idx]), "limiter": _texts(self.limiter[idx]),
-            "reason": _texts(self.reason[idx]), "reason_detail": _texts(self.reason_detail[idx]),
-            "fixed_s": _numbers(self.fixed_s[idx]),
-            "intensity": {lv: _numbers(v[idx]) for lv, v in self.intensity.items()},
-            "achieved_flop_s": _numbers(self.achieved_flop_s[idx]),
-            "attainable_flop_s": _numbers(self.attainable_flop_s[idx]),
-            "roofline_time_s": _numbers(self.roofline_time_s[idx]),
-            "efficiency": _numbers(self.efficiency[idx]),
-            **comm_columns(self, idx),
-            "assumed": _texts(ks.assumed[idx]),
-        }
+        return {f.name: _listed(f.kind, column, idx) for f, column in zip(FIELDS, row_columns(self).values())}
 
     def records(self, indices=None) -> list[dict]:
         """One plain dict per kernel (the JSON/CSV shape of ``classify``), or
@@ -252,6 +233,24 @@ class Placements:
             for row, values in zip(rows, zip(*levels.values()) if levels else ((),) * len(rows)):
                 row[key] = {lv: v for lv, v in zip(levels, values) if v is not None}
         return rows
+
+
+def _listed(kind: str, column, idx):
+    """A column of :mod:`.row_schema` at ``idx`` as the list records() holds."""
+    if kind == "levels":
+        return {lv: _numbers(v[idx]) for lv, v in column.items()}
+    column = np.asarray(column)[idx]
+    if kind == "name":
+        return _strings(column)
+    if kind == "text":
+        return _texts(column)
+    if kind == "bool":
+        return column.tolist()
+    if kind == "count":
+        return whole_counts(column).tolist()
+    if kind == "nint":
+        return [int(v) if math.isfinite(v) else None for v in np.asarray(column, dtype=float).tolist()]
+    return _numbers(column)
 
 
 def _numbers(values: np.ndarray) -> list:

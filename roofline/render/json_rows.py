@@ -24,16 +24,9 @@ from typing import Iterator
 
 import numpy as np
 
-from ..core.comm import is_comm_key
-from ..core.comm_columns import COMM_NUMBERS, COMM_TEXT, comm_arrays
 from ..core.placement import Placements
+from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
-
-# field order of Placements.records()
-TEXT = ("name", "family", "variant", "operator")
-LABELS = ("bound", "level", "predicted_bound", "overhead_kind", "limiter", "reason", "reason_detail")
-RATES = ("achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency")
-
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
 
@@ -74,26 +67,19 @@ def _records_json(p: Placements) -> bytes:
 
 
 def _columns(p: Placements) -> list[tuple[str, str, object]]:
-    """(key, kind, values) in the field order of ``records()``; the string
-    columns already as Arrow arrays of JSON literals."""
-    ks = p.kernels
-    cols = [(k, "json", _strings(v, empty_is_null=k != "name"))
-            for k, v in zip(TEXT, (ks.names, ks.families, ks.variants, ks.operators))]
-    cols.append(("modelled", "bool", np.asarray(ks.modelled, dtype=bool)))
-    cols.append(("count", "int", whole_counts(ks.count)))
-    cols += [("time_s", "float", ks.time_s), ("flops", "float", p.work)]
-    cols.append(("bytes", "levels", {lv: v for lv, v in ks.bytes.items() if not is_comm_key(lv)}))
-    cols += [(k, "json", _strings(getattr(p, k), empty_is_null=k != "bound")) for k in LABELS]
-    cols.append(("fixed_s", "float", p.fixed_s))
-    cols.append(("intensity", "levels", p.intensity))
-    cols += [(k, "float", getattr(p, k)) for k in RATES]
-    comm = comm_arrays(p)           # the collective fields (roofline.core.comm)
-    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_TEXT[:2]]
-    cols.append(("group_size", "nint", comm["group_size"]))
-    cols += [(k, "float", comm[k]) for k in COMM_NUMBERS]
-    cols += [(k, "json", _strings(comm[k], empty_is_null=True)) for k in COMM_TEXT[2:]]
-    cols.append(("assumed", "json", _strings(ks.assumed, empty_is_null=True)))   # what its work model assumed
-    return cols
+    """(key, kind, values) in the field order of :mod:`roofline.core.row_schema`;
+    the text columns already as Arrow arrays of JSON literals."""
+    out = []
+    for f, column in zip(FIELDS, row_columns(p).values()):
+        if f.kind in ("name", "text"):
+            out.append((f.name, "json", _strings(column, empty_is_null=f.kind == "text")))
+        elif f.kind == "bool":
+            out.append((f.name, "bool", np.asarray(column, dtype=bool)))
+        elif f.kind == "count":
+            out.append((f.name, "int", whole_counts(column)))
+        else:                       # float, nint, levels
+            out.append((f.name, f.kind, column))
+    return out
 
 
 def _slice_text(columns, a: int, b: int) -> bytes:

@@ -8,14 +8,11 @@ import numpy as np
 
 from ..core.csv_cells import RISKY_PATTERN, defused
 from ..core.gcpause import paused
-from ..core.comm_columns import COMM_FIELDS, comm_arrays
+from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
 from ..core.units import format_percent, format_si, whole_counts
 
-CSV_FIELDS = ("name", "family", "count", "time_s", "flops", "bound", "level", "overhead_kind", "reason",
-              "reason_detail", "fixed_s", "achieved_flop_s", "attainable_flop_s", "roofline_time_s", "efficiency", "operator",
-              "modelled", "predicted_bound", "assumed") + COMM_FIELDS   # the collective's fields last
 
 
 def rate_unit(key: str) -> str:
@@ -62,43 +59,44 @@ def placements_csv_bytes(p: Placements) -> bytes:
 def placements_csv_chunks(p: Placements):
     """:func:`placements_csv_bytes` in pieces of :data:`CSV_SLICE_ROWS` rows,
     to be written as they come: 3M rows are never held as one 400 MB
-    string and its joined copy."""
+    string and its joined copy. The columns are :mod:`roofline.core.row_schema`'s,
+    each per-level field spread into one column per level (``bytes_DRAM``)."""
     with paused():
-        ks = p.kernels
-        columns = {
-            "name": ks.names, "family": ks.families, "count": whole_counts(ks.count),
-            "time_s": ks.time_s, "flops": p.work, "bound": p.bound, "level": p.level,
-            "overhead_kind": p.overhead_kind, "reason": p.reason, "reason_detail": p.reason_detail,
-            "fixed_s": p.fixed_s, "achieved_flop_s": p.achieved_flop_s,
-            "attainable_flop_s": p.attainable_flop_s, "roofline_time_s": p.roofline_time_s,
-            "efficiency": p.efficiency, "operator": ks.operators, "modelled": ks.modelled,
-            "predicted_bound": p.predicted_bound, **comm_arrays(p)}
-        columns["assumed"] = ks.assumed          # what its work model assumed
+        columns = [(name, kind, whole_counts(values) if kind == "count" else values)
+                   for name, kind, values in flat_columns(p)]
         arrow = _arrow_csv(columns)
         if arrow is not None:
             yield from arrow
             return
-        cells = [_csv_cells(np.asarray(columns[k])) for k in CSV_FIELDS]
+        cells = [_csv_cells(np.asarray(values), kind) for _, kind, values in columns]
         body = "\n".join(map(",".join, zip(*cells)))
-        yield (",".join(CSV_FIELDS) + "\n" + body + ("\n" if body else "")).encode("utf-8")
+        yield (_header(columns) + body + ("\n" if body else "")).encode("utf-8")
+
+
+def _header(columns) -> str:
+    """The header line; a level's name comes from a profile, so it is quoted
+    and defused as any cell."""
+    return ",".join(_csv_text(name) for name, _, _ in columns) + "\n"
 
 
 CSV_SLICE_ROWS = 200_000    # rows a piece of the CSV holds (about 25 MB)
 
 
-def _arrow_csv(columns: dict):
+def _arrow_csv(columns: list):
     """The CSV written by Arrow's C++ writer (numbers formatted in C++), as
     an iterator of pieces; None without pyarrow."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pac
-        import pyarrow.csv as pcsv
     except ImportError:
         return None
     arrays = []
-    for key in CSV_FIELDS:
-        values = np.asarray(columns[key])
-        if values.dtype == bool:
+    for _, kind, values in columns:
+        values = np.asarray(values)
+        if kind == "nint":              # whole numbers, empty where unknown
+            finite = np.isfinite(values)
+            arrays.append(pa.array(np.nan_to_num(values).astype(np.int64), mask=~finite))
+        elif values.dtype == bool:
             arrays.append(pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int8)),
                                                          pa.array(["False", "True"])))
         elif values.dtype.kind in "iuf":
@@ -110,10 +108,10 @@ def _arrow_csv(columns: dict):
             if pac.any(formula).as_py():
                 text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
             arrays.append(text)
-    return _arrow_pieces(pa.table(arrays, names=list(CSV_FIELDS)))
+    return _arrow_pieces(pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))]), _header(columns))
 
 
-def _arrow_pieces(table):
+def _arrow_pieces(table, header: str):
     """The header, then slices of the table as CSV: formatting numbers is
     most of the time and Arrow's writer runs on one thread, so slices are
     written on every core, at most two per core ahead of the reader."""
@@ -126,7 +124,7 @@ def _arrow_pieces(table):
             quoting_style="needed", include_header=False))
         return out.getvalue().to_pybytes()
 
-    yield (",".join(CSV_FIELDS) + "\n").encode()      # plain field names: no quotes needed
+    yield header.encode("utf-8")
     slices = max(1, -(-table.num_rows // CSV_SLICE_ROWS))
     if slices == 1:
         yield write(0)
@@ -142,7 +140,9 @@ def _arrow_pieces(table):
             yield piece
 
 
-def _csv_cells(values: np.ndarray) -> list[str]:
+def _csv_cells(values: np.ndarray, kind: str = "") -> list[str]:
+    if kind == "nint":
+        return [str(int(v)) if np.isfinite(v) else "" for v in values.tolist()]
     if values.dtype == bool:
         return np.where(values, "True", "False").tolist()
     if values.dtype.kind in "iu":
