@@ -1,4 +1,5 @@
 """kernels.csv: the accepted header, units in column names, errors with line."""
+from pathlib import Path
 import math
 
 import numpy as np
@@ -180,3 +181,13 @@ def test_classify_csv_writers_agree_and_defuse_formulas(monkeypatch):
             except ValueError:
                 assert x == y
     assert b[2][0] == "'=cmd" and b[1][0] == "a,b"
+
+
+def test_the_docs_list_every_output_field():
+    """docs/formats.md's table of classify's fields names each field of the
+    schema, in its order."""
+    import re
+    from roofline.core.row_schema import NAMES
+    text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
+    section = text.split("## What `classify` writes", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `([a-z_]+)` \|", section, re.M) == list(NAMES)
