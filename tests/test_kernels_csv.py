@@ -1,6 +1,6 @@
 """kernels.csv: the accepted header, units in column names, errors with line."""
-from pathlib import Path
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
