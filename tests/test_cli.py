@@ -65,7 +65,7 @@ def test_classify_known_answers(tmp_path):
 
 def test_classify_csv_and_table():
     csv_out = roofline("classify", EXAMPLE, "-d", TOY, "-f", "csv")
-    assert csv_out.stdout.splitlines()[0].startswith("name,family,variant,operator,modelled,count,time_s")
+    assert csv_out.stdout.splitlines()[0].startswith("name,family,variant,operator,device,modelled,count,time_s")
     assert len(csv_out.stdout.splitlines()) == 17
     table = roofline("classify", EXAMPLE, "-d", TOY)
     assert "forward_kernel" in table.stdout and "bound" in table.stdout.splitlines()[0]

@@ -102,6 +102,16 @@ def _largest(codes, n, values) -> np.ndarray:
     return np.where(np.isfinite(out), out, math.nan)
 
 
+def _shared_label(codes, n, first, labels) -> np.ndarray:
+    """Per group: its first member's label when every member has it, else ""."""
+    out = labels[first].copy()
+    if len(labels):
+        label_codes, _ = factorize(labels)
+        mixed = np.bincount(codes, weights=(label_codes != label_codes[first][codes]).astype(float), minlength=n) > 0
+        out[mixed] = ""
+    return out
+
+
 def _time_weighted(codes, n, values, time_s) -> np.ndarray:
     """Per group: the time-weighted mean of ``values`` over its members that
     have one and a time (NaN where none has)."""
@@ -149,7 +159,8 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
         instructions=None if ks.instructions is None else _sum(codes, n, ks.instructions),
         transactions={lv: _sum(codes, n, v) for lv, v in ks.transactions.items()},
         modelled=modelled, operators=operators, threads=_common(codes, n, ks.threads),
-        blocks=_largest(codes, n, ks.blocks), unaligned=_time_weighted(codes, n, ks.unaligned, ks.time_s))
+        blocks=_largest(codes, n, ks.blocks), unaligned=_time_weighted(codes, n, ks.unaligned, ks.time_s),
+        devices=_shared_label(codes, n, first, ks.devices))
 
 
 def condense(ks: KernelSet, max_points: int = MAX_MARKERS, grouped: KernelSet | None = None) -> KernelSet:
@@ -178,7 +189,7 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         instructions=None if ks.instructions is None else ks.instructions[idx],
         transactions={lv: v[idx] for lv, v in ks.transactions.items()},
         modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx],
-        sources=ks.sources[idx], blocks=ks.blocks[idx], unaligned=ks.unaligned[idx])
+        sources=ks.sources[idx], blocks=ks.blocks[idx], unaligned=ks.unaligned[idx], devices=ks.devices[idx])
 
 
 def concat(sets) -> KernelSet:
@@ -206,4 +217,5 @@ def concat(sets) -> KernelSet:
         threads=np.concatenate([s.threads for s in sets]),
         sources=np.concatenate([s.sources for s in sets]),
         blocks=np.concatenate([s.blocks for s in sets]),
-        unaligned=np.concatenate([s.unaligned for s in sets]))
+        unaligned=np.concatenate([s.unaligned for s in sets]),
+        devices=np.concatenate([s.devices for s in sets]))

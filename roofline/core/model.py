@@ -223,6 +223,8 @@ class Kernel:
     # multiple of 16 bytes (NaN: not a matrix product, or no shapes): newer
     # GPUs' GEMM kernels (TMA, sm_90 on) cannot take them
     unaligned: float = math.nan
+    # the device it ran on, where its file holds several ("/device:GPU:3"); "" otherwise
+    device: str = ""
 
     def __post_init__(self):
         if self.unaligned != self.unaligned:    # every NaN as math.nan itself, so equal Kernels compare equal
@@ -248,7 +250,7 @@ class KernelSet:
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
                  modelled=None, operators=None, threads=None, sources=None, blocks=None,
-                 collectives=None, whys=None, dtypes=None, assumed=None, unaligned=None):
+                 collectives=None, whys=None, dtypes=None, assumed=None, unaligned=None, devices=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -280,6 +282,8 @@ class KernelSet:
         self.assumed = _objects(assumed, n, "assumed", "")
         # per row: the share of its time with matrix operands not 16-byte aligned (NaN: not known)
         self.unaligned = _column(np.full(n, math.nan) if unaligned is None else unaligned, n, "unaligned")
+        # per row: the device it ran on where the file holds several ("": one device, or not said)
+        self.devices = _objects(devices, n, "devices", "")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -291,7 +295,8 @@ class KernelSet:
                        instructions=self.instructions, transactions=self.transactions,
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
                        sources=self.sources, blocks=self.blocks, collectives=self.collectives,
-                       whys=self.whys, dtypes=self.dtypes, assumed=self.assumed, unaligned=self.unaligned)
+                       whys=self.whys, dtypes=self.dtypes, assumed=self.assumed, unaligned=self.unaligned,
+                       devices=self.devices)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -325,6 +330,7 @@ class KernelSet:
             dtypes=[k.dtype for k in ks] if any(k.dtype for k in ks) else None,
             assumed=[k.assumed for k in ks] if any(k.assumed for k in ks) else None,
             unaligned=[k.unaligned for k in ks],
+            devices=[k.device for k in ks] if any(k.device for k in ks) else None,
         )
 
     def kernels(self) -> list[Kernel]:
@@ -340,7 +346,8 @@ class KernelSet:
                 modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
                 threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
                 source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
-                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=float(self.unaligned[i])))
+                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=float(self.unaligned[i]),
+                device=str(self.devices[i])))
         return out
 
     def work(self) -> np.ndarray:

@@ -39,6 +39,7 @@ FIELDS = (
     Field("family", "text", "its family (gemm, elementwise ...)"),
     Field("variant", "text", "the variant a kernels.csv names (before/after an optimization)"),
     Field("operator", "text", "the framework operator that launched it"),
+    Field("device", "text", "the device it ran on, where the file holds several (\"/device:GPU:3\")"),
     Field("modelled", "bool", "its work comes from an operator model, not counters"),
     Field("count", "count", "calls"),
     Field("time_s", "float", "time over all calls, s"),
@@ -76,6 +77,7 @@ def row_columns(p) -> dict:
     comm = comm_arrays(p)
     own = {
         "name": ks.names, "family": ks.families, "variant": ks.variants, "operator": ks.operators,
+        "device": ks.devices,
         "modelled": np.asarray(ks.modelled, dtype=bool), "count": ks.count, "time_s": ks.time_s,
         "flops": p.work, "bytes": {lv: v for lv, v in ks.bytes.items() if not is_comm_key(lv)},
         "bound": p.bound, "level": p.level, "predicted_bound": p.predicted_bound,

@@ -66,6 +66,9 @@ def grouped(kernels: KernelSet, launch: dict) -> XplaneRows:
     codes, m = rank[inverse], len(order)
     rows = carry_labels(kernels, aggregate_set(kernels, by="name", groups=(codes, m)), codes)
     heads = first[order]
+    if len(np.unique(device)) > 1:      # rows of several GPUs: each says which (they would look alike)
+        names = np.asarray([str(d) for d in launch["devices"]], dtype=object)
+        rows = rows.with_columns(devices=names[device[heads]])
     stream = np.asarray(launch["stream"], dtype=np.int64)
     lo = np.full(m, np.iinfo(np.int64).max)
     hi = np.full(m, np.iinfo(np.int64).min)

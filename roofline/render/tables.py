@@ -192,10 +192,13 @@ def placements_table(p: Placements, limit: int | None = None, name_width: int = 
             _short(visible(name), name_width), str(r["count"]), format_si(r["time_s"], "s"), share,
             _rate(r["achieved_flop_s"]), _rate(r["attainable_flop_s"]),
             format_percent(r["efficiency"]), bound, reason))
-    left = (0, 7, 8)
-    if any(dtypes):        # the dtype(s) after the name, where the rows say them (a cast: fp32->bf16)
-        lines = [row[:1] + (d,) + row[1:] for row, d in zip(lines, ["dtype"] + [visible(str(x)) for x in dtypes])]
-        left = (0, 1, 8, 9)
+    left = [0, 7, 8]
+    for column, values in (("dtype", dtypes), ("device", [r["device"] or "" for r in shown])):
+        # the dtype(s) (a cast: fp32->bf16) and the device after the name, where rows say them
+        if any(values):
+            lines = [row[:1] + (d,) + row[1:] for row, d in zip(lines, [column] + [visible(str(x)) for x in values])]
+            left = [0, 1] + [i + 1 for i in left[1:]]
+    left = tuple(left)
     widths = [max(len(row[i]) for row in lines) for i in range(len(lines[0]))]
     text = ["  ".join(c.ljust(w) if i in left else c.rjust(w)
                       for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in lines]
