@@ -85,7 +85,7 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
                   title=title or "Roofline report", top=top, max_points=max_points,
                   extra_warnings=tuple(extra),
                   row_ranks=None if row_ranks is None else np.asarray(row_ranks, dtype=np.int64),
-                  doubts=tuple(doubts_for(device, results)), result_rows=tuple(starts))
+                  doubts=tuple(doubts_for(device, results)), result_rows=tuple(starts), rules=rules)
 
 
 def _collect(inputs):

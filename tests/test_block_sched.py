@@ -157,9 +157,15 @@ def test_report_section_beside_the_verdict(tmp_path):
     assert grouped[T.NAME_A]["count"] == 2                                    # the trace adds no calls
     figs = R.figures(rep)
     assert sorted(figs) == ["block-sched-1", "block-sched-2", "block-sched-3"]
-    html = R.section_html(rep, {k: "data:," for k in figs})
-    assert html.startswith('<section id="rr-block-sched">') and html.count("<figure>") == 3
-    md = R.section_markdown(rep, {k: f"{k}.png" for k in figs})
-    assert md.startswith("## Block scheduling") and "measured SM clock" in md
-    assert R.section_html(build_report([profiled], gpu(sm=1e9)), {}) == ""
+    assert R.figure_keys(rep) == sorted(figs)
+    from roofline.render.html import render_html
+    from roofline.render.markdown import render_markdown
+    doc = rep.document()
+    html = render_html(doc, {k: "data:," for k in figs})
+    section = html[html.index('<section id="rr-block-sched">'):]
+    assert section[:section.index("</section>")].count("<figure>") == 3
+    md = render_markdown(doc, {k: f"{k}.png" for k in figs})
+    part = md[md.index("## Block scheduling"):]
+    assert "measured SM clock" in part and part.count("](block-sched-") == 3
+    assert "block-sched" not in build_report([profiled], gpu(sm=1e9)).document().keys()
     assert math.isclose(R.report_schedules(rep)[0].share, 0.1)

@@ -503,7 +503,7 @@ def test_cli_writes_the_collective_fields(tmp_path):
     subprocess.run([sys.executable, "-m", "roofline.cli.main", "report", str(NCCL_DATA), "-o", str(report)],
                    capture_output=True, check=True)
     html = report.read_text()
-    assert 'id="rr-communication"' in html and "collective roofline" in html and "Exposed communication" in html
+    assert 'id="rr-communication"' in html and "Collective roofline" in html and "Exposed communication" in html
 
 
 def test_cli_says_what_a_profile_without_a_link_rate_lacks():

@@ -125,10 +125,12 @@ def test_html_text(text, shown):
     assert html_text(text) == shown
 
 
-def test_bidi_controls_are_escapes_in_markdown_and_the_block_scheduling_table():
-    from roofline.render.block_sched import _e as block_e, _md as block_md
-    from roofline.render.markdown import _md_code, _md_text
+def test_bidi_controls_are_escapes_in_markdown_and_in_every_table_cell():
+    from roofline.render.document import Table, code, text
+    from roofline.render.html_tables import table_html
+    from roofline.render.markdown import _md_code, _md_text, _table_lines
     name = "exe\u202egnp.py"
-    for render in (_md_code, _md_text, block_e, block_md):
-        out = render(name)
+    table = Table(("kernel", "trace"), ((code(name), text(name)),))
+    for render in (_md_code, _md_text, table_html, lambda _: "\n".join(_table_lines(table))):
+        out = render(table if render is table_html else name)
         assert "\u202e" not in out and "\\u202e" in out, render

@@ -1,7 +1,7 @@
 """Block scheduling inside kernels (:mod:`roofline.analysis.block_sched`)
-written out and drawn: the report's section in HTML (:func:`section_html`)
-and Markdown (:func:`section_markdown`), beside each kernel's roofline
-verdict, the per-SM timeline (:func:`timeline_figure`, matplotlib imported
+written out and drawn: the rows of the report's section
+(:mod:`.sections.block_sched`) beside each kernel's roofline verdict, the
+per-SM timeline (:func:`timeline_figure`, matplotlib imported
 when called) and plain text (:func:`block_sched_text`).
 
 The report hands in itself (its ``results``, ``device`` and ``grouped``
@@ -9,15 +9,11 @@ placements); nothing here imports the report, the HTML or Markdown writers.
 """
 from __future__ import annotations
 
-import html
 import math
-import re
 import weakref
 
 import numpy as np
 
-from .names import html_text
-from .terminal import visible
 from ..analysis.block_sched import BlockSchedule, schedules
 from ..core.units import format_si
 from .cells import _bound_text, _pct, _short, _t
@@ -126,53 +122,9 @@ def clock_line(report) -> str:
     return found[0].clock_source if found else ""
 
 
-def section_html(report, images: dict[str, str]) -> str:
-    """``<section id="rr-block-sched">`` with the table and the timelines
-    (``images``: chart name -> URI, from :func:`figures`), or "" when no
-    input has block clocks."""
-    body = rows(report)
-    if not body:
-        return ""
-    e = _e
-    out = ['<section id="rr-block-sched"><h2>Block scheduling</h2>',
-           f'<p class="note">{e(NOTE)} Clock: {e(clock_line(report))}.</p>']
-    head = "".join(f'<th class="l">{e(h)}</th>' if i in (0, 1, 10) else f"<th>{e(h)}</th>"
-                   for i, h in enumerate(HEADER))
-    trs = []
-    for r in body:
-        cells = [f'<td class="name" title="{e(r[0])}">{e(_short(r[0]))}</td>', f'<td class="l">{e(r[1])}</td>']
-        cells += [f'<td class="l">{e(c)}</td>' if i == 10 else f"<td>{e(c)}</td>" for i, c in enumerate(r[2:], 2)]
-        trs.append("<tr>" + "".join(cells) + "</tr>")
-    out.append(f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>' + "\n".join(trs)
-               + "</tbody></table></div>")
-    more = len(report_schedules(report)) - len(body)
-    if more > 0:
-        out.append(f'<p class="note">{more:,} more launches with a smaller share.</p>')
-    for key in sorted(k for k in images if k.startswith("block-sched-")):
-        out.append(f'<figure><img src="{images[key]}" alt="per-SM block timeline"><figcaption>Per-SM timeline: '
-                   "one row per SM (its block slots stacked inside it), blocks as blue bars, scheduling gaps "
-                   "in orange.</figcaption></figure>")
-    out.append("</section>")
-    return "\n".join(out)
-
-
-def section_markdown(report, images: dict[str, str]) -> str:
-    """The section as Markdown (``images``: chart name -> PNG file name), or ""."""
-    body = rows(report)
-    if not body:
-        return ""
-    lines = ["## Block scheduling", "", _md(NOTE) + f" Clock: {_md(clock_line(report))}.", "",
-             "| " + " | ".join(HEADER) + " |", "|" + "|".join("---" if i in (0, 1, 10) else "---:"
-                                                             for i in range(len(HEADER))) + "|"]
-    for r in body:
-        lines.append("| " + " | ".join([_md_code(_short(r[0]))] + [_md(c) for c in r[1:]]) + " |")
-    lines.append("")
-    more = len(report_schedules(report)) - len(body)
-    if more > 0:
-        lines += [f"{more:,} more launches with a smaller share.", ""]
-    for key in sorted(k for k in images if k.startswith("block-sched-")):
-        lines += [f"![per-SM block timeline]({images[key]})", ""]
-    return "\n".join(lines) + "\n"
+def figure_keys(report, limit: int = MAX_CHARTS) -> list[str]:
+    """The names :func:`figures` gives its timelines, without drawing them."""
+    return [f"block-sched-{i}" for i in range(1, min(limit, len(report_schedules(report))) + 1)]
 
 
 def figures(report, limit: int = MAX_CHARTS) -> dict[str, object]:
@@ -256,24 +208,3 @@ def _cycles(v) -> str:
     if v is None or not math.isfinite(v):
         return "–"
     return f"{v:,.0f}" if abs(v) < 1e6 else format_si(v, "").strip()
-
-
-def _e(text) -> str:
-    """Text for HTML: escaped, with bidi and control characters as escapes (names.html_text)."""
-    return html_text(text)
-
-
-def _md_code(text) -> str:
-    """A name as a Markdown code span (nothing inside is markup), pipes
-    escaped for the table, fenced by more backticks than it holds."""
-    s = visible(str(text).replace("\n", " ")).replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {s} {fence}" if longest else f"`{s}`"
-
-
-def _md(text) -> str:
-    s = html.escape(visible(str(text)), quote=False)
-    for ch in "\\`*[]|":
-        s = s.replace(ch, "\\" + ch)
-    return s.replace("_", "\\_").replace("\n", " ")

@@ -1,9 +1,9 @@
-"""Tables of the HTML report that sort and search in the page, with no
-server: a click on a column head sorts by that column (numbers by value,
-through each cell's ``data-v``), a search box keeps the rows whose text or
-full kernel name contains what is typed. And the kernels table: every kernel
-name of the report (up to :data:`MAX_ROWS`, most time first), with an id
-per row that the interactive chart's points jump to.
+"""Tables of the HTML report (:class:`~.document.Table` written out), which
+sort and search in the page with no server: a click on a column head sorts
+by that column (numbers by value, through each cell's ``data-v``), a search
+box keeps the rows whose text or full kernel name contains what is typed,
+and a long table shows its top rows until "show all" is pressed (a search,
+or a chart point that jumps to a hidden row, shows the rest).
 """
 from __future__ import annotations
 
@@ -11,13 +11,21 @@ import math
 
 import numpy as np
 
-from .cells import _bound_text, _pct, _rate, _reason_text, _t
-from .names import distinct_names, html_text
-
-MAX_ROWS = 2000
+from .names import html_text
 
 TABLE_JS = """
 (function () {
+  const mark = (t) => {     // the rows past the top ones, in their current order
+    const n = Number(t.dataset.collapse || 0);
+    if (n) Array.from(t.tBodies[0].rows).forEach((r, i) => r.classList.toggle("rr-more", i >= n));
+  };
+  document.querySelectorAll(".rr button.rr-all").forEach((b) => {
+    b.addEventListener("click", () => {
+      const t = document.getElementById(b.dataset.table);
+      const open = t.classList.toggle("rr-collapsed");
+      b.textContent = open ? b.dataset.more : "show the top " + t.dataset.collapse + " rows";
+    });
+  });
   const num = (v) => (v === undefined || v === "" ? NaN : Number(v));
   document.querySelectorAll(".rr table.sortable").forEach((t) => {
     t.querySelectorAll("thead th").forEach((th, c) => {
@@ -34,12 +42,14 @@ TABLE_JS = """
           return dir * String(x).localeCompare(String(y));
         });
         rows.forEach((r) => body.appendChild(r));
+        mark(t);
       });
     });
   });
   document.querySelectorAll(".rr input.rr-search").forEach((box) => {
     box.addEventListener("input", () => {
       const q = box.value.toLowerCase(), t = document.getElementById(box.dataset.table);
+      if (q) t.classList.add("rr-searching"); else t.classList.remove("rr-searching");
       let shown = 0;
       for (const r of t.tBodies[0].rows) {
         const hit = (r.dataset.s || r.textContent).toLowerCase().includes(q);
@@ -65,61 +75,54 @@ def _v(x) -> str:
     return repr(float(x)) if isinstance(x, (int, float, np.floating, np.integer)) else _e(x)
 
 
-def sortable_table(table_id: str, header, rows, left=frozenset({0}), search: bool = False) -> str:
-    """``rows``: lists of ``(html, sort key)`` cells, optionally preceded by
-    a dict of row attributes (``id``, ``data-s`` for the search text)."""
-    head = "".join(f'<th class="l">{_e(h)}</th>' if i in left else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
+def cell_html(c, left: bool, sortable: bool) -> str:
+    """One ``<td>``: a name in the name style with the full name on hover,
+    a bound class after its swatch, a speed-up in its tone, muted text after."""
+    inner = _e(c.text)
+    if c.tone:
+        inner = f'<span class="{_e(c.tone)}">{inner}</span>'
+    if c.color:
+        inner = f'<span class="swatch" style="background:{_e(c.color)}"></span>{inner}'
+    if c.aside:
+        inner += f' <span class="muted">{_e(c.aside)}</span>'
+    attrs = f' data-v="{_v(c.value)}"' if sortable else ""
+    if c.title:
+        attrs += f' title="{_e(c.title)}"'
+    if c.kind == "code":
+        return f'<td class="name"{attrs}>{inner}</td>'
+    return f'<td class="l"{attrs}>{inner}</td>' if left else f"<td{attrs}>{inner}</td>"
+
+
+def table_html(t) -> str:
+    """A :class:`~.document.Table`: sortable (and searchable, collapsible)
+    when it has an id, a plain table otherwise."""
+    left = t.left()
+    sortable = t.table_id is not None
+    head = "".join(f'<th class="l">{_e(h)}</th>' if i in left else f"<th>{_e(h)}</th>"
+                   for i, h in enumerate(t.header))
     body = []
-    for row in rows:
-        attrs = row[0] if isinstance(row[0], dict) else {}
-        cells = row[1:] if attrs else row
-        extra = "".join(f' {k}="{_e(v)}"' for k, v in attrs.items())
-        tds = []
-        for i, (text, key) in enumerate(cells):
-            cls = ' class="l"' if i in left else ""
-            tds.append(f'<td{cls} data-v="{_v(key)}">{text}</td>')
-        body.append(f"<tr{extra}>" + "".join(tds) + "</tr>")
+    collapse = t.collapse if t.collapse and len(t.rows) > t.collapse + 5 else None
+    for j, row in enumerate(t.rows):
+        attrs = ""
+        if t.row_ids:
+            attrs += f' id="{_e(t.row_ids[j])}"'
+        if t.row_search:
+            attrs += f' data-s="{_e(t.row_search[j])}"'
+        if collapse and j >= collapse:
+            attrs += ' class="rr-more"'
+        body.append(f"<tr{attrs}>" + "".join(cell_html(c, i in left, sortable) for i, c in enumerate(row)) + "</tr>")
+    classes = " ".join(x for x in ("sortable" if sortable else "", "compact" if t.compact else "",
+                                   "rr-collapsed" if collapse else "") if x)
+    tid = f' id="{_e(t.table_id)}"' if t.table_id else ""
+    data = f' data-collapse="{collapse}"' if collapse else ""
     box = (f'<p><input class="rr-search" type="search" placeholder="search names, families, reasons …" '
-           f'data-table="{table_id}" aria-label="search the table"> <span class="muted" id="{table_id}-count">'
-           f"{len(rows):,} rows</span></p>" if search else "")
-    return (f'{box}<div class="scroll"><table class="sortable" id="{table_id}"><thead><tr>{head}</tr></thead><tbody>'
-            + "\n".join(body) + "</tbody></table></div>")
-
-
-def row_id(group: int) -> str:
-    """The id of a kernel's row in the kernels table (chart points jump there)."""
-    return f"rr-g-{group}"
-
-
-def kernels_section(report) -> str:
-    """Every kernel name (rows summed by name and variant), most time first."""
-    g = report.grouped
-    records = g.records()
-    time = np.nan_to_num(g.kernels.time_s)
-    order = np.argsort(-time, kind="stable")[:MAX_ROWS]
-    total = float(time.sum())
-    names = distinct_names([records[i]["name"] for i in order], width=70)
-    rows = []
-    for label, i in zip(names, order.tolist()):
-        k = records[i]
-        calls = k["count"] or 0
-        per_call = k["time_s"] / calls if k["time_s"] is not None and calls else None
-        share = k["time_s"] / total if k["time_s"] is not None and total else None
-        rows.append([
-            {"id": row_id(i), "data-s": " ".join(str(x) for x in (k["name"], k["family"], k["operator"],
-                                                                   _bound_text(k), k["reason"] or "") if x)},
-            (f'<span class="name" title="{_e(k["name"])}">{_e(label)}</span>', label),
-            (_e(k["variant"] or ""), k["variant"] or ""), (_e(k["family"] or ""), k["family"] or ""),
-            (f"{calls:,}", calls), (_e(_t(k["time_s"])), k["time_s"]), (_e(_pct(share)), share),
-            (_e(_t(per_call)), per_call), (_e(_rate(k["achieved_flop_s"])), k["achieved_flop_s"]),
-            (_e(_pct(k["efficiency"], 0)), k["efficiency"]), (_e(_bound_text(k)), _bound_text(k)),
-            (_e(_reason_text(k)), _reason_text(k))])
-    more = len(g) - len(rows)
-    note = (f'<p class="note">{more:,} kernel names with less time are not listed; the families table sums '
-            "all of them.</p>" if more > 0 else "")
-    return ('<section id="rr-kernels"><h2>Kernels</h2><p>Every kernel name (rows summed by name and variant), '
-            "most time first. Click a column to sort, type to search; a click on a point of the interactive "
-            "roofline brings its row here.</p>"
-            + sortable_table("rr-kernel-table", ["kernel", "variant", "family", "calls", "time", "share",
-                                                 "per call", "FLOP/s", "% of roof", "bound", "why below the roof"],
-                             rows, left={0, 1, 2, 9, 10}, search=True) + note + "</section>")
+           f'data-table="{_e(t.table_id)}" aria-label="search the table"> <span class="muted" '
+           f'id="{_e(t.table_id)}-count">{len(t.rows):,} rows</span></p>' if t.search and t.table_id else "")
+    more = ""
+    if collapse and t.table_id:
+        label = f"show all {len(t.rows):,} rows"
+        more = (f'<p><button class="rr-all" type="button" data-table="{_e(t.table_id)}" data-more="{_e(label)}">'
+                f"{_e(label)}</button></p>")
+    cls = f' class="{classes}"' if classes else ""
+    return (f'{box}<div class="scroll"><table{cls}{tid}{data}><thead><tr>{head}</tr></thead><tbody>'
+            + "\n".join(body) + "</tbody></table></div>" + more)

@@ -126,7 +126,8 @@ TAP_JS = """
 const i = source.selected.indices[0];
 if (i === undefined) return;
 const row = document.getElementById(source.data.row[i]);
-if (row) { row.scrollIntoView({behavior: "smooth", block: "center"}); row.classList.add("rr-hit");
+if (row) { const t = row.closest("table"); if (t) t.classList.remove("rr-collapsed");
+           row.scrollIntoView({behavior: "smooth", block: "center"}); row.classList.add("rr-hit");
            setTimeout(() => row.classList.remove("rr-hit"), 2500); }
 """
 

@@ -7,10 +7,9 @@ families, before/after variants, the cache-aware and hierarchical
 rooflines with arrows between variants, the instruction roofline when the
 profile has warp instruction counts, overhead (fixed costs, host API, GPU idle,
 time per call against work), and the warnings of every step. The tables
-are computed in :mod:`.report_rows`; :mod:`.html` writes the page (no
-JavaScript and nothing outside the file: charts are PNGs in ``data:``
-URIs, styles are inline and scoped to ``.rr``, and every name from a
-profile is escaped), :mod:`.markdown` the Markdown.
+are computed in :mod:`.report_rows`; :mod:`.sections` builds the report
+once as a :class:`~.document.Document`, which :mod:`.html` (one
+self-contained page, every name escaped) and :mod:`.markdown` only format.
 
 Huge traces (more than ``max_points`` kernel rows) are aggregated by name
 before plotting and drawn as a density underneath (:mod:`.density`).
@@ -26,7 +25,7 @@ import numpy as np
 
 from ..core.errors import Advice, InputError
 from ..core.model import Device, Kernel
-from ..core.placement import Placements
+from ..core.placement import Placements, Rules
 from ..core.units import format_si
 from .html import render_html
 from .markdown import render_markdown
@@ -75,6 +74,7 @@ class Report:
     row_ranks: np.ndarray | None = None   # each placement row's rank (a multi-rank job)
     doubts: tuple = ()                    # why the profile's roofs may not hold (devices.trust)
     result_rows: tuple = ()               # first placement row of each result's kernels (None: unknown)
+    rules: Rules = Rules()                # the thresholds the kernels were classified with
 
     def banner(self) -> str:
         """One paragraph on why the device profile's roofs may not hold for
@@ -256,11 +256,29 @@ class Report:
         if inst is not None:
             figs["instruction"] = inst
         figs["overhead"] = self.plot_overhead()
+        if "communication" not in skip:
+            from .collectives import communication_figure
+            comm = communication_figure(self)
+            if comm is not None:
+                figs["communication"] = comm
         from .block_sched import figures as block_sched_figures
         figs.update({k: f for k, f in block_sched_figures(self).items() if k not in skip})
         return figs
 
     # ------------------------------------------------------------ output
+
+    def sections(self, rules: Rules | None = None):
+        """The report's sections (:mod:`.document` blocks), built once from
+        the analyses; thresholds quoted from ``rules`` (default: the ones
+        the kernels were classified with)."""
+        from .sections import report_sections
+        return report_sections(self, rules)
+
+    def document(self, rules: Rules | None = None):
+        """The whole report as a :class:`~.document.Document`, which the
+        HTML and Markdown writers only format."""
+        from .sections import report_document
+        return report_document(self, rules)
 
     def interactive_roofline(self) -> str:
         """The cache-aware roofline as an interactive chart (HTML and script,
@@ -281,7 +299,7 @@ class Report:
 
     def _row_ids(self, shown: Placements) -> list[str]:
         """The kernels-table row each drawn point belongs to."""
-        from .html_tables import row_id
+        from .sections.kernels import row_id
         if shown is self.placements and self.row_group is not None:
             return [row_id(int(g)) for g in self.row_group]
         index = {(str(n), str(v)): i for i, (n, v) in
@@ -300,7 +318,7 @@ class Report:
         if chart:
             from .interactive import resources
             script = resources()
-        return render_html(self, images, full, interactive=chart, interactive_js=script)
+        return render_html(self.document(), images, full, interactive=chart, interactive_js=script)
 
     def _repr_html_(self) -> str:
         return self.to_html(full=False)
@@ -310,7 +328,7 @@ class Report:
         ``<image_prefix>_<chart>.png``."""
         figs = self.figures()
         names = {k: f"{image_prefix}_{k}.png" for k in figs}
-        return render_markdown(self, names), {names[k]: _png(f) for k, f in figs.items()}
+        return render_markdown(self.document(), names), {names[k]: _png(f) for k, f in figs.items()}
 
     def save(self, path) -> list[Path]:
         """Write ``.html`` (self-contained) or ``.md`` (with PNGs beside it),
