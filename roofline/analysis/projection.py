@@ -31,7 +31,8 @@ import numpy as np
 from ..core.kernel_arch import device_sm, older_than_device
 from ..core.model import Device
 from ..core.evidence import wave_fill
-from ..core.placement import MATRIX_FAMILIES, Placements, limiting, multiprocessors, place
+from ..core.families import COPIES as COPY_FAMILIES, MATRIX
+from ..core.placement import Placements, limiting, multiprocessors, place
 from ..devices.observed import Figure, attention_efficiency, fallback_efficiency, kernel_floor, matrix_efficiency
 from .projection_bases import ACROSS_KINDS, CODE, FAR_FROM_ROOF, SIGMA, TEXT, Z80
 from .projection_fill import fill_without_work
@@ -39,7 +40,7 @@ from .projection_totals import Totals, totals
 
 # Families that are copies, not kernels: projected, left out of the totals
 # (a trace's GPU kernel time leaves memcpy and memset out)
-COPIES = frozenset({"memcpy", "memset"})
+COPIES = COPY_FAMILIES
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def _tensor_matrix(placements: Placements) -> np.ndarray:
     for key, flops in kernels.flops.items():
         if key.startswith("tensor"):
             tensor |= np.nan_to_num(flops) > 0
-    return np.isin(kernels.families, list(MATRIX_FAMILIES)) & tensor
+    return np.isin(kernels.families, list(MATRIX)) & tensor
 
 
 def library_rows(placements: Placements) -> np.ndarray:

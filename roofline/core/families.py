@@ -148,6 +148,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
@@ -158,6 +159,54 @@ from .model import Kernel
 FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
             "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax", "embedding",
             "pooling", "conv_custom", "reduction", "elementwise", "other")
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a family is, for every module that asks: ``matrix``: its work is
+    multiply-adds a matrix (tensor) unit can run; ``copies``: it moves data
+    and does no arithmetic (left out of GPU kernel-time totals); ``split``:
+    the report's work split it counts under; ``kernel``: for an operator
+    family (``roofline.ops``), the kernel family its launches take."""
+
+    name: str
+    matrix: bool = False
+    copies: bool = False
+    split: str = "other"
+    kernel: str = ""
+
+
+# Kernel families (from names, above) and operator families (the operator
+# models' answers, roofline.ops) in one table.
+TABLE: dict[str, Family] = {f.name: f for f in (
+    Family("memcpy", copies=True), Family("memset", copies=True), Family("communication"),
+    Family("attention", matrix=True, split="attention", kernel="attention"),
+    Family("winograd", matrix=True, split="convolution"), Family("fft", matrix=True, split="convolution"),
+    Family("explicit_gemm", matrix=True, split="convolution"),
+    Family("implicit_gemm", matrix=True, split="convolution"),
+    Family("conv_custom", matrix=True, split="convolution"),
+    Family("gemm", matrix=True, split="GEMM", kernel="gemm"),
+    Family("convolution", matrix=True, split="convolution", kernel="conv_custom"),
+    Family("normalization", split="normalisation", kernel="normalization"),
+    Family("softmax", split="normalisation", kernel="softmax"),
+    Family("elementwise", split="element-wise", kernel="elementwise"),
+    Family("copy", split="element-wise", kernel="elementwise"),
+    Family("embedding", kernel="embedding"), Family("pooling", kernel="pooling"),
+    Family("reduction", kernel="reduction"), Family("optimizer", kernel="optimizer"), Family("view", kernel="view"),
+    Family("other"),
+)}
+# the families whose work runs on matrix units, and those that only copy
+MATRIX = frozenset(name for name, f in TABLE.items() if f.matrix)
+COPIES = frozenset(name for name, f in TABLE.items() if f.copies)
+# operator families (roofline.ops models answer with one of these)
+OPERATOR_FAMILIES = tuple(name for name, f in TABLE.items() if f.kernel)
+
+
+def kernel_family(operator_family: str) -> str:
+    """The kernel family of an operator family's launches (convolution ->
+    conv_custom, copy -> elementwise); unknown names as they are."""
+    f = TABLE.get(operator_family)
+    return f.kernel if f is not None and f.kernel else operator_family
 
 _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern)) for family, pattern in (
     ("memcpy", r"^\s*\[?\s*(cuda |unified memory |hip )*memcpy(\b|[hdp]2[hdp]|(htod|dtoh|dtod|htoh|ptop)\b)"

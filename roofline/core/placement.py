@@ -41,6 +41,7 @@ from .compulsory import place_compulsory
 from .cores import one_core_device
 from .cpu_units import matrix_unit_assumed, matrix_unit_note
 from .errors import Advice
+from .families import COPIES, MATRIX
 from .evidence import FixedCosts, device_floor, fixed_costs, grid_fill, group_keys, too_small, under_filled
 from .kernel_precision import precision_from_name
 from .model import Device, KernelSet
@@ -52,8 +53,7 @@ _CODE = {c: i for i, c in enumerate(CLASSES)}
 # The reasons that make a kernel overhead-bound name its kind of overhead.
 OVERHEAD_REASONS = (R.DISPATCH, R.NO_WORK, R.FIXED, R.UNDER_FILLED)
 # Kernel families whose FLOPs are matrix multiply-adds (tensor-core candidates).
-MATRIX_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom",
-                             "convolution", "attention"})
+MATRIX_FAMILIES = MATRIX
 
 
 def _quiet():
@@ -63,7 +63,7 @@ def _quiet():
 
 
 # Families that do no FLOPs by nature: no "missing FLOP counter" warning.
-NO_FLOP_FAMILIES = frozenset({"memcpy", "memset"})
+NO_FLOP_FAMILIES = COPIES
 
 
 @dataclass(frozen=True)

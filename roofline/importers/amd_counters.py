@@ -78,6 +78,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import Advice
+from ..core.families import COPIES
 
 MOP_FLOP = 512.0
 CACHE_LINE = 64.0          # bytes per vL1D access and per vL1D -> L2 request, as rocprof-compute counts them
@@ -307,7 +308,7 @@ _NO_FLOP_COUNTERS = ("gfx906", "gfx908")
 def missing_advice(kernels, *, tool: str, subject: str, gfx: str | None = None) -> list[Advice]:
     """Advice naming the counters to collect when no kernel has vector FP
     work, or none has bytes."""
-    kernels = [k for k in kernels if k.family not in ("memcpy", "memset")]
+    kernels = [k for k in kernels if k.family not in COPIES]
     if not kernels:
         return []
     out = []

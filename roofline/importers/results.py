@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..core.errors import Advice, InputError
+from ..core.families import COPIES
 from ..core.model import Kernel
 from .base import ImportResult
 from .counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
@@ -58,7 +59,7 @@ def missing_counter_advice(kernels, *, tool: str, subject: str) -> list[Advice]:
         return out
     cmd = "ncu --metrics" if tool == "ncu" else "nvprof --metrics"
     if not any(any(not p.startswith("tensor") for p in k.flops) for k in kernels):
-        has_bytes = any(k.bytes for k in kernels if k.family not in ("memcpy", "memset"))
+        has_bytes = any(k.bytes for k in kernels if k.family not in COPIES)
         tensor = sum(1 for k in kernels if k.flops)
         what = "bytes but no floating-point work" if has_bytes else "no floating-point work"
         if tensor:
@@ -68,7 +69,7 @@ def missing_counter_advice(kernels, *, tool: str, subject: str) -> list[Advice]:
                           f"collect them with: {cmd} {','.join(metrics)} ..."
                           + (" (tensor-core kernels: add sm__ops_path_tensor_src_<type>_dst_<type>.sum)"
                              if tool == "ncu" else ""), subject))
-    if not any(k.bytes for k in kernels if k.family not in ("memcpy", "memset")):
+    if not any(k.bytes for k in kernels if k.family not in COPIES):
         metrics = NCU_BYTE_METRICS if tool == "ncu" else NVPROF_BYTE_METRICS
         out.append(Advice(f"{MISSING} no memory traffic: the file has no byte counters",
                           f"collect them with: {cmd} {','.join(metrics)} ...", subject))
@@ -151,7 +152,7 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
                 merged[key] = _merge_two(merged[key], k, warnings)
     # copies and sets never appear in a metrics file: they do not count
     work = [key for key, k in merged.items()
-            if (k.family or family_for(k.name)) not in ("memcpy", "memset")]
+            if (k.family or family_for(k.name)) not in COPIES]
     partial = [key for key in work if len(seen_in[key]) < len(results)]
     if partial:
         what = "launch ID and name" if by_id else "name"

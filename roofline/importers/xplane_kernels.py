@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ..core.errors import Advice, InputError
-from ..core.families import family_of
+from ..core.families import COPIES, family_of
 from ..core.model import LEVELS, KernelSet
 from .base import ImportResult, ProgramTime, checked
 from .timeline import busy_time
@@ -141,7 +141,7 @@ def _copies(cap: Capture, rows: dict, names: np.ndarray, nbytes: dict) -> None:
 def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list[Advice], modules) -> None:
     """One warning when no kernel got work; else which source gave how much,
     the share of kernel time with work, and why the rest has none."""
-    computing = ~np.isin(kernels.families, ["memcpy", "memset"])
+    computing = ~np.isin(kernels.families, list(COPIES))
     n_computing = int(computing.sum())
     for label, why in sorted(modules.failures.items()):
         warnings.append(Advice(f"HLO module {label}: {why}", "its kernels get no work from it",

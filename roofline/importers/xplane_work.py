@@ -24,14 +24,14 @@ from collections import defaultdict
 import numpy as np
 
 from ..core.errors import Advice
-from ..core.families import family_of
+from ..core.families import COPIES, MATRIX, family_of
 from .xla_hlo import HloModules, hlo_ref
 from .xla_hlo_cost import HloCost
 from .xplane_capture import Capture
 from .xplane_costs import MODELLED_OPS, op_cost
 from .xplane_stats import precision_key, split_op, xla_cost
 
-_MATRIX = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft", "conv_custom"})
+_MATRIX = MATRIX
 
 
 def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray, names: np.ndarray,
@@ -62,7 +62,7 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
     modelled |= has_own
     sources["xla"] += int(has_own.sum())
     # per HLO op (XLA Ops line) and per TF op (host shapes): spread over the op's kernels
-    computing = ~has_own & ~np.isin(families, ["memcpy", "memset"])
+    computing = ~has_own & ~np.isin(families, list(COPIES))
     assumptions: set[str] = set()
     duration = rows["duration_ns"]
     modules = HloModules(cap.hlo_protos)

@@ -16,10 +16,10 @@ import math
 import re
 from dataclasses import dataclass, replace
 from typing import Mapping
+from ..core.families import OPERATOR_FAMILIES
 
-# Operator families (what the report groups time by).
-FAMILIES = ("gemm", "convolution", "attention", "normalization", "softmax", "elementwise",
-            "reduction", "pooling", "embedding", "optimizer", "copy", "view")
+# Operator families (what the report groups time by): core.families.TABLE's
+FAMILIES = OPERATOR_FAMILIES
 
 # C++ dtype names in Kineto traces: (bytes per element, precision key of
 # the arithmetic on it). Integer arithmetic counts as int32 operations (the

@@ -35,7 +35,7 @@ import numpy as np
 from ...core.comm import comm_bytes
 from ...core.cpu_units import flops_key as cpu_flops_key
 from ...core.errors import Advice
-from ...core.families import family_of
+from ...core.families import MATRIX, family_of, kernel_family
 from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
@@ -48,12 +48,6 @@ from .operators import OpEvents, OpTree, build
 from .replay import capture_operators, captured_launches, replayed
 from .why import WhyOf, warn_unknown
 
-# Operator families (roofline.ops) as kernel families where the kernel's
-# own name says nothing (family "other").
-_KERNEL_FAMILY = {"convolution": "conv_custom", "copy": "elementwise"}
-# Kernel families (from kernel names) that do matrix multiply-adds.
-_MATRIX_KERNEL_FAMILIES = frozenset({"gemm", "implicit_gemm", "explicit_gemm", "winograd", "fft",
-                                     "conv_custom", "attention"})
 # Agreement with torch's own FLOP count (with_flops=True) within this.
 FLOP_CHECK_TOLERANCE = 0.01
 # Counters this far below the model mean another algorithm or a counter problem.
@@ -249,7 +243,7 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
         name, operator, working, coll = key
         fam = family_of(name)
         if fam == "other" and g["family"]:
-            fam = _KERNEL_FAMILY.get(g["family"], g["family"])
+            fam = kernel_family(g["family"])
         flops = counted.get(key)
         if flops is not None:
             _check_counters(name, flops, g["flops"], warnings)
@@ -384,7 +378,7 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray
     aside = np.zeros(len(op_of), dtype=bool)
     if tree is None or not takes.any():
         return takes, aside
-    is_matrix = {n: family_of(n) in _MATRIX_KERNEL_FAMILIES for n in set(gpu.kernel_names)}
+    is_matrix = {n: family_of(n) in MATRIX for n in set(gpu.kernel_names)}
     matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
                                 count=len(gpu.kernel_names))
     matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)

@@ -41,13 +41,13 @@ from dataclasses import dataclass, field, replace
 import msgspec
 import numpy as np
 
+from ...core.families import MATRIX
 from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
 from .decode import external_ids
 from .geometry import settled_calls
 from .layout import keeps_beside_layout_copies
 from .serving import moe_settled
 
-MATRIX_FAMILIES = frozenset({"gemm", "convolution", "attention"})
 GIVE_AWAY_SHARE = 0.5
 # A non-matrix operator keeps what its descendants do not do when that is at
 # least this share of its own work (mse_loss: (x - y)^2 itself, the mean in
@@ -183,7 +183,7 @@ def build(ops: OpEvents) -> OpTree:
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
     own_flops = _per_work(distinct, lambda w: sum(w.flops.values()))[which]
-    is_matrix = _per_work(distinct, lambda w: w.family in MATRIX_FAMILIES, bool)[which]
+    is_matrix = _per_work(distinct, lambda w: w.family in MATRIX, bool)[which]
     levels = _levels(parent)
     desc_bytes, desc_flops, desc_matrix_flops = _descendant_sums(
         parent, levels, np.vstack([own_bytes, own_flops, np.where(is_matrix, own_flops, 0.0)]))

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...core import reasons as R
 from ...core.errors import Advice
+from ...core.families import COPIES
 from ...ops import has_model
 from .operators import is_autograd, unknown_text
 
@@ -162,7 +163,7 @@ def warn_unknown(kernels: list, warnings: list[Advice], what: str, listed: int =
     unmodelled: dict[str, float] = {}
     helpers: dict[str, float] = {}
     for k in kernels:
-        if not k.flops and not k.bytes and k.family not in ("memcpy", "memset"):
+        if not k.flops and not k.bytes and k.family not in COPIES:
             # as the row says why (.why): a helper launched beside the main
             # kernel of a modelled operator (bias copy, layout transform), or
             # an operator without a model; other reasons are no model's fault
