@@ -295,7 +295,9 @@ class Report:
         x = chart_points(shown, "cache-aware")[""]
         title = f"Cache-aware roofline on {shown.roof_device.name}"
         density = _density(self.placements) if self.dense else None
-        return interactive.roofline_html(shown, x, self._row_ids(shown), title, density)
+        from .variants import variant_chains
+        chains = variant_chains(shown.kernels, self.variants)
+        return interactive.roofline_html(shown, x, self._row_ids(shown), title, density, chains=chains)
 
     def _row_ids(self, shown: Placements) -> list[str]:
         """The kernels-table row each drawn point belongs to."""
