@@ -34,6 +34,7 @@ import numpy as np
 
 from ..core.placement import CLASSES, Placements
 from ..core.units import format_si
+from .geometry import fitted_limits, placement_roofs
 from .names import distinct_names
 from .style import CLASS_STYLE, LEVEL_COLOR
 from .terminal import visible
@@ -219,31 +220,15 @@ def choices(values: list[str]) -> list[tuple[str, str]]:
 
 
 def _drawn_roofs(p: Placements):
-    """The compute roofs of the precisions the kernels use, highest first,
-    and the memory levels drawn (the host link only when a row crosses it)."""
-    from ..core.model import HOST_LINK
-    device = p.roof_device
-    used = {device.compute_key(k) for k, v in p.kernels.flops.items() if np.nansum(v) > 0} or {device.peak_precision}
-    roofs = sorted(((k, device.compute[k].value) for k in used), key=lambda kv: -kv[1])
-    levels = [lv for lv in device.memory
-              if lv != HOST_LINK or np.any(p.intensity.get(lv, np.array([0.0])) > 0)]
-    return roofs, levels
+    """The compute roofs drawn, highest first, and the memory levels drawn
+    (:func:`.geometry.placement_roofs`, as the static chart)."""
+    roofs = placement_roofs(p)
+    return list(roofs.compute), [lv for lv, _ in roofs.levels]
 
 
 def _limits(p: Placements, xs: np.ndarray, ys: np.ndarray):
-    """Axes fitted to what is drawn: the points, the roofs of the
-    precisions used, and the ridges of the levels drawn (not the device's
-    fastest precision, which may have no roof here)."""
-    device = p.roof_device
-    roofs, levels = _drawn_roofs(p)
-    top = roofs[0][1]
-    ridges = [top / device.memory[lv].bytes_s for lv in levels]
-    ys = ys[np.isfinite(ys) & (ys > 0)]
-    lo_x = min(list(xs / 2.5) + [min(ridges) / 20])
-    hi_x = max(list(xs * 2.5) + [max(ridges) * 4])
-    lo_y = min(list(ys / 2.5) + [top / 1e3])
-    hi_y = max([top * 2.2] + list(ys * 2.2))
-    return (lo_x, hi_x), (lo_y, hi_y)
+    """Axes fitted to what is drawn (:func:`.geometry.fitted_limits`)."""
+    return fitted_limits(placement_roofs(p), xs, ys)
 
 
 def _arrows(fig, x: np.ndarray, y: np.ndarray, chains, drawn: np.ndarray) -> None:

@@ -15,8 +15,8 @@ from matplotlib.collections import LineCollection
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..core.model import HOST_LINK
 from ..core.placement import Placements
+from .geometry import fitted_limits, placement_roofs
 from .labels import Occupied, offsets
 from .names import short_name  # noqa: F401  (charts and tables label kernels with it)
 from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
@@ -150,37 +150,40 @@ def _drawn(p: Placements, shown) -> np.ndarray:
 
 
 def _limits(p: Placements, shown):
+    """Axes fitted to the roofs drawn and the points (:mod:`.geometry`)."""
     xs = np.concatenate([x[np.isfinite(x) & (x > 0)] for x in shown.values()] or [np.array([])])
+    roofs = placement_roofs(p)
     ys = p.achieved_flop_s[_drawn(p, shown)]
-    peak = max(c.value for c in p.roof_device.compute.values())
-    ridges = [p.roof_device.ridge_point(lv) for lv in p.roof_device.memory]
-    lo_x = min([0.01] + list(xs / 3) + [r / 30 for r in ridges])
-    hi_x = max([100.0] + list(xs * 3) + [r * 10 for r in ridges])
-    lo_y = min([peak / 1e4] + list(ys / 3))
-    return (lo_x, hi_x), (lo_y, peak * 2.5)
+    (lo_x, hi_x), (_, hi_y) = fitted_limits(roofs, xs, ys, margin=3.0)
+    # a decade more below than the interactive chart: the labels' leaders need the room
+    return (min(lo_x, 0.05), max(hi_x, 100.0)), (min([roofs.top / 1e4] + list(ys / 3)), hi_y)
 
 
 def _draw_ceilings(ax, p: Placements, xlim, occupied: Occupied) -> None:
-    device = p.roof_device
     # Roofs for the precisions the kernels use; the device's peak only when
     # no kernel has a FLOP counter. Bandwidth lines meet the highest of these.
-    used = {device.compute_key(k) for k, v in p.kernels.flops.items() if np.nansum(v) > 0}
-    used = used or {device.peak_precision}
-    roofs = sorted(((k, device.compute[k].value) for k in used), key=lambda kv: -kv[1])
-    top = roofs[0][1]
-    for i, (key, rate) in enumerate(roofs):
+    roofs = placement_roofs(p)
+    draw_roof_lines(ax, roofs, xlim, occupied)
+    if p.mixed_threads:
+        _draw_one_core(ax, p, roofs.compute[0][0], xlim)
+    occupied.take_texts()
+    for _, rate in roofs.compute:
+        occupied.take_hline(rate)
+
+
+def draw_roof_lines(ax, roofs, xlim, occupied: Occupied) -> None:
+    """The compute roofs (labelled above their line at the right), the
+    bandwidth lines up to the top one (labelled along their slope where no
+    point or label is) and the ridges (their intensity under the dot)."""
+    top = roofs.top
+    for i, (key, rate) in enumerate(roofs.compute):
         ax.axhline(rate, color="#333333", lw=1.6 if i == 0 else 1.0, ls="-" if i == 0 else "--", zorder=2,
                    gid=COMPUTE_GID + key)
         ax.text(xlim[1] / 1.15, rate * 1.08, f"{key.upper()} {format_si(rate, 'FLOP/s')}",
                 ha="right", va="bottom", fontsize=9, color="#333333", gid=ROOF_LABEL_GID)
     occupied.take_texts()
     along, previous = 0.06, None
-    for lv, level in device.memory.items():
-        # The host link only belongs on a FLOP roofline when kernels have
-        # bytes there; copies (no FLOPs) are listed under the chart instead.
-        if lv == HOST_LINK and not np.any(p.intensity.get(lv, np.array([0.0])) > 0):
-            continue
-        bw = level.bytes_s
+    for lv, bw in roofs.levels:
         ridge = top / bw
         xs = np.array([xlim[0], min(ridge, xlim[1])])
         color = LEVEL_COLOR.get(lv, "#555555")
@@ -193,11 +196,6 @@ def _draw_ceilings(ax, p: Placements, xlim, occupied: Occupied) -> None:
         along = along + 0.11 if previous and previous / bw < 2.5 else 0.06
         previous = bw
         _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along, occupied)
-    if p.mixed_threads:
-        _draw_one_core(ax, p, roofs[0][0], xlim)
-    occupied.take_texts()
-    for _, rate in roofs:
-        occupied.take_hline(rate)
 
 
 def _label_ridge(ax, ridge: float, top: float, color: str, occupied: Occupied) -> None:

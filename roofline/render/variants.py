@@ -182,7 +182,7 @@ class _Obstacles:
                                  & (pts[:, 1] + pts[:, 2] > y0) & (pts[:, 1] - pts[:, 2] < y1)))
         overlap = sum(max(0, min(x1, b.x1) - max(x0, b.x0)) * max(0, min(y1, b.y1) - max(y0, b.y0))
                       for b in self.boxes)
-        return 1e4 * outside + 300 * covered + overlap
+        return 1e4 * outside + 300 * covered + 5 * overlap     # a label hidden costs more than a point
 
     def leader_cost(self, x0, y0, x1, y1, skip: float) -> float:
         """Markers a straight leader from (x0, y0) to (x1, y1) passes through,
@@ -229,7 +229,8 @@ def _chain_label(ax, renderer, pts, x_all, y_all, time, short, obstacles):
     skip = 12 * ax.figure.dpi / 72.0
     # candidates around the chain: right first, then left, above, below
     xs = [px + 70, px + 110, px - 70 - w, px - 110 - w, px + 30, px - w / 2]
-    ys = [py, py - 0.9 * h, py + 0.9 * h, py - 1.8 * h, py + 1.8 * h, py - 2.8 * h, py + 2.8 * h]
+    ys = [py, py - 0.9 * h, py + 0.9 * h, py - 1.8 * h, py + 1.8 * h, py - 2.8 * h, py + 2.8 * h,
+          py - 3.8 * h, py + 3.8 * h, py - 4.8 * h]
     best = None
     for cy in ys:
         for cx in xs:
