@@ -33,29 +33,33 @@ ROOF_LABEL_GID, KERNEL_LABEL_GID = "roof-label", "kernel-label"
 
 @plain_text
 def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
-                    label_top: int = 8, size=(10, 6.5), banner: str = "", unlabelled=frozenset()) -> Figure:
+                    label_top: int = 8, size=(10, 6.5), banner: str = "", unlabelled=frozenset(),
+                    ax=None) -> Figure:
     """Hierarchical (a point per memory level) or cache-aware (one point at the
     nearest level) roofline of placed kernels; ``view='auto'`` picks
     hierarchical when some kernel has bytes at more than one level.
     ``banner``: a note boxed above the axes (:func:`draw_banner`);
-    ``unlabelled``: rows not to name (another label names them)."""
+    ``unlabelled``: rows not to name (another label names them); ``ax``:
+    matplotlib axes to draw into (a subplot of your own figure; the kernels
+    that cannot be drawn are then not listed under it). Returns the figure."""
     levels = [lv for lv in p.intensity if np.any(p.intensity[lv] > 0)]
     if view == "auto":
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
         view = "hierarchical" if np.any(np.asarray(multi) > 1) else "cache-aware"
-    fig = Figure(figsize=size, layout="constrained")
     shown = _points(p, view)
+    own = ax is None           # a figure of our own: the unplotted list and the banner go in it
+    fig = Figure(figsize=size, layout="constrained") if own else ax.figure
     # kernels that cannot be drawn are listed in a panel under the chart,
     # where the list covers no roof label or point
     unplotted = np.flatnonzero(~_drawn(p, shown))
-    if len(unplotted):
+    if ax is None and len(unplotted):
         grid = fig.add_gridspec(2, 1, height_ratios=[6.0, 1.0])
         ax = fig.add_subplot(grid[0])
         _note_unplotted(fig.add_subplot(grid[1]), p, unplotted)
-    else:
+    elif ax is None:
         ax = fig.add_subplot()
     _frame(ax, p, shown, view, levels, title)
-    if banner:
+    if banner and own:
         draw_banner(fig, banner)
     # Lay the frame out now, so labels placed in display units (the slope
     # of a roof's label, kernel labels kept off each other) stay where the
@@ -198,6 +202,29 @@ def draw_roof_lines(ax, roofs, xlim, occupied: Occupied) -> None:
         _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along, occupied)
 
 
+def draw_roofs(ax, device, precisions=None, levels=None, xlim=None, ylim=None):
+    """The roofs of ``device`` on matplotlib axes of your own (log-log; the
+    limits fitted to the roofs unless given): compute roofs for
+    ``precisions`` (default: the device's peak), bandwidth lines for
+    ``levels`` (default: every level but the host link), each labelled, the
+    ridges marked. Returns the :class:`.geometry.Roofs` drawn, so your
+    points can be placed against them."""
+    from .geometry import roofs_of
+    roofs = roofs_of(device, precisions, levels)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    auto_x, auto_y = fitted_limits(roofs, np.array([]), np.array([]))
+    ax.set_xlim(*(xlim or auto_x))
+    ax.set_ylim(*(ylim or auto_y))
+    if not ax.get_xlabel():
+        ax.set_xlabel("arithmetic intensity [FLOP/byte]")
+    if not ax.get_ylabel():
+        ax.set_ylabel("performance [FLOP/s]")
+    ax.figure.draw_without_rendering()      # labels are placed in display units
+    draw_roof_lines(ax, roofs, ax.get_xlim(), Occupied(ax))
+    return roofs
+
+
 def _label_ridge(ax, ridge: float, top: float, color: str, occupied: Occupied) -> None:
     """The ridge's intensity under its dot; lower still where a close
     ridge's label is there already."""
@@ -310,7 +337,8 @@ def _fine_classes(p: Placements):
 def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
     """Name the longest kernels, each label moved up or down (down first
     near the compute roof) until it clears every label, roof and point
-    already there."""
+    already there; a kernel whose label finds no free place stays unnamed
+    (the report's tables name it)."""
     xs = np.vstack(list(shown.values()))
     x_any = np.array([np.nanmax(col) if np.isfinite(col).any() else np.nan for col in xs.T]) if xs.size else np.array([])
     order = [i for i in np.argsort(-time)
@@ -330,7 +358,7 @@ def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=
             if occupied.free([box]):
                 break
         else:
-            dy = first       # nowhere free: the first place, as before
+            continue         # nowhere free: a label left out beats one printed over another
         occupied.take([box])
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
                     xytext=(dx, dy), ha="right" if right else "left", va="center",
