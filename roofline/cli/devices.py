@@ -1,20 +1,23 @@
 """`roofline devices` and `roofline show`: the device profiles we know."""
 from __future__ import annotations
 
-from .common import DEVICE_HELP
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser("devices", help="list built-in and saved device profiles",
                        description="List the built-in datasheet profiles and those saved by "
                                    "`roofline measure`.")
-    p.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    p.add_argument("--format", "-f", choices=("table", "json"), default="table",
+                   help="table (default): one row per profile, one column per precision class; json: "
+                        "every field, for scripts")
     p.set_defaults(func=run_devices)
     s = sub.add_parser("show", help="show one device profile's ceilings",
                        description="Show a device profile: compute and memory ceilings, "
                                    "launch overhead, clocks, provenance.")
-    s.add_argument("device", metavar="NAME_OR_PATH", help=DEVICE_HELP)
-    s.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    s.add_argument("device", metavar="NAME_OR_PATH",
+                   help="the profile to show: a built-in name (`roofline devices` lists them; case, punctuation "
+                        "and a vendor prefix do not matter), a saved one (my-cpu), or a .yaml path")
+    s.add_argument("--format", "-f", choices=("table", "json"), default="table",
+                   help="table (default) or json (the profile's fields, for scripts)")
     s.set_defaults(func=run_show)
 
 

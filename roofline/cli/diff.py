@@ -35,7 +35,8 @@ def add_parser(sub) -> None:
     p.add_argument("--device-b", metavar="NAME_OR_PATH", help="device of B when it ran elsewhere")
     p.add_argument("--by", choices=("name", "family"), default="name",
                    help="match kernels by name (default) or by family")
-    p.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    p.add_argument("--format", "-f", choices=("table", "json"), default="table",
+                   help="table (default): the largest changes; json: every matched kernel or family")
     p.add_argument("--top", type=positive_int, default=30, metavar="N",
                    help="table only: the N largest changes (default 30)")
     p.set_defaults(func=run)

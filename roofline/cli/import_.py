@@ -13,7 +13,9 @@ def add_parser(sub) -> None:
                        "from the content.", formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog="examples:\n  roofline import report.ncu-rep -o kernels.csv\n"
                               "  roofline import trace.json.gz --format json")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE",
+                   help="a profile in any supported format (ncu, nvprof, nsys, rocprof, PyTorch/Kineto, XPlane, "
+                        "kernels.csv ...); the format is read from the content, not the name")
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: standard output)")
     p.add_argument("--format", "-f", choices=("csv", "json"), default=None,
                    help="default: from the output extension (.csv or .json), csv without -o or "
@@ -36,6 +38,9 @@ def run(args) -> int:
         text = format_kernels(result.kernels)
     if args.output:
         write_text_atomic(args.output, text)
+        import sys
+        n = len(result.kernels)
+        print(f"wrote {args.output} ({n:,} kernel row{'s' if n != 1 else ''}, {fmt})", file=sys.stderr)
     else:
         print(text, end="")
     return 0

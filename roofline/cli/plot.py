@@ -34,7 +34,11 @@ def add_parser(sub) -> None:
     add_network_argument(p)
     p.add_argument("-o", "--output", default="roofline.png", metavar="PATH",
                    help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
-    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware", "instruction"), default="auto")
+    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware", "instruction"), default="auto",
+                   help="cache-aware: one point per kernel at its nearest level with bytes; hierarchical: one "
+                        "point per memory level; instruction: warp instructions against transactions (needs "
+                        "ncu instruction counts); auto (default): hierarchical when some kernel has bytes at two "
+                        "or more levels, else cache-aware")
     p.add_argument("--title", help="chart title (default: view and device)")
     p.add_argument("--variants", metavar="A,B,...",
                    help="order of the optimisation variants (the kernels.csv 'variant' column) to join "
