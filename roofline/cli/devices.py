@@ -36,21 +36,64 @@ def run_devices(args) -> int:
             except ProfileError as exc:
                 warn("devices", f"skipped an invalid profile: {exc}")
                 continue
-            top = d.compute[d.peak_precision].value
-            dram = d.memory["DRAM"].bytes_s if "DRAM" in d.memory else None
-            rows.append({"name": stem, "device": d.name, "kind": d.kind, "origin": origin,
-                         "path": str(path), "peak_flop_s": top, "peak_precision": d.peak_precision,
-                         "dram_bytes_s": dram})
+            rows.append(device_row(d, stem, origin, str(path)))
     if args.format == "json":
         print(json.dumps(rows, indent=1))
         return 0
+    head = (f"{'name':<18} {'kind':<4} {'origin':<9} {'FP64':>12} {'FP32':>12} {'tensor 16-bit':>13} "
+            f"{'fastest tensor/matrix':>23} {'INT8':>10} {'DRAM':>10} {'memory':>9}  device")
+    print(head)
     for r in rows:
-        peak = f"{format_si(r['peak_flop_s'], 'FLOP/s')} {r['peak_precision']}"
-        dram = format_si(r["dram_bytes_s"], "B/s")
-        print(visible(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {peak:>22}  DRAM {dram:>11}  "
-                      f"{r['device']}"))
+        short = str(r["matrix_precision"] or "").replace("tensor_", "").upper()
+        matrix = f"{_rate(r['matrix_flop_s'])} {short}" if r["matrix_flop_s"] else "–"
+        print(visible(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {_rate(r['fp64_flop_s']):>12} "
+                      f"{_rate(r['fp32_flop_s']):>12} {_rate(r['tensor16_flop_s']):>13} {matrix:>23} "
+                      f"{_rate(r['int8_op_s'], 'OP/s'):>10} {_rate(r['dram_bytes_s'], 'B/s'):>10} "
+                      f"{_capacity(r['dram_capacity_bytes']):>9}  {r['device']}"))
+    print("\nPeaks from each profile (datasheet or measured), dense. tensor 16-bit: FP16/BF16 matrix units "
+          "accumulating in FP32, as PyTorch's GEMMs do (where a datasheet's FP16 rate is for FP16 accumulate, "
+          "the BF16 rate stands for it); fastest: the fastest floating-point matrix rate and its precision; "
+          "INT8 in operations per second; memory in binary units.")
     print(visible_lines(_naming_note({r["name"]: r["device"] for r in rows})), end="")
     return 0
+
+
+def device_row(d, stem: str, origin: str, path: str) -> dict:
+    """One profile's row: like with like, one column per precision class
+    (FP64, FP32, the best floating-point tensor/matrix rate and its
+    precision, INT8 operations), DRAM bandwidth and capacity."""
+    def rate(*keys):
+        found = [d.compute[k].value for k in keys if k in d.compute]
+        return max(found) if found else None
+    matrix = [(c.value, k) for k, c in d.compute.items() if k.startswith(("tensor_", "matrix_", "amx_"))
+              and "int" not in k]
+    best = max(matrix) if matrix else (None, None)
+    # FP16 with FP32 accumulate: BF16 always accumulates in FP32, so where a
+    # datasheet's FP16 rate is above its BF16 rate (GeForce: FP16 accumulate) the BF16 rate is the one
+    fp16, bf16 = rate("tensor_fp16"), rate("tensor_bf16")
+    tensor16 = min(x for x in (fp16, bf16) if x) if (fp16 or bf16) else None
+    dram = d.memory.get("DRAM")
+    return {"name": stem, "device": d.name, "kind": d.kind, "origin": origin, "path": path,
+            "peak_flop_s": d.compute[d.peak_precision].value, "peak_precision": d.peak_precision,
+            "fp64_flop_s": rate("fp64"), "fp32_flop_s": rate("fp32"),
+            "tensor16_flop_s": tensor16, "matrix_flop_s": best[0], "matrix_precision": best[1],
+            "int8_op_s": rate("tensor_int8", "int8"),
+            "dram_bytes_s": dram.bytes_s if dram is not None else None,
+            "dram_capacity_bytes": (dram.capacity_bytes if dram is not None and dram.capacity_bytes else
+                                    (d.architecture or {}).get("dram_bytes"))}
+
+
+def _rate(v, unit: str = "FLOP/s") -> str:
+    from ..core.units import format_si
+    return format_si(v, unit) if v else "–"
+
+
+def _capacity(v) -> str:
+    from ..core.units import format_iec
+    try:
+        return format_iec(float(v)) if v else "–"
+    except (TypeError, ValueError):
+        return "–"
 
 
 def _naming_note(names: dict[str, str]) -> str:

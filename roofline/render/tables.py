@@ -11,7 +11,7 @@ from ..core.gcpause import paused
 from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
-from ..core.units import format_percent, format_si, whole_counts
+from ..core.units import format_iec, format_percent, format_si, whole_counts
 
 
 
@@ -229,7 +229,7 @@ def device_table(device) -> str:
         rate = format_si(device.instruction_rate.value, "")
         lines.append(f"  issue    {'instructions':<12} {rate:>12} {unit}")
     for key, m in device.memory.items():
-        cap = f"  capacity {format_si(m.capacity_bytes, 'B')}" if m.capacity_bytes else ""
+        cap = f"  capacity {format_iec(m.capacity_bytes)}" if m.capacity_bytes else ""   # sold in GiB
         lines.append(f"  memory   {key:<12} {format_si(m.bytes_s, 'B/s'):>14}" + _extra(m.bandwidth) + cap)
     if device.launch_overhead_s is not None:
         lines.append(f"  launch overhead       {format_si(device.launch_overhead_s, 's'):>14}")
