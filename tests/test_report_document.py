@@ -82,3 +82,12 @@ def test_long_tables_collapse_after_the_top_rows():
     text = render_markdown(doc, {})
     md = text[text.index("## Kernels"):text.index("## ", text.index("## Kernels") + 3)]
     assert md.count("\n| ") == table.collapse + 1 and f"of {len(table.rows):,} rows" in md
+
+
+def test_no_evidence_says_what_to_collect():
+    text = build_report([EXAMPLES / "ece408_kernels.csv"], "v100-sxm2").to_markdown()[0]
+    summary = text[:text.index("### Top kernels")]
+    assert "no evidence" in summary and "upper bound" in summary and "--section Occupancy" in summary
+    cpu = build_report([EXAMPLES / "pytorch_cpu_trace.json.gz"], _cpu()).to_markdown()[0]
+    if "| no evidence |" in cpu:
+        assert "perf stat" in cpu and "ncu" not in cpu[:cpu.index("### Top operators")]

@@ -33,8 +33,13 @@ def build(r, ctx):
                 note(f"Time minus roofline time, summed by why each {unit} is below its roof: what to fix first. "
                      f"{unit.capitalize()}s within {ctx.near_roof} of their roof need no reason."),
                 Table(("reason", "time lost", f"share of {unit} time", f"{unit} rows", "what to do"),
-                      tuple((text(x.reason), time(x.lost_s), share(x.share), count(x.rows), text(x.fix))
+                      tuple((text(x.reason), time(x.lost_s), share(x.share), count(x.rows),
+                             text(x.fix or ("collect stall, occupancy and cache counters (the note below says which)"
+                                          if x.reason == "no evidence" else "")))
                             for x in lost), compact=True)]
+        unexplained = sum(x.share for x in lost if x.reason == "no evidence")
+        if unexplained > 0:
+            out.append(note(no_evidence_note(r, ctx, unexplained)))
     out += [Heading(f"Top {unit}s"), top_table(r, ctx)]
     more = len(r.grouped) - min(len(r.grouped), r.top)
     if more > 0:
@@ -57,3 +62,25 @@ def top_table(r, ctx) -> Table:
                      share(k["efficiency"], 0), bound(_bound_text(k)), text(_reason_text(k))))
     return Table((ctx.unit, "variant", "family", "calls", "time", "share", "per call", "FLOP/s", "% of roof",
                   "bound", "why below the roof"), tuple(rows))
+
+
+def what_to_collect(ctx) -> str:
+    """The counters that would tell stalls, occupancy and cache traffic
+    apart, for this kind of device."""
+    if ctx.cpu:
+        return ("collect hardware counters: perf stat -e cycles,instructions,cache-misses,LLC-load-misses "
+                "(or VTune's memory-access analysis) to tell stalls from cache traffic")
+    return ("collect counters: ncu --section SpeedOfLight --section Occupancy --section WarpStateStats "
+            "--section MemoryWorkloadAnalysis tells stalls, occupancy and cache traffic apart")
+
+
+def no_evidence_note(r, ctx, unexplained: float) -> str:
+    """What "no evidence" means for this input and what would say more."""
+    modelled = bool(np.any(r.placements.kernels.modelled))
+    bytes_kind = ("Where the bytes are compulsory (modelled from shapes, or computed from layer sizes), "
+                  "each intensity is an upper bound: real traffic is higher, so a point may belong further "
+                  "left, under a lower memory roof. " if modelled or not ctx.is_trace() else "")
+    return (f"{_pct(unexplained)} of the {ctx.unit} time is below its roof with no evidence of why: the input "
+            "has time, FLOPs and bytes but no counters of stalls, occupancy or cache traffic, so the roofline "
+            f"can say how far each {ctx.unit} is from its roof but not what holds it back. " + bytes_kind
+            + what_to_collect(ctx)[0].upper() + what_to_collect(ctx)[1:] + ".")
