@@ -344,8 +344,9 @@ def _roofs(fig, p: Placements, xlim) -> None:
     for i, (key, rate) in enumerate(roofs):
         fig.line(list(xlim), [rate, rate], color="#333333", line_width=2 if i == 0 else 1,
                  line_dash="solid" if i == 0 else "dashed")
-        fig.text([xlim[1] / 1.3], [rate * 1.08], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
-                 text_align="right", text_font_size="9pt", text_color="#333333", name="roof-label")
+        # at the left end, above the line: the ridges and their labels are at the right
+        fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
+                 text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label")
     ridge_x, ridge_y, ridge_t = [], [], []
     for k, lv in enumerate(levels):
         bw = device.memory[lv].bytes_s
