@@ -95,7 +95,7 @@ def test_report_has_a_rank_section(job, tmp_path):
                            "a100-80gb-sxm", "-o", str(out)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
-    assert "## Ranks" in text and "slowest: rank 2" in text and "| communication | 3 |" in text
+    assert "## Ranks" in text and "Slowest: rank 2" in text and "| communication | 3 |" in text
 
 
 def test_rank_folders_choose_the_device_from_the_traces_properties(tmp_path, capsys):
