@@ -36,3 +36,33 @@ def test_a_file_of_one_device_names_none():
     rows = json.loads(_classify(str(ROOT / "examples" / "ece408_kernels.csv"), "-d", "v100-sxm2", "--format", "json"))
     assert rows and all(r["device"] is None for r in rows)
     assert "device" not in _classify(str(ROOT / "examples" / "ece408_kernels.csv"), "-d", "v100-sxm2").splitlines()[0]
+
+
+def _ece408():
+    from roofline import place
+    from roofline.cli.common import kernel_columns
+    from roofline.devices.profile import find_device
+    from roofline.importers import read_profile
+    return place(kernel_columns([read_profile(ROOT / "examples" / "ece408_kernels.csv")]), find_device("v100-sxm2"))
+
+
+def test_short_reprs_say_what_matters():
+    p = _ece408()
+    text = repr(p)
+    assert len(text) < 200 and "16 rows on NVIDIA Tesla V100 SXM2" in text and "compute" in text
+    device = repr(p.device)
+    assert len(device) < 200 and "V100" in device and "datasheet" in device and "tensor_fp16" in device
+
+
+def test_to_pandas_has_the_csv_columns_and_values():
+    import pandas as pd
+    p = _ece408()
+    frame = p.to_pandas()
+    from_csv = pd.read_csv(io.StringIO(_classify(str(ROOT / "examples" / "ece408_kernels.csv"), "-d", "v100-sxm2",
+                                                 "--format", "csv")), keep_default_na=False)
+    assert list(frame.columns) == list(from_csv.columns)
+    assert len(frame) == len(p) == len(from_csv)
+    by_name = frame.set_index(frame["name"] + "|" + frame["variant"].fillna(""))
+    for row in from_csv.itertuples():
+        got = by_name.loc[f"{row.name}|{row.variant}"]
+        assert got["time_s"] == row.time_s and got["bound"] == row.bound and got["count"] == row.count

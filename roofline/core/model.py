@@ -125,6 +125,18 @@ class Device:
     # from the profile when it is loaded (roofline.devices.links); not saved
     links: object = field(default=None, compare=False, repr=False)
 
+    def __repr__(self) -> str:
+        """One line: name, kind, method, the best compute roof and the first
+        memory level's (the whole profile: ``roofline show NAME``)."""
+        method = (self.provenance or {}).get("method", "")
+        best = max(self.compute.items(), key=lambda kv: kv[1].value)
+        first = next(iter(self.memory.items()), None)
+        parts = [f"{self.kind}" + (f", {method}" if method else ""),
+                 f"{len(self.compute)} compute roofs (best {best[0]} {best[1].value:.3g} FLOP/s)"]
+        if first is not None:
+            parts.append(f"{len(self.memory)} memory levels ({first[0]} {first[1].bandwidth.value:.3g} B/s)")
+        return f"Device({self.name!r}: {'; '.join(parts)})"
+
     def __post_init__(self):
         if self.kind not in ("cpu", "gpu"):
             raise ValueError(f"device kind must be 'cpu' or 'gpu', got {self.kind!r}")

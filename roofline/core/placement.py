@@ -45,7 +45,6 @@ from .families import COPIES, MATRIX
 from .evidence import FixedCosts, device_floor, fixed_costs, grid_fill, group_keys, too_small, under_filled
 from .kernel_precision import precision_from_name
 from .model import Device, KernelSet
-from .units import whole_counts
 
 COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN = "compute", "bandwidth", "overhead", "unknown"
 CLASSES = (COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN)
@@ -80,9 +79,21 @@ class Rules:
     substantial_s: float = 100e-6
 
 
-@dataclass
+@dataclass(repr=False)
 class Placements:
-    """Columns, one entry per kernel; see the module doc for the formulas."""
+    """Columns, one entry per kernel; see the module doc for the formulas.
+
+    ``kernels``: the rows placed (a KernelSet); ``device``: the profile;
+    ``work``: FLOP per row over all precisions; ``time_compute_s`` and
+    ``time_level_s`` (per memory level): the time each roof alone allows;
+    ``roofline_time_s``: the largest of them, the row's time at its roof;
+    ``limiter_names``/``limiter_index``: which roof that is; ``code``: the
+    bound class (``bound`` gives its name); ``efficiency``: roofline time /
+    measured time; ``intensity``: FLOP per byte at each level. The
+    properties (``bound``, ``level``, ``reason``, ``achieved_flop_s`` ...) and
+    :meth:`records`, :meth:`columns` and :meth:`to_pandas` give what
+    ``classify`` writes (:mod:`.row_schema`).
+    """
 
     kernels: KernelSet
     device: Device
@@ -218,9 +229,18 @@ class Placements:
         """The JSON/CSV fields of ``classify`` (:mod:`.row_schema`) as one list
         per field (None for a missing value), for all kernels or those at
         ``indices``; ``bytes`` and ``intensity`` as one list per level."""
-        from .row_schema import FIELDS, row_columns
-        idx = slice(None) if indices is None else np.asarray(indices, dtype=np.int64)
-        return {f.name: _listed(f.kind, column, idx) for f, column in zip(FIELDS, row_columns(self).values())}
+        from .row_schema import listed_columns
+        return listed_columns(self, indices)
+
+    def to_pandas(self):
+        """Every row as a pandas DataFrame with the CSV's columns (per-level
+        fields one column per level, ``bytes_DRAM``); needs pandas."""
+        from .row_schema import data_frame
+        return data_frame(self)
+
+    def __repr__(self) -> str:
+        from .row_schema import placements_summary
+        return f"Placements({placements_summary(self)})"
 
     def records(self, indices=None) -> list[dict]:
         """One plain dict per kernel (the JSON/CSV shape of ``classify``), or
@@ -233,45 +253,6 @@ class Placements:
             for row, values in zip(rows, zip(*levels.values()) if levels else ((),) * len(rows)):
                 row[key] = {lv: v for lv, v in zip(levels, values) if v is not None}
         return rows
-
-
-def _listed(kind: str, column, idx):
-    """A column of :mod:`.row_schema` at ``idx`` as the list records() holds."""
-    if kind == "levels":
-        return {lv: _numbers(v[idx]) for lv, v in column.items()}
-    column = np.asarray(column)[idx]
-    if kind == "name":
-        return _strings(column)
-    if kind == "text":
-        return _texts(column)
-    if kind == "bool":
-        return column.tolist()
-    if kind == "count":
-        return whole_counts(column).tolist()
-    if kind == "nint":
-        return [int(v) if math.isfinite(v) else None for v in np.asarray(column, dtype=float).tolist()]
-    return _numbers(column)
-
-
-def _numbers(values: np.ndarray) -> list:
-    """Floats, with None where not finite (C loops, no Python per value)."""
-    out = np.asarray(values, dtype=float).astype(object)
-    out[~np.isfinite(np.asarray(values, dtype=float))] = None
-    return out.tolist()
-
-
-def _strings(values: np.ndarray) -> list:
-    return [str(v) for v in values.tolist()]
-
-
-def _texts(values: np.ndarray) -> list:
-    """Strings, with None for empty ones."""
-    return [str(v) if v else None for v in values.tolist()]
-
-
-def _num(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: FixedCosts | None = None) -> Placements:
@@ -355,7 +336,8 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
     reason = R.reasons(evidence, below & timed, efficiency, overhead)
     code[overhead] = _CODE[OVERHEAD]
     unplaced = ~known       # no work: the importer's why (roofline.core.reasons.WITHOUT_WORK)
-    reason[unplaced] = R.without_work(_whys(kernels, device), time_s)[unplaced]
+    if unplaced.any():
+        reason[unplaced] = R.without_work(_whys(kernels, device)[unplaced], time_s[unplaced])
 
     warn_substituted(kernels, device, warnings)
     note = matrix_unit_note(kernels, device)

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 
 from .comm import is_comm_key
 from .comm_columns import comm_arrays
+from .units import format_si, whole_counts
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,80 @@ def flat_columns(p) -> list[tuple[str, str, object]]:
         else:
             out.append((f.name, f.kind, column))
     return out
+
+
+def listed_columns(p, indices=None) -> dict:
+    """Every field as a list (None for a missing value), for all rows or
+    those at ``indices``; a ``levels`` field as a dict of level -> list."""
+    idx = slice(None) if indices is None else np.asarray(indices, dtype=np.int64)
+    return {f.name: _listed(f.kind, column, idx) for f, column in zip(FIELDS, row_columns(p).values())}
+
+
+def data_frame(p):
+    """The rows as a pandas DataFrame with the CSV's columns and kinds."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("Placements.to_pandas() needs pandas: pip install pandas") from None
+    columns = {}
+    for name, kind, values in flat_columns(p):
+        if kind == "count":
+            values = whole_counts(values)
+        elif kind == "nint":
+            values = pd.array([int(v) if math.isfinite(v) else None for v in np.asarray(values, float).tolist()],
+                              dtype="Int64")
+        elif kind in ("name", "text"):
+            values = np.asarray(values, dtype=object)
+        columns[name] = values
+    return pd.DataFrame(columns)
+
+
+def placements_summary(p) -> str:
+    """One line: rows, device, total time and its share by bound class."""
+    time = np.nan_to_num(np.asarray(p.kernels.time_s, dtype=float))
+    total = float(time.sum())
+    bound = np.asarray(p.bound, dtype=object)
+    shares = []
+    for cls in dict.fromkeys(bound.tolist()):
+        t = float(time[bound == cls].sum())
+        if total > 0 and t > 0:
+            shares.append((t, f"{cls} {100 * t / total:.0f} %"))
+    split = ", ".join(text for _, text in sorted(shares, reverse=True))
+    return (f"{len(p):,} rows on {p.device.name}, {format_si(total, 's')}"
+            + (f": {split}" if split else ""))
+
+
+def _listed(kind: str, column, idx):
+    """A column of :mod:`.row_schema` at ``idx`` as the list records() holds."""
+    if kind == "levels":
+        return {lv: _numbers(v[idx]) for lv, v in column.items()}
+    column = np.asarray(column)[idx]
+    if kind == "name":
+        return _strings(column)
+    if kind == "text":
+        return _texts(column)
+    if kind == "bool":
+        return column.tolist()
+    if kind == "count":
+        return whole_counts(column).tolist()
+    if kind == "nint":
+        return [int(v) if math.isfinite(v) else None for v in np.asarray(column, dtype=float).tolist()]
+    return _numbers(column)
+
+
+def _numbers(values: np.ndarray) -> list:
+    """Floats, with None where not finite (C loops, no Python per value)."""
+    out = np.asarray(values, dtype=float).astype(object)
+    out[~np.isfinite(np.asarray(values, dtype=float))] = None
+    return out.tolist()
+
+
+def _strings(values: np.ndarray) -> list:
+    return [str(v) for v in values.tolist()]
+
+
+def _texts(values: np.ndarray) -> list:
+    """Strings, with None for empty ones."""
+    return [str(v) if v else None for v in values.tolist()]
+
+
