@@ -59,12 +59,12 @@ class Doubt:
         return self.message
 
 
-def doubts(device: Device, trace_cpus: list | None = None) -> list[Doubt]:
+def doubts(device: Device, trace_cpus: list | None = None, what: str = "trace") -> list[Doubt]:
     """What makes ``device``'s roofs doubtful for traces that ran on
     ``trace_cpus`` (the CPU each trace names: a dict with ``cpu_model`` and,
     where recorded, ``vendor``/``cpu_family``/``cpu_model_id``, or the bare
     model name, or None where it names none; omit for files that are not
-    CPU traces)."""
+    CPU traces); ``what`` the input is called in the text ("trace", "file")."""
     prov = device.provenance or {}
     out = _chosen(device) + _out_of_order(device) + _above_theoretical(device)
     if device.kind != "cpu" or prov.get("method") != "measured":
@@ -76,7 +76,7 @@ def doubts(device: Device, trace_cpus: list | None = None) -> list[Doubt]:
                                  "measure again with `roofline measure` when the machine is idle"))
     out += _one_core_above_all(device)
     if trace_cpus is not None:
-        out += _other_cpu(device, trace_cpus)
+        out += _other_cpu(device, trace_cpus, what)
     return out
 
 
@@ -181,14 +181,15 @@ def _shown(ident: dict) -> str:
     return f"{name} (family {ids[1]} model {ids[2]})" if ids else name
 
 
-def _other_cpu(device: Device, trace_cpus: list) -> list[Doubt]:
+def _other_cpu(device: Device, trace_cpus: list, what: str = "trace") -> list[Doubt]:
     arch = device.architecture or {}
     profile = {"cpu_model": arch.get("cpu_model") or (device.provenance or {}).get("cpu_model"),
                "vendor": arch.get("vendor"), "cpu_family": arch.get("cpu_family"),
                "cpu_model_id": arch.get("cpu_model_id")}
     traces = [_identity(c) for c in trace_cpus]
     if any(not t.get("cpu_model") for t in traces):
-        return [Doubt("other CPU", "the trace does not name the CPU it ran on, so that the profile "
+        ran = "it ran on" if what == "trace" else "its rows were measured on"
+        return [Doubt("other CPU", f"the {what} does not name the CPU {ran}, so that the profile "
                                    f"(measured on {_shown(profile)}) describes it cannot be checked",
                       note=True)]
     if not profile["cpu_model"]:
@@ -209,4 +210,6 @@ def doubts_for(device: Device, results) -> list[Doubt]:
     results = list(results or ())
     if device.kind != "cpu" or not results:
         return doubts(device)
-    return doubts(device, [_identity(getattr(r, "device_properties", None)) for r in results])
+    # a PyTorch trace is a trace; a kernels.csv or another table is a file of rows
+    what = "trace" if all(getattr(r, "format", "") == "kineto" for r in results) else "file"
+    return doubts(device, [_identity(getattr(r, "device_properties", None)) for r in results], what)

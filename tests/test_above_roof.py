@@ -34,3 +34,12 @@ def test_above_the_roof_wins_over_data_from_cache():
     k = Kernel("in_place_add", time_s=1e-5, flops={"fp32": 1e3}, bytes={"DRAM": 4e6}, modelled=True)
     (rec,) = place(KernelSet.from_kernels([k]), cpu()).records()
     assert rec["level"] == "L3" and rec["efficiency"] > ABOVE_ROOF_SHARE and rec["reason"] == "above its roof"
+
+
+def test_every_reason_a_placed_row_can_get_says_what_to_do():
+    """The report's "what to do" column is never empty for a named reason
+    ("no evidence" gets the report's note on what to collect instead)."""
+    from roofline.core.reasons import FIXES, REASONS, WITHOUT_WORK
+    named = [r for r in REASONS if r not in ("", "no evidence") and r not in WITHOUT_WORK]
+    assert [r for r in named if not REASON_FIXES.get(r)] == []
+    assert [r for r in WITHOUT_WORK if not FIXES.get(r)] == []      # rows without work: their own fixes

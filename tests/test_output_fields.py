@@ -66,3 +66,14 @@ def test_to_pandas_has_the_csv_columns_and_values():
     for row in from_csv.itertuples():
         got = by_name.loc[f"{row.name}|{row.variant}"]
         assert got["time_s"] == row.time_s and got["bound"] == row.bound and got["count"] == row.count
+
+
+def test_a_table_of_rows_is_a_file_not_a_trace_in_the_cpu_doubt():
+    from roofline.devices.trust import doubts_for
+    from roofline.devices.profile import find_device
+    from roofline.importers import read_profile
+    cpu = find_device(str(ROOT / "tests" / "data" / "zen3_cpu.yaml"))
+    texts = [d.message for d in doubts_for(cpu, [read_profile(ROOT / "examples" / "ece408_kernels.csv")])]
+    assert any("the file does not name the CPU its rows were measured on" in t for t in texts), texts
+    trace = [d.message for d in doubts_for(cpu, [read_profile(ROOT / "examples" / "pytorch_cpu_trace.json.gz")])]
+    assert not any("the file does not name" in t for t in trace)

@@ -104,6 +104,35 @@ REASON_FIXES = {
         "touch: keep freed memory in the process (glibc: MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ "
         "above the largest tensor, e.g. 1073741824; or preload jemalloc or tcmalloc), or write in place "
         "(torch.optim's foreach=True / fused=True, in-place ops, out= tensors reused across steps)"),
+    "dispatch": (
+        "the time is the framework's own work around its children (argument checks, allocation, dispatch): "
+        "fewer, larger operators (fuse with torch.compile, batch small calls), or CUDA/HIP graphs on a GPU"),
+    "fixed cost": (
+        "each call pays a fixed cost (launch, dispatch, synchronisation) that is half or more of what it "
+        "loses: fewer, larger calls (batch them, fuse neighbours with torch.compile), or CUDA/HIP graphs to "
+        "replay launches without their CPU cost"),
+    "under-fills the device": (
+        "the launch has too little work to fill the device: batch calls together, fuse with neighbours, or "
+        "give it more blocks (a smaller tile, split-K for a skinny GEMM)"),
+    "fewer threads than the roof": (
+        "it ran on fewer threads than the roof assumes: more intra-op threads (torch.set_num_threads) or "
+        "larger inputs (PyTorch runs loops under 32,768 elements on one thread)"),
+    "data from cache": (
+        "its data came from a cache, not DRAM, and it is placed on that cache's roof: it is as fast as the "
+        "data's home allows; keeping the working set cache-sized is what keeps it so"),
+    "precision assumed": (
+        "its fp32 matrix work is placed on the fp32 units because the trace does not say TF32 was allowed; "
+        "with torch.backends.cuda.matmul.allow_tf32 = True (Ampere on) its roof is the TF32 tensor one"),
+    "traffic above compulsory": (
+        "its bytes are the compulsory ones (every input read once), so it likely moves more than counted: "
+        "profile it with counters (ncu --section MemoryWorkloadAnalysis; rocprof-compute) to see the real "
+        "traffic, then look for re-reads (strided or broadcast access, a layout change between kernels)"),
+    "link latency": (
+        "the collective's per-message latency is half or more of its time: send fewer, larger messages "
+        "(bucket gradients, coalesce collectives) or overlap it with compute"),
+    "no work counted": (
+        "the counters give it neither FLOPs nor bytes: collect FLOP and byte counters (ncu --section "
+        "SpeedOfLight_RooflineChart; rocprof-compute) or supply work from a cost model"),
     "slow library kernel": (
         "the library runs this shape on a slower implementation than the peer named beside it: try another "
         "memory format (torch.channels_last), another dtype, a different backend (torch.backends.mkldnn "
@@ -235,7 +264,11 @@ def without_work(whys: np.ndarray, time_s: np.ndarray) -> np.ndarray:
     """Reason codes for rows without work: the importer's ``why`` where it
     gave one, else ``no time measured`` (no time) or ``no counters``."""
     code = {w: REASONS.index(w) for w in WITHOUT_WORK}
-    out = np.array([code.get(w, 0) for w in whys.tolist()], dtype=np.int8)
+    whys = np.asarray(whys, dtype=object)
+    out = np.zeros(len(whys), dtype=np.int8)
+    given = np.flatnonzero(whys != "")          # most rows have no why: only the others are looked up
+    if len(given):
+        out[given] = [code.get(w, 0) for w in whys[given].tolist()]
     out[(out == 0) & np.isnan(time_s)] = REASONS.index(NO_TIME)
     out[out == 0] = REASONS.index(NO_COUNTERS)
     return out
