@@ -168,14 +168,24 @@ def _codes(values: np.ndarray) -> np.ndarray:
     """A group number per row, equal for equal keys, numbered by first
     appearance (Arrow's hash encoding: a million keys in a tenth of a second)."""
     import pyarrow as pa
+    values = np.asarray(values, dtype=object)
+    if len(values) and _all_equal(values):       # one group (no operators): no hashing
+        return np.zeros(len(values), dtype=np.int64)
     try:
-        strings = pa.array(values.tolist(), type=pa.string())
+        # from the object array itself: its tolist() cost as much as the encoding
+        strings = pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         # a name that is not a string (None, NaN, a number from a hand-made
         # table) groups by its text
         strings = pa.array(values.astype(str).tolist(), type=pa.string())
     encoded = strings.dictionary_encode()
     return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _all_equal(values: np.ndarray) -> bool:
+    """Whether every value is the first (a string; NaN never equals itself)."""
+    first = values[0]
+    return isinstance(first, str) and bool((values == first).all())
 
 
 def _fit(r: np.ndarray, t: np.ndarray) -> float | None:

@@ -168,15 +168,27 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
             raise ValueError(c)
         return out
 
-    def texts(c):
-        if c not in columns:
-            return np.full(n, "", dtype=object)
+    def distinct_texts(c):
+        """(the distinct trimmed texts of column ``c``, each row's index into them)."""
         col = table.column(c).combine_chunks()
         if len(col) and pac.max(pac.utf8_length(col)).as_py() > checks.MAX_FIELD_CHARS:
             raise ValueError(c)
         encoded = pac.utf8_trim(col, characters=BLANKS).dictionary_encode()
-        distinct = np.asarray([restored(v) for v in encoded.dictionary.to_pylist()], dtype=object)
-        return distinct[encoded.indices.to_numpy(zero_copy_only=False)]
+        return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+
+    def texts(c):
+        if c not in columns:
+            return _empty_texts(n)
+        distinct, index = distinct_texts(c)
+        return np.asarray([restored(v) for v in distinct], dtype=object)[index]
+
+    def modelled():
+        """The ``modelled`` flags, each distinct text checked once."""
+        distinct, index = distinct_texts("modelled")
+        lowered = [restored(v).lower() for v in distinct]
+        if not set(lowered) <= (TRUE | FALSE):
+            raise ValueError("modelled")
+        return np.array([f in TRUE for f in lowered], dtype=bool)[index]
 
     def whole_or_nan(c):
         out = values(c)
@@ -195,9 +207,6 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
                 raise ValueError(c)
     count = np.nan_to_num(whole_or_nan("count"), nan=1.0) if "count" in columns else np.ones(n)
     threads = whole_or_nan("threads") if "threads" in columns else np.full(n, math.nan)
-    flag_texts = [f.lower() for f in texts("modelled").tolist()]
-    if not set(flag_texts) <= (TRUE | FALSE):
-        raise ValueError("modelled")
     return KernelSet(
         names=names_, time_s=time_s, count=count,
         flops={p: values(c) for c, p in FLOP_COLUMNS.items() if c in columns},
@@ -206,7 +215,15 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
         transactions={lv: values(c) for c, lv in TX_COLUMNS.items() if c in columns},
         families=texts("family"), variants=texts("variant"), operators=texts("operator"),
         sources=texts("source"), threads=threads,
-        modelled=np.array([f in TRUE for f in flag_texts], dtype=bool) if "modelled" in columns else None)
+        modelled=modelled() if "modelled" in columns else None)
+
+
+def _empty_texts(n: int) -> np.ndarray:
+    """``n`` empty strings as an object column (np.full's object fill is
+    several times slower than filling an empty array)."""
+    out = np.empty(n, dtype=object)
+    out.fill("")
+    return out
 
 
 def _kernel_set(cells: dict, lines, path) -> KernelSet:

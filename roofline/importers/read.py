@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from ..core.errors import InputError, RooflineError
 from ..core.families import family_of
 from ..core.model import KernelRows
@@ -87,6 +89,28 @@ def fill_families(ks) -> None:
     empty = ks.families == ""
     if not empty.any():
         return
-    names = ks.names[empty]
-    family = {name: family_of(name) for name in dict.fromkeys(names.tolist())}
-    ks.families[empty] = [family[name] for name in names.tolist()]
+    every = bool(empty.all())
+    names = ks.names if every else ks.names[empty]
+    distinct, codes = _distinct(names)
+    families = np.array([family_of(name) for name in distinct], dtype=object)[codes]
+    if every:
+        ks.families[:] = families
+    else:
+        ks.families[empty] = families
+
+
+def _distinct(names: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct names (in order of first appearance) and each row's
+    index into them: Arrow's hash encoding of the strings, a Python dict
+    where a name is no string."""
+    try:
+        import pyarrow as pa
+        encoded = pa.array(names, type=pa.string()).dictionary_encode()
+        if encoded.null_count == 0:
+            return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+    except (ImportError, ValueError, TypeError):    # no pyarrow; None, a number, a lone surrogate
+        pass
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in names.tolist()), dtype=np.int64,
+                        count=len(names))
+    return list(index), codes
