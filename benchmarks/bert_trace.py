@@ -17,7 +17,9 @@ stays small whatever the size.
 was 0.31x json.loads on it against 0.17x on the BERT shape): five
 operators cycling, every kernel name a 400-character demangled C++ name,
 and the JSON written as Kineto writes it, with a space after every ``,``
-and ``:``.
+and ``:``. ``--shape long`` writes a trace dominated by operators with long
+shape lists (``_foreach_*`` over 128-256 tensors, ``cat``/``stack`` of 96-128):
+a few KB of operator arguments per kernel.
 """
 from __future__ import annotations
 
@@ -109,7 +111,34 @@ FIVE = [
     ("aten::copy_", [[B, S, H], [B, S, H], []], ["c10::Half", "float", "Scalar"], ["", "", "False"],
      _long_name("at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}"), 25.0),
 ]
-SHAPES = {"bert": (LAYER, (",", ":")), "five": (FIVE, (", ", ": "))}
+
+def _tensor_list(shapes: list, times: int) -> list:
+    return [list(s) for s in shapes] * times
+
+
+# operators with long shape lists (the optimizer's _foreach_* ops over every
+# parameter, cat and stack of many tensors): most of the bytes are operator
+# arguments, a few KB per event, as in a trace of an optimizer-heavy step
+LONG = [
+    ("aten::_foreach_mul_", [_tensor_list([[H, H], [H], [FF, H], [FF]], 64), []], ["TensorList", "Scalar"],
+     ["", "0.9"], "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+     "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<c10::Half, 1, 1, 0>, "
+     "std::multiplies<float>, float>", 45.0),
+    ("aten::cat", [_tensor_list([[B, S, 64]], 96), []], ["TensorList", "Scalar"], ["", "-1"],
+     "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2>, "
+     "unsigned int, 3, 64, 64>", 30.0),
+    ("aten::_foreach_add_", [_tensor_list([[H, H], [H]], 128), _tensor_list([[H, H], [H]], 128), []],
+     ["TensorList", "TensorList", "Scalar"], ["", "", "1"],
+     "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+     "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<c10::Half, 2, 2, 0>, "
+     "std::plus<float>, float>", 50.0),
+    ("aten::stack", [_tensor_list([[B, H]], 128), []], ["TensorList", "Scalar"], ["", "0"],
+     "void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
+     "OpaqueType<2>, unsigned int, 2, 128, 1>", 20.0),
+    ("aten::addmm", [[H], [B * S, H], [H, H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
+     ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", 105.0),
+]
+SHAPES = {"bert": (LAYER, (",", ":")), "five": (FIVE, (", ", ": ")), "long": (LONG, (", ", ": "))}
 
 
 def write(path: str, n_kernels: int, chunk: int = 20_000, shape: str = "bert") -> None:
@@ -135,8 +164,8 @@ def main() -> None:
     parser.add_argument("-o", "--output", default="bert_trace.json")
     parser.add_argument("--kernels", type=int, default=900_000, help="number of kernels (default 900,000)")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="bert",
-                        help="bert (a BERT layer, compact JSON) or five (five operators, 400-character names, "
-                             "spaces after separators)")
+                        help="bert (a BERT layer, compact JSON), five (five operators, 400-character names, "
+                             "spaces after separators) or long (operators with long shape lists)")
     args = parser.parse_args()
     write(args.output, args.kernels, shape=args.shape)
     print(f"wrote {args.output} ({args.kernels:,} kernels)")

@@ -1,13 +1,15 @@
 """The user's path on a big kernels.csv, against a bare csv.reader pass over
-the same file in the same run:
+the same file in the same run, each a fresh process:
 
-    python benchmarks/classify_csv.py --rows 1000000
+    python benchmarks/classify_csv.py --rows 1000000 --repeat 3
+    python benchmarks/classify_csv.py --compare /tmp/base --repeat 3   # another checkout, same rounds
 
 Writes /tmp/kernels_<N>.csv once (names drawn from 5,000 distinct kernels
 with cuDNN/cuBLAS/PyTorch-like names, FLOPs for two precisions, bytes at
-three levels), then times ``csv.reader`` over it and
-``roofline classify FILE --device v100-sxm2 --format csv`` (fresh process,
-output to /dev/null) and ``--format json``. Target (big-trace issue): the
+three levels), then times a ``csv.reader`` pass over it and
+``roofline classify FILE --device v100-sxm2 --format csv`` (output to
+/dev/null) and ``--format json``: wall and CPU seconds, peak RSS, and each
+ratio to the csv.reader pass of the same round. Target (big-trace issue): the
 CSV classify at most 5x the csv.reader pass at 1,000,000 rows; JSON, built
 from columns like the CSV since 8cf8caf, is held to the same.
 """
@@ -17,10 +19,12 @@ import argparse
 import csv
 import os
 import random
-import subprocess
+import statistics
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fresh_process import compile_checkout, run  # noqa: E402
 
 FAMILIES = ["volta_sgemm_128x64_nn", "implicit_convolve_sgemm", "void fft2d_r2c_32x32<float>",
             "winograd_3x3_kernel", "void at::native::vectorized_elementwise_kernel<4, add>",
@@ -43,37 +47,47 @@ def write(path: Path, rows: int, distinct: int = 5000, seed: int = 1) -> None:
                         f"{t * rng.uniform(1e4, 5e6):.6g}"])
 
 
-def csv_reader_pass(path: Path) -> float:
-    t0 = time.perf_counter()
-    with open(path, newline="") as f:
-        n = sum(1 for _ in csv.reader(f))
-    assert n > 1
-    return time.perf_counter() - t0
+CSV_READER = "import csv, sys; sum(1 for _ in csv.reader(open(sys.argv[1], newline='')))"
 
 
-def cli(path: Path, fmt: str) -> float:
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "roofline.cli.main", "classify", str(path), "--device",
-                    "v100-sxm2", "--format", fmt], check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+def classify(path: Path, fmt: str) -> list[str]:
+    return [sys.executable, "-m", "roofline.cli.main", "classify", str(path), "--device", "v100-sxm2",
+            "--format", fmt]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
+    ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same rounds")
     args = ap.parse_args()
     path = Path(f"/tmp/kernels_{args.rows}.csv")
     if not path.exists():
         print(f"writing {path} ...", file=sys.stderr)
         write(path, args.rows)
-    reader = min(csv_reader_pass(path) for _ in range(3))
-    as_csv = cli(path, "csv")
-    as_json = cli(path, "json")
-    print(f"{args.rows:,} rows, {os.path.getsize(path) / 1e6:.0f} MB")
-    print(f"csv.reader pass                        {reader:7.2f} s")
-    print(f"roofline classify --format csv         {as_csv:7.2f} s   {as_csv / reader:5.1f}x  (target <= 5x)")
-    print(f"roofline classify --format json        {as_json:7.2f} s   {as_json / reader:5.1f}x  (target <= 5x)")
+    here = str(Path(__file__).resolve().parents[1])
+    checkouts = [("this checkout", here)] + ([(args.compare, str(Path(args.compare).resolve()))]
+                                             if args.compare else [])
+    for _, root in checkouts:
+        compile_checkout(root)
+    print(f"{args.rows:,} rows, {os.path.getsize(path) / 1e6:.0f} MB; every command a fresh process, "
+          "bytecode compiled beforehand (as installed)")
+    ratios: dict[str, list[float]] = {}
+    for i in range(args.repeat):
+        wall0, cpu0, rss0 = run([sys.executable, "-c", CSV_READER, str(path)])
+        print(f"round {i + 1}: csv.reader pass {wall0:7.2f} s (cpu {cpu0:.2f} s, peak RSS {rss0 / 1e6:.0f} MB)")
+        order = checkouts if i % 2 == 0 else checkouts[::-1]      # alternate who goes first
+        for label, root in order:
+            for fmt in ("csv", "json"):
+                wall, cpu, rss = run(classify(path, fmt), cwd=root)
+                key = f"{label}: classify --format {fmt}"
+                ratios.setdefault(key, []).append(wall / wall0)
+                ratios.setdefault(key + " (cpu)", []).append(cpu / cpu0)
+                print(f"  {key:48s} {wall:7.2f} s {wall / wall0:5.2f}x (cpu {cpu:.2f} s {cpu / cpu0:5.2f}x) "
+                      f"peak RSS {rss / 1e6:5.0f} MB", flush=True)
+    for key, r in ratios.items():
+        print(f"{key:56s} / csv.reader: min {min(r):5.2f} median {statistics.median(r):5.2f} "
+              f"max {max(r):5.2f}  (target <= 5)")
 
 
 if __name__ == "__main__":

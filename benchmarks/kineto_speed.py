@@ -1,125 +1,103 @@
-"""Time the user's path on a BERT-size Kineto trace against json.loads of
-the same file, in the same run, each in a fresh process:
+"""Time the user's path on Kineto traces of three shapes against json.loads
+of the same file, in the same round, each command in a fresh process:
 
-    python benchmarks/kineto_speed.py --kernels 900000   # writes /tmp/bert_trace.json once
+    python benchmarks/kineto_speed.py --kernels 900000            # every shape, files in /tmp
+    python benchmarks/kineto_speed.py --kernels 300000 --shape five long --repeat 3
+    python benchmarks/kineto_speed.py --kernels 300000 --compare /tmp/base --repeat 3
 
-Prints seconds and peak RSS of: ``json.loads`` of the file, ``roofline
-classify FILE --format csv``, ``roofline report FILE -o r.html``, and the
-ratios the big-trace issue asks for (classify <= 0.25x json.loads,
-report <= 1.5x classify, peak RSS < 1.5 GB).
+Shapes (``bert_trace.py``): ``bert`` (a BERT layer, compact JSON), ``five``
+(five operators, 400-character kernel names, spaces after separators) and
+``long`` (operators with long shape lists: a few KB of arguments per
+kernel; at 900,000 kernels the file is about 3.8 GB). Each trace is written
+once to /tmp/<shape>_trace_<N>.json.
 
-``--shape five`` times a trace of another shape (five operators, 400-character
-kernel names, spaces after separators; ``bert_trace.py``). ``--compare DIR``
-times a second checkout of roofline (``git worktree add DIR <commit>``) in
-the same run, each round running json.loads and both checkouts back to
-back, ``--repeat`` rounds: on a loaded machine the spread of the rounds
-says how far one ratio can be trusted::
-
-    python benchmarks/kineto_speed.py --kernels 300000 --shape five --compare /tmp/base --repeat 3 --no-report
+Prints, per round and shape: json.loads's seconds, CPU seconds and peak
+RSS; ``roofline classify FILE --format csv``'s, with its ratio to
+json.loads (target <= 0.1) and its peak RSS against the file's size
+(target < 1). ``--compare DIR`` times a second checkout of roofline
+(``git worktree add DIR <commit>``) in the same rounds, alternating which
+goes first: on a loaded machine the spread of ``--repeat`` rounds says how
+far one ratio can be trusted. ``--report`` also times ``roofline report``
+once. Bytecode is compiled before anything is timed (``fresh_process``).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import bert_trace  # noqa: E402
+from fresh_process import compile_checkout, run  # noqa: E402
 
 JSON_LOADS = "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"
 
 
-def run(cmd: list[str], cwd: str | None = None, cpu: list | None = None) -> tuple[float, float]:
-    """Wall seconds and peak RSS (bytes) of ``cmd`` in a fresh process
-    (``cwd``: a checkout whose ``roofline`` package ``-m`` then imports);
-    its CPU seconds (user + system) are appended to ``cpu`` when given (on
-    a loaded machine they vary less than the wall time)."""
-    with tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode:
-            err.seek(0)
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read()[-2000:]}")
-    if cpu is not None:
-        cpu.append(usage.ru_utime + usage.ru_stime)
-    return wall, usage.ru_maxrss * 1024.0   # Linux reports KiB
+def trace_path(shape: str, kernels: int) -> Path:
+    """The trace of ``shape`` at ``kernels`` kernels, written once."""
+    path = Path(f"/tmp/{shape}_trace_{kernels}.json")
+    if not path.exists():
+        print(f"writing {path} ({kernels:,} kernels, shape {shape}) ...", file=sys.stderr, flush=True)
+        bert_trace.write(str(path), kernels, shape=shape)
+    return path
 
 
-def compare(args, path: Path) -> None:
-    """Rounds of json.loads and classify in this checkout and in ``--compare``."""
-    py = sys.executable
-    here = str(Path(__file__).resolve().parents[1])
-    checkouts = [("this checkout", here), (f"{args.compare}", str(Path(args.compare).resolve()))]
-    ratios: dict[str, list[float]] = {label: [] for label, _ in checkouts}
-    cpu_ratios: dict[str, list[float]] = {label: [] for label, _ in checkouts}
+def classify(path: Path, device: str) -> list[str]:
+    return [sys.executable, "-m", "roofline.cli.main", "classify", str(path), "--device", device, "--format", "csv"]
+
+
+def rounds(args, checkouts: list[tuple[str, str]]) -> dict:
+    """Each round, for each shape: json.loads, then classify in every
+    checkout (alternating who goes first); the ratios per (shape, checkout)."""
+    ratios: dict = {}
     for i in range(args.repeat):
-        cpu: list[float] = []
-        loads, _ = run([py, "-c", JSON_LOADS, str(path)], cpu=cpu)
-        line = [f"round {i + 1}: json.loads {loads:6.2f} s (cpu {cpu[0]:.2f})"]
-        order = checkouts if i % 2 == 0 else checkouts[::-1]     # alternate who goes first
-        for label, root in order:
-            wall, rss = run([py, "-m", "roofline.cli.main", "classify", str(path), "--device", args.device,
-                             "--format", "csv"], cwd=root, cpu=cpu)
-            ratios[label].append(wall / loads)
-            cpu_ratios[label].append(cpu[-1] / cpu[0])
-            line.append(f"{label}: classify {wall:6.2f} s ({wall / loads:.3f}x; cpu {cpu[-1] / cpu[0]:.3f}x; "
-                        f"RSS {rss / 1e9:.2f} GB)")
-        print("; ".join(line), flush=True)
-    for label, r in ratios.items():
-        c = cpu_ratios[label]
-        print(f"{label:32s} classify / json.loads wall: min {min(r):.3f} median {statistics.median(r):.3f} "
-              f"max {max(r):.3f}; cpu: min {min(c):.3f} median {statistics.median(c):.3f} max {max(c):.3f} "
-              "(target <= 0.25)")
+        for shape in args.shape:
+            path = trace_path(shape, args.kernels)
+            size = path.stat().st_size
+            loads, loads_cpu, loads_rss = run([sys.executable, "-c", JSON_LOADS, str(path)])
+            print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads "
+                  f"{loads:6.2f} s (cpu {loads_cpu:.2f} s, peak RSS {loads_rss / 1e9:.2f} GB)", flush=True)
+            order = checkouts if i % 2 == 0 else checkouts[::-1]
+            for label, root in order:
+                wall, cpu, rss = run(classify(path, args.device), cwd=root)
+                ratios.setdefault((shape, label), []).append((wall / loads, cpu / loads_cpu, rss / size))
+                print(f"  {label}: classify {wall:6.2f} s = {wall / loads:.3f}x json.loads (cpu {cpu:.2f} s = "
+                      f"{cpu / loads_cpu:.3f}x); peak RSS {rss / 1e9:.2f} GB = {rss / size:.2f}x the file",
+                      flush=True)
+    return ratios
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", type=int, default=900_000)
-    ap.add_argument("--trace", default=None, help="trace path (default /tmp/<shape>_trace_<N>.json)")
     ap.add_argument("--device", default="a100-80gb-sxm")
-    ap.add_argument("--shape", choices=sorted(bert_trace.SHAPES), default="bert")
-    ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same run")
-    ap.add_argument("--repeat", type=int, default=1, help="rounds with --compare (default 1)")
-    ap.add_argument("--no-report", action="store_true", help="time classify only")
+    ap.add_argument("--shape", nargs="+", choices=sorted(bert_trace.SHAPES), default=sorted(bert_trace.SHAPES))
+    ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same rounds")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
+    ap.add_argument("--report", action="store_true", help="also time roofline report on the first shape")
     args = ap.parse_args()
-    default = f"/tmp/bert_trace_{args.kernels}.json" if args.shape == "bert" else \
-        f"/tmp/{args.shape}_trace_{args.kernels}.json"
-    path = Path(args.trace or default)
-    if not path.exists():
-        print(f"writing {path} ({args.kernels:,} kernels, shape {args.shape}) ...", file=sys.stderr)
-        bert_trace.write(str(path), args.kernels, shape=args.shape)
+    here = str(Path(__file__).resolve().parents[1])
+    checkouts = [("this checkout", here)]
     if args.compare:
-        compare(args, path)
-        return
-    size = path.stat().st_size
-    py = sys.executable
-    roofline = [py, "-m", "roofline.cli.main"]
-    with tempfile.TemporaryDirectory() as tmp:
-        rows = [("json.loads", [py, "-c", JSON_LOADS, str(path)]),
-                ("roofline classify --format csv", roofline + ["classify", str(path), "--device",
-                                                               args.device, "--format", "csv"]),
-                ("roofline report -o r.html", roofline + ["report", str(path), "--device", args.device,
-                                                          "-o", os.path.join(tmp, "r.html")])]
-        if args.no_report:
-            rows = rows[:2]
-        results = {}
-        for label, cmd in rows:
-            wall, rss = run(cmd)
-            results[label] = wall
-            print(f"{label:32s} {wall:7.2f} s   peak RSS {rss / 1e9:5.2f} GB")
-    loads, classify = results[rows[0][0]], results[rows[1][0]]
-    print(f"file: {size / 1e6:.0f} MB, {args.kernels:,} kernels, shape {args.shape}")
-    print(f"classify / json.loads = {classify / loads:.2f}  (target <= 0.25)")
-    if not args.no_report:
-        print(f"report / classify     = {results[rows[2][0]] / classify:.2f}  (target <= 1.5)")
+        checkouts.append((args.compare, str(Path(args.compare).resolve())))
+    for _, root in checkouts:
+        compile_checkout(root)
+    ratios = rounds(args, checkouts)
+    print("classify / json.loads of the same file, same round (target <= 0.1); peak RSS / file size (target < 1):")
+    for (shape, label), r in ratios.items():
+        wall, cpu, rss = zip(*r)
+        print(f"  {shape:5s} {label:24s} wall: min {min(wall):.3f} median {statistics.median(wall):.3f} "
+              f"max {max(wall):.3f}; cpu: median {statistics.median(cpu):.3f}; RSS/file: max {max(rss):.2f}")
+    if args.report:
+        path = trace_path(args.shape[0], args.kernels)
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, "-m", "roofline.cli.main", "report", str(path), "--device", args.device,
+                   "-o", os.path.join(tmp, "r.html")]
+            wall, _, rss = run(cmd)
+            print(f"roofline report -o r.html ({args.shape[0]}): {wall:.2f} s, peak RSS {rss / 1e9:.2f} GB")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,50 @@
+"""Time a command in a fresh process, as a user's shell runs it: wall and
+CPU seconds, and peak RSS. Shared by ``kineto_speed.py`` and
+``classify_csv.py``.
+
+Compiled bytecode: a user's install has ``.pyc`` files, but this workplace
+sets ``PYTHONDONTWRITEBYTECODE=1``, so every fresh process would compile
+the package's sources again (about 0.2-0.4 s, counted against roofline
+and not against ``json.loads``/``csv.reader``). :func:`compile_checkout`
+writes the bytecode of the checkout's ``roofline`` package (into its
+``__pycache__`` folders, which git ignores) before anything is timed, and
+:func:`user_env` lets the timed processes keep what they compile: they
+read bytecode, as an installed package does.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+def user_env() -> dict:
+    """The environment of a user's shell: compiled bytecode kept."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_checkout(root: str | Path) -> None:
+    """Bytecode of the ``roofline`` package in ``root``, as an install writes it."""
+    subprocess.run([sys.executable, "-c", "import compileall, sys; "
+                    "sys.exit(not compileall.compile_dir(sys.argv[1], quiet=1))",
+                    str(Path(root) / "roofline")], env=user_env(), check=True)
+
+
+def run(cmd: list[str], cwd: str | None = None, stdout=subprocess.DEVNULL) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds (user + system), peak RSS in bytes) of
+    ``cmd`` in a fresh process (``cwd``: a checkout whose ``roofline``
+    package ``-m`` then imports). On a loaded machine the CPU time varies
+    less than the wall time."""
+    with tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=stdout, stderr=err, cwd=cwd, env=user_env())
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status):
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024.0   # Linux: KiB
