@@ -48,11 +48,16 @@ from functools import lru_cache
 
 from ..core.errors import RooflineError
 from .xplane_schema import INSTALL_HINT
+from .xplane_wire import TooLarge, WireError, fields
 
 PACKAGE = "xla"
 # A serialized module larger than this is refused undecoded (the biggest
 # real modules, LLM training steps, are tens of MB).
 MAX_HLO_BYTES = 512 << 20
+# Fields walked to count a module's computations and instructions before it
+# is decoded (its top-level fields, computations and their fields): real
+# modules of LLM training steps hold some 10^5 instructions.
+MAX_INSTRUCTIONS = 1 << 20
 
 _I64, _I32, _BOOL, _STRING, _BYTES, _MESSAGE = "int64", "int32", "bool", "string", "bytes", "message"
 # message -> fields (name, number, type, message type or None, repeated)
@@ -149,20 +154,68 @@ def message_classes() -> dict:
 def decode_module(data: bytes):
     """The ``HloModuleProto`` of a serialized ``HloProto`` (an
     ``HloModuleProto`` alone is taken too: its field 1 is a string, not a
-    message); HloDecodeError when the bytes are none."""
+    message); HloDecodeError when the bytes are none, or when they hold
+    more computations and instructions than :data:`MAX_INSTRUCTIONS`
+    (counted on the wire before anything is decoded)."""
     if len(data) > MAX_HLO_BYTES:
         raise HloDecodeError(f"an HLO module of {len(data):,} bytes (at most {MAX_HLO_BYTES:,} are decoded)")
+    data = bytes(data)
+    _check_instruction_count(data)
     classes = message_classes()
     from google.protobuf.message import DecodeError  # noqa: PLC0415
     proto = classes["HloProto"]()
     try:
-        proto.ParseFromString(bytes(data))
+        proto.ParseFromString(data)
         if proto.HasField("hlo_module") and proto.hlo_module.computations:
             return proto.hlo_module
-        module = classes["HloModuleProto"]()
-        module.ParseFromString(bytes(data))
+    except (DecodeError, ValueError, RecursionError):
+        pass                                # an HloModuleProto alone: its name is no message
+    module = classes["HloModuleProto"]()
+    try:
+        module.ParseFromString(data)
     except (DecodeError, ValueError, RecursionError) as exc:
         raise HloDecodeError(f"not a serialized HloProto ({str(exc)[:200]})") from None
     if not module.computations:
         raise HloDecodeError("an HloProto with no computation")
     return module
+
+
+def _check_instruction_count(data: bytes) -> None:
+    """HloDecodeError when ``data`` holds more than MAX_INSTRUCTIONS
+    computations and instructions, read either as an HloProto or as an
+    HloModuleProto. The decoded message costs about 200 bytes an
+    instruction even when the instruction is 2 bytes on the wire (10 MB of
+    empty instructions decoded to 1.1 GB), so the count comes first; the
+    walk stops at the limit, so it costs no more than a module of that size."""
+    budget = [MAX_INSTRUCTIONS]
+    modules = [(0, len(data))]
+    try:
+        try:
+            modules += [span for number, wire, span in _walk(data, 0, len(data), budget)
+                        if number == 1 and wire == 2]
+        except TooLarge:
+            raise
+        except WireError:
+            pass                            # not an HloProto: the data is the module itself
+        for start, end in modules:
+            try:
+                for number, wire, span in _walk(data, start, end, budget):
+                    if number == 3 and wire == 2:       # a computation: count its fields (instructions)
+                        for _ in _walk(data, *span, budget):
+                            pass
+            except TooLarge:
+                raise
+            except WireError:
+                pass                        # damaged: the protobuf runtime says how
+    except TooLarge:
+        raise HloDecodeError(f"more than {MAX_INSTRUCTIONS:,} computations and instructions in one "
+                             "module (no real module has so many)") from None
+
+
+def _walk(data: bytes, start: int, end: int, budget: list):
+    """The fields of one message, each taken from ``budget`` (TooLarge when spent)."""
+    for found in fields(data, start, end):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise TooLarge("too many fields")
+        yield found

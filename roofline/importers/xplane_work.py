@@ -84,6 +84,10 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
         chosen = matrix if len(matrix) else members
         if total[3] == "hlo":
             total = _executions(total, chosen, rows)
+            beyond = _beyond_any_gpu(total, duration[chosen])
+            if beyond:
+                whys[members] = "HLO: " + beyond
+                continue
         if len(chosen) < len(members):
             whys[np.setdiff1d(members, chosen)] = (f"a helper kernel of {op}: the op's FLOPs and bytes went to "
                                                    "its matrix kernels")
@@ -155,6 +159,28 @@ def _executions(total, chosen, rows):
     _, calls = np.unique(rows["name_id"][chosen], return_counts=True)
     times = float(calls.min()) if len(calls) else 0.0
     return ({p: v * times for p, v in total[0].items()}, total[1] * times) + tuple(total[2:])
+
+
+# Rates no GPU reaches: 100 PFLOP/s (10x the dense FP4 peak of the fastest
+# GPUs of 2025) and 1 PB/s (100x HBM3e). A modelled kernel above them has
+# work from a damaged module (or one that is not this kernel's), not a speed.
+MAX_FLOP_RATE, MAX_BYTE_RATE = 1e17, 1e15
+
+
+def _beyond_any_gpu(total, duration_ns: np.ndarray) -> str:
+    """Why an HLO instruction's work cannot be what its kernels did in the
+    time they took ('' when it can)."""
+    time_s = sum(duration_ns.tolist()) * 1e-9
+    flops, nbytes = sum(total[0].values()), total[1]
+    if not (math.isfinite(flops) and math.isfinite(nbytes)):
+        return "work that is no finite number"
+    if time_s <= 0:
+        return ""
+    for value, limit, unit in ((flops, MAX_FLOP_RATE, "FLOP"), (nbytes, MAX_BYTE_RATE, "B")):
+        if value / time_s > limit:
+            return (f"{value:.3g} {unit} in {time_s:.3g} s is {value / time_s:.3g} {unit}/s, more than any GPU "
+                    f"does ({limit:.0e}): the module's shapes are damaged or not this kernel's")
+    return ""
 
 
 def _groups(device_id: np.ndarray, ops: np.ndarray, eligible: np.ndarray):
