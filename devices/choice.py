@@ -13,6 +13,7 @@ the reason and warnings. Nothing here prints.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from .names import (Match, NameError_, capability_warning, key, model_of, resolve_capability, resolve_properties,
@@ -125,13 +126,7 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
     counted = next((p for r in results if "sms" in (gpu_figures(p := getattr(r, "device_properties", None))
                                                     or {})), None)
     if capabilities and counted is not None:
-        try:
-            return _by_properties(counted, results, infos)
-        except UnknownDeviceError as by_figures:
-            try:                    # no profile, or several, fit the figures: the capability decides
-                return _by_capability(capabilities[0], results, infos)
-            except UnknownDeviceError:
-                raise by_figures from None      # it says more: the figures and the profiles near them
+        return _with_warnings(_by_nvidia_figures(counted, capabilities[0], results, infos), _differing(results))
     if capabilities:
         return _by_capability(capabilities[0], results, infos)
     properties = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
@@ -141,6 +136,38 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
         return _cpu(infos)
     raise UnknownDeviceError(f"{_paths(results)}: the file does not name its GPU{_nameless(results)}; "
                              f"pass --device ({known_devices(infos)})")
+
+
+def _by_nvidia_figures(counted, capability: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    """The profile an NVIDIA file's SMs and memory pick beside its compute
+    capability, with what its other figures (memory, clock) say against it
+    as doubts. The capability alone decides only when it names a profile
+    whose SM count is the file's: a file whose SMs no profile has (a MIG
+    slice of 14 of an A100's 108) is refused, not put on a whole GPU's roofs."""
+    try:
+        choice = _by_properties(counted, results, infos)
+    except UnknownDeviceError as by_figures:
+        try:
+            choice = _by_capability(capability, results, infos)
+        except UnknownDeviceError:
+            raise by_figures from None          # it says more: the figures and the profiles near them
+        if profile_figures(infos[choice.profile]).get("sms") != gpu_figures(counted).get("sms"):
+            raise by_figures from None
+    info = infos.get(choice.profile)
+    if info is None:
+        return choice
+    said = [d for d in _contradicted(counted, info, choice.device) if d.split(":")[0] not in choice.reason]
+    return replace(choice, doubts=choice.doubts + tuple(f"{_paths(results)}: {d}" for d in said))
+
+
+def _differing(results) -> tuple[str, ...]:
+    """A warning when the files give GPUs of different figures (one profile is used for all)."""
+    seen = list(dict.fromkeys(shown_figures(g) for r in results
+                              if (g := gpu_figures(getattr(r, "device_properties", None)))))
+    if len(seen) < 2:
+        return ()
+    return (f"the files give {len(seen)} different GPUs ({'; '.join(seen)}); one profile is used for all "
+            "(pass --device to choose)",)
 
 
 def _typed(text: str, infos: dict[str, ProfileInfo]) -> DeviceChoice:

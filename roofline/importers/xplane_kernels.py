@@ -149,7 +149,9 @@ def _say_sources(cap: Capture, kernels: KernelSet, sources: dict, warnings: list
     if not any(sources.values()):
         shapes = ("its TF op events carry no input shapes (TensorFlow records them at "
                   "host_tracer_level=3)" if cap.host_ops else "it has no TF op events with input shapes")
-        hlo = (f"its kernels join none of the {len(modules)} embedded HLO modules, "
+        joined = len(modules) and any(str(w).startswith("HLO: ") for w in kernels.whys.tolist())
+        hlo = ("the HLO instructions its kernels ran give no work (each row says why), " if joined
+               else f"its kernels join none of the {len(modules)} embedded HLO modules, "
                if len(modules) else "it embeds no HLO module, ")
         warnings.append(Advice(f"no FLOP or byte counts for the {n_computing} kernels: the file has no XLA "
                                f"cost-analysis stats (flops, bytes_accessed), {hlo}and {shapes}",
@@ -186,6 +188,20 @@ def _missing_reasons(kernels: KernelSet, missing: np.ndarray, time: np.ndarray, 
     return ": " + "; ".join(f"{why} ({t / total:.1%} of kernel time)" for why, t in top)
 
 
+def _other_gpus(cap: Capture, busiest: str, time: dict) -> str:
+    """What the planes say when GPUs of other figures ran kernels too (their
+    kernels are placed on the roofs of the busiest one's profile)."""
+    figures = ("name", "capability", "sms", "memory_bytes")
+    mine = {k: v for k, v in device_properties(cap.devices[busiest]).items() if k in figures}
+    other = sorted(d for d in cap.devices if time.get(d) and d != busiest and mine != {
+        k: v for k, v in device_properties(cap.devices[d]).items() if k in figures})
+    if not other:
+        return ""
+    return (f"; {len(other)} of them ({', '.join(other[:4])}{', ...' if len(other) > 4 else ''}) give other "
+            "figures (name, compute capability, SMs or memory): their kernels are placed on the roofs of "
+            f"{busiest}'s GPU")
+
+
 def _device(cap: Capture, rows: dict, time_s: np.ndarray, warnings: list[Advice]) -> dict:
     """The properties of the GPU with the most kernel time, as
     ImportResult.device_properties (and its name under 'name', if given)."""
@@ -196,6 +212,7 @@ def _device(cap: Capture, rows: dict, time_s: np.ndarray, warnings: list[Advice]
     busiest = max(cap.devices, key=lambda d: time.get(d, 0.0))
     if len([d for d in cap.devices if time.get(d)]) > 1:
         warnings.append(Advice(f"kernels ran on {len(time)} GPUs ({', '.join(sorted(time))}); the "
-                               f"device is {busiest}, the one with the most kernel time",
-                               "each kernel's launch says its device", subject="devices"))
+                               f"device is {busiest}, the one with the most kernel time"
+                               + _other_gpus(cap, busiest, time), "each kernel's launch says its device",
+                               subject="devices"))
     return device_properties(cap.devices[busiest])
