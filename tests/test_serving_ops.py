@@ -240,3 +240,73 @@ def test_moe_forward_without_allocations_says_what_was_not_recorded():
     rows = {r.name: r for r in kineto.parse({"traceEvents": events}).kernels}
     assert not rows[gemm].flops and rows[gemm].why == R.ARGS_NOT_RECORDED
     assert rows["myext_kernel"].why == R.EXTENSION
+
+
+def test_scaled_fp4_quant_in_each_of_its_schemas():
+    # input [16, 4096] bf16, global scale [1]; NVFP4: packed [16, 2048] bytes, one FP8 scale per 16
+    x, gs = [16, 4096], [1]
+    new = op_work(call("_C::scaled_fp4_quant", [x, gs, []], [BF16, F32, "Scalar"], ["", "", "True"]))
+    assert new.flops == {"fp32": 2 * 16 * 4096}
+    assert new.bytes == 16 * 4096 * 2 + 4 + 16 * 2048 + 16 * 4096 // 16      # outputs returned
+    # the swizzled scale buffer as allocated: [128, 64] int32 (rows padded to 128)
+    old = op_work(call("_C::scaled_fp4_quant", [[16, 2048], x, [128, 64], gs], [U8, BF16, I32, F32]))
+    out = op_work(call("_C::scaled_fp4_quant", [x, gs, [], [16, 2048], [128, 64]],
+                       [BF16, F32, "Scalar", U8, I32], ["", "", "True", "", ""]))
+    assert old.flops == out.flops == new.flops
+    assert old.bytes == out.bytes == 16 * 2048 + 16 * 4096 * 2 + 128 * 64 * 4 + 4
+    sgl = op_work(call("sgl_kernel::scaled_fp4_quant", [[16, 2048], x, [128, 64], gs], [U8, BF16, I32, F32]))
+    assert sgl.bytes == old.bytes
+
+
+def test_topk_softmax_finds_the_router_logits_in_either_schema():
+    # SGLang now: (weights [T, k], ids [T, k], gating [T, E], renormalize); once with
+    # token_expert_indices before the gating output, as vLLM's
+    now = op_work(call("sgl_kernel::topk_softmax", [[64, 8], [64, 8], [64, 256], []], [F32, I32, BF16, "Scalar"]))
+    then = op_work(call("sgl_kernel::topk_softmax", [[64, 8], [64, 8], [64, 8], [64, 256]], [F32, I32, I32, BF16]))
+    vllm = op_work(call("_moe_C::topk_softmax", [[64, 8], [64, 8], [64, 8], [64, 256], [], [256]],
+                        [F32, I32, I32, BF16, "Scalar", F32]))
+    assert now.flops == then.flops == vllm.flops == {"fp32": 5 * 64 * 256}
+    sigmoid = op_work(call("_moe_C::topk_sigmoid", [[64, 8], [64, 8], [64, 8], [64, 256], [], [256]],
+                           [F32, I32, I32, BF16, "Scalar", F32]))
+    assert sigmoid.flops == {"fp32": 4 * 64 * 256}
+
+
+def test_cutlass_moe_mm_reads_the_weights_of_the_experts_its_rows_reach():
+    # 16 routed rows of K 2048 (FP8) into N 2816, 64 experts: at most 16 reached
+    dims = [[16, 2816], [16, 2048], [64, 2816, 2048], [16, 1], [64, 1], [64], [64, 3], [64], [64], [64], [], []]
+    types = [BF16, FP8, FP8, F32, F32, I32, I32, I64, I64, I64, "Scalar", "Scalar"]
+    w = op_work(call("_C::cutlass_moe_mm", dims, types))
+    assert w.flops == {"fp8": 2 * 16 * 2816 * 2048} and w.matrix
+    weights = 64 * 2816 * 2048 * 16 // 64
+    assert w.bytes == 16 * 2816 * 2 + 16 * 2048 + weights + 16 * 4 + 64 * 4 + 64 * 4 + 64 * 3 * 4 + 3 * 64 * 8
+    assert any("every row" in n for n in w.assumptions)
+
+
+def test_nvfp4_grouped_gemm_on_the_fp4_roof():
+    # a [32, 1024 packed] = K 2048, 8 experts b [8, 4096, 1024 packed], out [32, 4096]
+    dims = [[32, 4096], [32, 1024], [8, 4096, 1024], [128, 128], [8, 4096, 128], [8], [8, 3], [8], [8]]
+    types = [BF16, U8, U8, FP8, FP8, F32, I32, I32, I32]
+    w = op_work(call("_C::cutlass_fp4_group_mm", dims, types))
+    assert w.flops == {"fp4": 2 * 32 * 4096 * 2048}
+    assert w.bytes == (32 * 4096 * 2 + 32 * 1024 + 8 * 4096 * 1024 + 128 * 128 + 8 * 4096 * 128 + 8 * 4
+                       + 3 * 8 * 4 + 8 * 4 + 8 * 4)
+
+
+def test_gpt_oss_swiglu_and_fused_norm_quant():
+    act = op_work(call("_C::swigluoai_and_mul", [[4, 1440], [4, 2880], [], []], [BF16, BF16, "Scalar", "Scalar"],
+                       ["", "", "1.702", "7.0"]))
+    assert act.flops == {"fp32": 11 * 4 * 1440}
+    assert act.bytes == 4 * 1440 * 2 + 4 * 2880 * 2
+    # result fp8, input, weight, per-token scale, eps, no scale_ub, residual added in place
+    norm = op_work(call("_C::rms_norm_dynamic_per_token_quant",
+                        [[8, 4096], [8, 4096], [4096], [8, 1], [], [], [8, 4096]],
+                        [FP8, BF16, BF16, F32, "Scalar", "", BF16]))
+    assert norm.flops == {"fp32": (4 + 1 + 2) * 8 * 4096}
+    assert norm.bytes == 8 * 4096 + 8 * 4096 * 2 + 4096 * 2 + 8 * 4 + 2 * 8 * 4096 * 2
+
+
+def test_moe_unpermute_sums_the_weighted_expert_outputs():
+    w = op_work(call("_moe_C::moe_unpermute", [[32, 1024], [16, 2], [32], [9], [], [16, 1024]],
+                     [BF16, F32, I32, I64, "Scalar", BF16]))
+    assert w.flops == {"fp32": 2 * 32 * 1024}
+    assert w.bytes == 32 * 1024 * 2 + 16 * 2 * 4 + 32 * 4 + 9 * 8 + 16 * 1024 * 2

@@ -11,9 +11,11 @@ family: :mod:`.matmul`, :mod:`.conv`, :mod:`.attention`, :mod:`.norm`,
 :mod:`.embedding`, :mod:`.optimizer`, :mod:`.rnn` (oneDNN's recurrent
 layers), :mod:`.upsample` (resampling), :mod:`.views`; layer-level models of
 convolution algorithms (Winograd, FFT, explicit GEMM) are in :mod:`.layers`;
-the custom operators of LLM serving libraries (vLLM, SGLang, FlashAttention),
-named by their registered schema (``_C::rms_norm``, ``vllm::moe_forward``),
-in :mod:`.serving`, :mod:`.moe` and :mod:`.paged_attention`;
+the custom operators of LLM serving libraries (vLLM, SGLang, FlashAttention,
+FlashInfer), named by their registered schema (``_C::rms_norm``,
+``vllm::moe_forward``), in :mod:`.serving`, :mod:`.moe`,
+:mod:`.paged_attention`, :mod:`.kv_attention` (FlashAttention-3, MLA decode)
+and :mod:`.flashinfer`;
 TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
 by their launcher) in :mod:`.triton`; what a collective is and moves in
 :mod:`.collectives`.
@@ -24,8 +26,8 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 """
 from __future__ import annotations
 
-from . import attention, conv, elementwise, embedding, matmul, moe, norm, optimizer, paged_attention
-from . import pooling, reduction, rnn, serving, softmax, triton, upsample
+from . import attention, conv, elementwise, embedding, flashinfer, kv_attention, matmul, moe, norm, optimizer
+from . import paged_attention, pooling, reduction, rnn, serving, softmax, triton, upsample
 from .call import FAMILIES, Args, OpCall, OpWork, UnknownWork, tensor_core_key
 from .elementwise import RANDOM_OPERATORS, RNG_NOTE
 from .views import VIEWS
@@ -39,7 +41,7 @@ for _module in (matmul, conv, attention, norm, softmax, elementwise, reduction, 
 
 # custom operators, by their full registered name (namespace::name)
 _CUSTOM = {}
-for _module in (serving, moe, paged_attention):
+for _module in (serving, moe, paged_attention, kv_attention, flashinfer):
     _CUSTOM.update(_module.MODELS)
 
 MODELLED_OPERATORS = frozenset({NAMESPACE + n for n in set(_MODELS) | VIEWS} | set(_CUSTOM))
@@ -54,7 +56,10 @@ def _model_of(name: str):
     """The model of an ATen operator by its short name, else of a custom
     operator by its full name (None: no model)."""
     short = _short(name)
-    return _MODELS.get(short) if short is not None else _CUSTOM.get(name)
+    if short is not None:
+        return _MODELS.get(short)
+    # FlashInfer's attention operators are named by their JIT module
+    return _CUSTOM.get(name) or flashinfer.pattern_model(name)
 
 
 def is_view(name: str) -> bool:
@@ -63,7 +68,8 @@ def is_view(name: str) -> bool:
 
 
 def has_model(name: str) -> bool:
-    return name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
+    return (name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
+            or flashinfer.pattern_model(name) is not None)
 
 
 def generates_random(name: str) -> bool:

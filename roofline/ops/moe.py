@@ -41,11 +41,22 @@ w1, w2, topk_weights, topk_ids, ...)`` record everything: w1 [E, 2I, H],
 w2 [E, H, I] (packed 4-bit weights halve the last dimension; their bytes
 are their recorded bytes), k = topk_ids.shape[-1].
 
-May import ``.call`` (and the standard library).
+Grouped GEMMs called one at a time (vLLM's CUTLASS MoE path: two calls
+per layer around the activation): ``cutlass_moe_mm(out!, a, b, a_scales,
+b_scales, expert_offsets, problem_sizes, ...)`` multiplies the permuted
+rows a [M, K] by their experts' weights b (E experts) into out [M, N]:
+2 M N K, on the tensor roof of a's dtype; ``cutlass_fp4_group_mm`` and
+``cutlass_mxfp4_group_mm`` take packed FP4 a [M, K/2] (K twice the stored
+width) on the FP4 roof. Each row's expert is in expert_offsets, whose
+values are not recorded: every row of a is counted (a batched layout's
+padding rows too, said) and the weights of min(E, M) experts are read.
+
+May import ``.call`` and ``.serving`` (and the standard library).
 """
 from __future__ import annotations
 
 from .call import Args, OpWork, Tensor, UnknownWork, dtype_precision, work
+from .serving import PACKED_FP4_NOTE
 
 GATED_GEMM_FLOP = 6          # per routed token x H x I: 2 x H x 2I + 2 x I x H
 ID_AND_WEIGHT_BYTES = 8      # int32 expert id + fp32 weight per routed token
@@ -106,6 +117,26 @@ def fused_experts(args: Args) -> OpWork:
     return moe_work(hidden, experts, k, intermediate, weights, args, (TOUCHED_NOTE, GATED_NOTE))
 
 
+ROWS_NOTE = "every row of the grouped GEMM's input counted (expert offsets not recorded; padding rows too)"
+
+
+def grouped_mm(packed_fp4: bool = False):
+    """out [M, N] = a [M, K] x (each row's expert of b [E, ...])."""
+    def model(args: Args) -> OpWork:
+        out, a, b = args.need(0), args.need(1), args.need(2)
+        if len(out.shape) != 2 or len(a.shape) != 2 or len(b.shape) != 3 or out.shape[0] != a.shape[0]:
+            raise LookupError("grouped GEMM shapes not out [M, N], a [M, K], b [E, ., .]")
+        m, n = out.shape
+        k = a.shape[1] * (2 if packed_fp4 else 1)
+        experts = b.shape[0]
+        touched = min(experts, m)
+        nbytes = sum(t.nbytes for t in args.tensors()) - b.nbytes * (1 - touched / experts)
+        precision = "fp4" if packed_fp4 else dtype_precision(a.dtype)
+        notes = (ROWS_NOTE, TOUCHED_NOTE) + ((PACKED_FP4_NOTE,) if packed_fp4 else ())
+        return work({precision: 2 * m * n * k}, nbytes, "gemm", matrix=True, args=args, assumptions=notes)
+    return model
+
+
 MODELS = {
     # vllm/model_executor/layers/fused_moe/layer.py: moe_forward(hidden_states, router_logits,
     #   layer_name) -> Tensor; moe_forward_shared the same with the shared experts' output
@@ -117,4 +148,16 @@ MODELS = {
     "vllm::outplace_fused_experts": fused_experts,
     "sglang::inplace_fused_experts": fused_experts,
     "sglang::outplace_fused_experts": fused_experts,
+    # vllm csrc/libtorch_stable/torch_bindings.cpp: cutlass_moe_mm(out_tensors!, a_tensors,
+    #   b_tensors, a_scales, b_scales, expert_offsets, problem_sizes, a_strides, b_strides,
+    #   c_strides, per_act_token, per_out_ch)
+    "_C::cutlass_moe_mm": grouped_mm(),
+    # cutlass_fp4_group_mm(out!, a, b, a_blockscale, b_blockscales, alphas, problem_sizes,
+    #   expert_offsets, sf_offsets); cutlass_mxfp4_group_mm(out!, a, b, a_blockscale,
+    #   b_blockscales, problem_sizes, expert_offsets, sf_offsets)
+    "_C::cutlass_fp4_group_mm": grouped_mm(packed_fp4=True),
+    "_C::cutlass_mxfp4_group_mm": grouped_mm(packed_fp4=True),
+    # sglang sgl-kernel common_extension.cc: cutlass_fp4_group_mm(output!, a, b, a_blockscale,
+    #   b_blockscale, alphas, ab_strides, c_strides, problem_sizes, expert_offsets, sf_offsets)
+    "sgl_kernel::cutlass_fp4_group_mm": grouped_mm(packed_fp4=True),
 }

@@ -22,15 +22,24 @@ assumed is said in the row's notes:
   the packed totals and the maxima: sequences of equal length total / B
   are assumed (keys: max_seqlen_k per sequence when the keys are paged).
 
+FlashAttention's masks, as its kernels apply them (``flash_api.cpp``
+``mha_varlen_fwd``: ``is_causal`` sets the right window to 0): query i of
+a sequence of lq queries and lk keys sits at key position
+p = i + lk - lq (bottom-right aligned) and sees keys p - left .. p + right;
+a window of -1 is unbounded. :func:`window_pairs` counts those pairs in
+closed form, so a sliding window (Mistral, Gemma, gpt-oss) counts the
+pairs it keeps, not the whole causal triangle.
+
 Bytes: Q, the output, and the keys and values the pairs need once (the
-paged cache at its own dtype, 1 byte for an FP8 cache); the scores stay on
-chip.
+paged cache at its own dtype, 1 byte for an FP8 cache; under a sliding
+window only the keys some query sees, :func:`keys_read`); the scores stay
+on chip.
 
 May import ``.call`` and ``.attention`` (and the standard library).
 """
 from __future__ import annotations
 
-from .attention import attention, causal_pairs
+from .attention import causal_pairs
 from .call import Args, OpWork, Tensor, dtype_precision, work
 
 ONE_SEQUENCE_NOTE = ("sequence lengths not recorded: the T new tokens taken as one causal sequence with no "
@@ -39,6 +48,45 @@ ONE_SEQUENCE_NOTE = ("sequence lengths not recorded: the T new tokens taken as o
 MAX_LEN_NOTE = "sequence lengths not recorded: every sequence taken as max_seq_len long (an upper bound)"
 EQUAL_NOTE = "varlen batch: sequences of equal length assumed (total / batch)"
 PAGED_KEYS_NOTE = "paged keys: max_seqlen_k keys per sequence assumed"
+
+
+def _clamped_sum(a: int, n: int, hi: int) -> int:
+    """sum over i in [0, n) of clamp(a + i, 0, hi), in closed form."""
+    first = min(max(0, 1 - a), n)          # first i with a + i >= 1
+    full = min(max(0, hi - a), n)          # first i with a + i >= hi
+    middle = (full - first) * (2 * a + first + full - 1) // 2 if full > first else 0
+    return middle + (n - full) * hi
+
+
+def window_pairs(lq: int, lk: int, causal: bool, left: int = -1, right: int = -1) -> int:
+    """Query-key pairs of one sequence under FlashAttention's mask: query i
+    (key position p = i + lk - lq) sees keys max(0, p - left) ..
+    min(lk - 1, p + right); causal sets right to 0; -1 is unbounded."""
+    if lq <= 0 or lk <= 0:
+        return 0
+    unbounded = lq + lk
+    right = 0 if causal else (unbounded if right < 0 else right)
+    left = unbounded if left < 0 else left
+    # keys j <= x number clamp(x + 1, 0, lk): pairs are those up to p + right
+    # minus those below p - left
+    return _clamped_sum(lk - lq + right + 1, lq, lk) - _clamped_sum(lk - lq - left, lq, lk)
+
+
+def keys_read(lq: int, lk: int, left: int) -> int:
+    """Keys of one sequence that any query sees (its last lq + left under a
+    left window, all lk without): what a paged cache must deliver."""
+    return min(lk, lq + left) if left >= 0 else lk
+
+
+def recorded_int(args: Args, at: int | None, default: int) -> int:
+    """An int argument's literal, ``default`` when absent or not an int."""
+    v = args.value(at) if at is not None else None
+    return v if isinstance(v, int) and not isinstance(v, bool) else default
+
+
+def positive_int(args: Args, at: int | None) -> int | None:
+    v = recorded_int(args, at, 0)
+    return v if v > 0 else None
 
 
 def _rows_width(t: Tensor, rows: int) -> int:
@@ -83,9 +131,11 @@ def paged_decode(query_at: int, key_cache_at: int, kv_heads_at: int, max_len_at:
     return model
 
 
-def varlen(q_at: int, cu_q_at: int, max_k_at: int, causal_at: int, block_table_at: int | None):
+def varlen(q_at: int, cu_q_at: int, max_k_at: int, causal_at: int, block_table_at: int | None,
+           window_at: tuple = ()):
     """FlashAttention varlen forward: q [total_q, Hq, D], k and v
-    [total_k, Hkv, D], or paged [blocks, page, Hkv, D] with a block table."""
+    [total_k, Hkv, D], or paged [blocks, page, Hkv, D] with a block table;
+    ``window_at``: positions of window_size_left and _right."""
     def model(args: Args) -> OpWork:
         q, k, v = args.need(q_at), args.need(q_at + 1), args.need(q_at + 2)
         batch = args.need(cu_q_at).numel - 1
@@ -95,27 +145,40 @@ def varlen(q_at: int, cu_q_at: int, max_k_at: int, causal_at: int, block_table_a
         notes = [EQUAL_NOTE]
         paged = block_table_at is not None and args.tensor(block_table_at) is not None
         if paged:
-            lk = args.value(max_k_at)
-            if not isinstance(lk, int) or isinstance(lk, bool) or lk <= 0:
+            lk = positive_int(args, max_k_at)
+            if lk is None:
                 raise LookupError("max_seqlen_k not recorded")
             notes.append(PAGED_KEYS_NOTE)
         else:
             lk = -(-k.shape[0] // batch)
         heads, e, ev = q.shape[-2], q.shape[-1], v.shape[-1]
         causal = bool(args.value(causal_at, False))
-        pairs = batch * (causal_pairs(lq, lk, bottom_right=True) if causal else lq * lk)
+        left, right = (recorded_int(args, at, -1) for at in (window_at or (None, None)))
+        pairs = batch * window_pairs(lq, lk, causal, left, right)
         flop = heads * (2 * pairs * e + 2 * pairs * ev)
         kv_heads = k.shape[-2]
-        kv = (batch * lk * kv_heads * (e + ev) * k.itemsize) if paged else k.nbytes + v.nbytes
+        kv = (batch * keys_read(lq, lk, left) * kv_heads * (e + ev) * k.itemsize) if paged else k.nbytes + v.nbytes
         nbytes = q.nbytes + kv + q.shape[0] * heads * ev * q.itemsize
         return work({dtype_precision(q.dtype): flop}, nbytes, "attention", matrix=True, args=args,
                     assumptions=tuple(notes))
     return model
 
 
-def _seq_second(t: Tensor) -> tuple:
-    b, seq, h, e = t.shape
-    return b * h, seq, e
+def dense_flash(causal_at: int, window_at: tuple):
+    """``flash_attn::_flash_attn_forward``: q [B, Lq, Hq, D], k and v
+    [B, Lk, Hkv, D], the mask bottom-right aligned as in varlen."""
+    def model(args: Args) -> OpWork:
+        q, k, v = args.need(0), args.need(1), args.need(2)
+        if len(q.shape) != 4 or len(k.shape) != 4:
+            raise LookupError("q and k are not [batch, seq, heads, dim]")
+        batch, lq, heads, e = q.shape
+        lk, ev = k.shape[1], v.shape[-1]
+        left, right = (recorded_int(args, at, -1) for at in window_at)
+        pairs = batch * window_pairs(lq, lk, bool(args.value(causal_at, False)), left, right)
+        flop = heads * (2 * pairs * e + 2 * pairs * ev)
+        nbytes = q.nbytes + k.nbytes + v.nbytes + batch * lq * heads * ev * q.itemsize
+        return work({dtype_precision(q.dtype): flop}, nbytes, "attention", matrix=True, args=args)
+    return model
 
 
 MODELS = {
@@ -131,14 +194,15 @@ MODELS = {
     #   num_kv_heads, scale, block_tables, seq_lens, block_size, max_seq_len, ...)
     "_C::paged_attention_v2": paged_decode(4, 5, 7, 12),
     # flash_attn (2.6+) flash_attn_interface.py custom ops:
-    # _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal, window_size_left, ...)
-    "flash_attn::_flash_attn_forward": attention(0, 5, _seq_second),
+    # _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal,
+    # window_size_left, window_size_right, softcap, alibi_slopes, return_softmax)
+    "flash_attn::_flash_attn_forward": dense_flash(5, (6, 7)),
     # _flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
     #   dropout_p, softmax_scale, causal, window_size_left, window_size_right, softcap,
     #   alibi_slopes, return_softmax, block_table, ...)
-    "flash_attn::_flash_attn_varlen_forward": varlen(0, 3, 6, 9, 15),
+    "flash_attn::_flash_attn_varlen_forward": varlen(0, 3, 6, 9, 15, (10, 11)),
     # vllm-project/flash-attention csrc flash_api: varlen_fwd(q, k, v, out, cu_seqlens_q,
     #   cu_seqlens_k, seqused_k, leftpad_k, block_table, alibi_slopes, max_seqlen_q, max_seqlen_k,
-    #   p_dropout, softmax_scale, zero_tensors, is_causal, ...)
-    "_vllm_fa2_C::varlen_fwd": varlen(0, 4, 11, 15, 8),
+    #   p_dropout, softmax_scale, zero_tensors, is_causal, window_size_left, window_size_right, ...)
+    "_vllm_fa2_C::varlen_fwd": varlen(0, 4, 11, 15, 8, (16, 17)),
 }

@@ -97,6 +97,25 @@ def rotary(positions_at: int, query_at: int, key_at: int, head_size_at: int, cac
     return model
 
 
+def rotary_cached(query_at: int, key_at: int, outs: tuple, cache_at: int, positions_at: int):
+    """Rotary embedding from query and key into separate outputs (FlashInfer
+    ``apply_rope_pos_ids_cos_sin_cache``): the rotary width is the cos/sin
+    cache's; every element of query and key is read and its output written
+    (the unrotated part is copied), one cache row read per token."""
+    def model(args: Args) -> OpWork:
+        q, k, cache = args.need(query_at), args.need(key_at), args.need(cache_at)
+        head = q.shape[-1]
+        rot = min(cache.shape[-1], head)
+        rotated = sum(t.numel // head * rot for t in (q, k))
+        tokens = args.need(positions_at).numel
+        outs_bytes = sum(args.need(i).nbytes for i in outs)
+        nbytes = (q.nbytes + k.nbytes + outs_bytes + args.need(positions_at).nbytes
+                  + min(tokens, cache.shape[0]) * cache.shape[-1] * cache.itemsize)
+        return work({vector_precision(q.dtype): ROTARY_PER_ELEMENT * rotated}, nbytes, "elementwise",
+                    args=args)
+    return model
+
+
 def cache_write(parts: tuple, caches: tuple, slots_at: int):
     """Scatter the new tokens' keys/values (``parts``) into the paged cache
     by slot: each element read once and written once in the cache's dtype
@@ -121,19 +140,86 @@ def quantize(x_at: int, per_element: int):
     return model
 
 
-def topk_softmax(gating_at: int):
-    """Router softmax over the experts and top-k selection: 5 FLOP per
-    gating logit (exp, sum, divide, max, subtract); the selection compares
-    and is not counted."""
+def per_tensor_quant(args: Args) -> OpWork:
+    """``sgl_per_tensor_quant_fp8(input, output_q!, output_s!, is_static)``:
+    a static scale is one multiply per element, a dynamic one finds the
+    absolute maximum first (2)."""
+    per_element = 1 if args.value(3) is True else 2
+    x = args.need(0)
+    return work({"fp32": per_element * x.numel}, _all_bytes(args), "elementwise", args=args)
+
+
+NVFP4_BLOCK = 16           # values per FP8 scale factor of NVFP4
+
+
+def scaled_fp4_quant(args: Args) -> OpWork:
+    """NVFP4 quantization, three schemas of vLLM: ``(output!, input,
+    output_scale!, input_scale)`` (4 arguments, before 2026; SGLang's too),
+    ``(input, input_scale, is_sf_swizzled_layout) -> (output, scale)``
+    (3: the outputs are returned, not recorded: a packed [.., n/2] byte
+    tensor and one FP8 scale per 16 values are counted) and its ``.out``
+    overload ``(input, input_scale, is_sf_swizzled_layout, output!,
+    output_scale!)`` (5). 2 FLOP per value (block absolute maximum, scale)."""
+    n = len(args)
+    x = args.need(1 if n == 4 else 0)
+    if n not in (3, 4, 5) or not x.dtype.startswith("c10::") or x.itemsize < 2:
+        raise LookupError("not a scaled_fp4_quant schema")
+    returned = x.numel // 2 + -(-x.numel // NVFP4_BLOCK) if n == 3 else 0
+    return work({"fp32": 2 * x.numel}, _all_bytes(args) + returned, "elementwise", args=args)
+
+
+def _router_logits(args: Args) -> Tensor:
+    """The [T, E] router logits: the largest tensor argument (the top-k
+    outputs are [T, k] with k < E, a bias [E]). SGLang's topk_softmax once
+    had vLLM's token_expert_indices before them and later did not: the
+    position is not relied on."""
+    tensors = args.tensors()
+    if not tensors:
+        raise LookupError("no tensor arguments")
+    return max(tensors, key=lambda t: t.numel)
+
+
+def router_topk(per_logit: int):
+    """Router scores over the experts and top-k selection: softmax 5 FLOP
+    per logit (max, subtract, exp, sum, divide), sigmoid 4; the selection
+    compares and is not counted."""
     def model(args: Args) -> OpWork:
-        g = args.need(gating_at)
-        return work({"fp32": 5 * g.numel}, _all_bytes(args), "softmax", args=args)
+        g = _router_logits(args)
+        return work({"fp32": per_logit * g.numel}, _all_bytes(args), "softmax", args=args)
     return model
+
+
+SOFTMAX, SIGMOID = 5, 4
+# swigluoai_and_mul: clamp gate (1) and up (2), alpha x (1), sigmoid (4),
+# x sigma (1), up + 1 (1), product (1) per output
+SWIGLU_OAI = 11
+FATRELU = 1                # threshold compare, then the gate multiply
+
+
+def rms_norm_dynamic_quant(args: Args) -> OpWork:
+    """``rms_norm_dynamic_per_token_quant(result!, input, weight, scale!,
+    epsilon, scale_ub?, residual!?)`` and ``rms_norm_per_block_quant`` (the
+    same first seven): RMSNorm (4), the residual add when a residual is
+    passed (1, read and written in place), the absolute maximum and the
+    scale (2) per element."""
+    x = args.need(1)
+    residual = args.tensor(6)
+    per_element = RMS + 2 + (ADD if residual is not None else 0)
+    return _vector(args, x, per_element, "normalization", twice=(6,) if residual is not None else ())
 
 
 def data_movement(args: Args) -> OpWork:
     """Index bookkeeping (``moe_align_block_size``): its tensors once, no FLOPs."""
     return work({}, _all_bytes(args), "elementwise", args=args)
+
+
+def unpermute(args: Args) -> OpWork:
+    """``moe_unpermute(permuted_hidden_states [T k, H], topk_weights [T, k],
+    inv_permuted_idx, expert_first_token_offset?, topk, hidden_states! [T, H])``:
+    the weighted sum of each token's k expert outputs, 2 FLOP per routed
+    element."""
+    x = args.need(0)
+    return work({vector_precision(x.dtype): 2 * x.numel}, _all_bytes(args), "reduction", args=args)
 
 
 def moe_sum(args: Args) -> OpWork:
@@ -187,6 +273,16 @@ MODELS = {
     # silu_and_mul / mul_and_silu / gelu_and_mul / gelu_tanh_and_mul(out!, input)
     "_C::silu_and_mul": gated(SILU), "_C::mul_and_silu": gated(SILU),
     "_C::gelu_and_mul": gated(GELU), "_C::gelu_tanh_and_mul": gated(GELU),
+    # swigluoai_and_mul(out!, input, alpha, limit) (gpt-oss); fatrelu_and_mul(out!, input, threshold);
+    # silu_and_mul_with_clamp(result!, input, limit): the clamp of gate and up, 2 more
+    "_C::swigluoai_and_mul": gated(SWIGLU_OAI - GATE), "_C::fatrelu_and_mul": gated(FATRELU),
+    "_C::silu_and_mul_with_clamp": gated(SILU + 2),
+    # silu_and_mul_quant(result!, input, scale): FP8 output, the scale multiply 1 more
+    "_C::silu_and_mul_quant": gated(SILU + SCALE),
+    # rms_norm_dynamic_per_token_quant(result!, input, weight, scale!, epsilon, scale_ub?, residual!?);
+    # rms_norm_per_block_quant(... the same seven, group_size, is_scale_transposed)
+    "_C::rms_norm_dynamic_per_token_quant": rms_norm_dynamic_quant,
+    "_C::rms_norm_per_block_quant": rms_norm_dynamic_quant,
     # gelu_new / gelu_fast / gelu_quick(out!, input)
     "_C::gelu_new": unary(GELU), "_C::gelu_fast": unary(GELU), "_C::gelu_quick": unary(GELU),
     # rotary_embedding(positions, query!, key!?, head_size, cos_sin_cache, is_neox)
@@ -206,15 +302,26 @@ MODELS = {
     # static/dynamic_scaled_int8_quant(result!, input, scale[, azp])
     "_C::static_scaled_int8_quant": quantize(1, 1),
     "_C::dynamic_scaled_int8_quant": quantize(1, 2),
-    # scaled_fp4_quant(output!, input, output_scale!, input_scale): NVFP4 with FP8 block scales
-    "_C::scaled_fp4_quant": quantize(1, 2),
-    # cutlass_scaled_mm(out!, a, b, a_scales, b_scales, bias?)
+    # csrc/libtorch_stable/torch_bindings.cpp: per_token_group_fp8_quant(input, output_q!,
+    #   output_s!, group_size, ...), per_token_group_quant_int8 the same
+    "_C::per_token_group_fp8_quant": quantize(0, 2),
+    "_C::per_token_group_quant_int8": quantize(0, 2),
+    # scaled_fp4_quant: three schemas (see scaled_fp4_quant)
+    "_C::scaled_fp4_quant": scaled_fp4_quant,
+    # cutlass_scaled_mm(out!, a, b, a_scales, b_scales, bias?);
+    # cutlass_scaled_mm_azp(out!, a, b, a_scales, b_scales, azp_adj, azp?, bias?)
     "_C::cutlass_scaled_mm": scaled_mm(0, 1, 2),
+    "_C::cutlass_scaled_mm_azp": scaled_mm(0, 1, 2),
     # cutlass_scaled_fp4_mm(D!, A, B, A_sf, B_sf, alpha)
     "_C::cutlass_scaled_fp4_mm": scaled_fp4_mm,
     # csrc/moe/torch_bindings.cpp: topk_softmax(topk_weights!, topk_indices!,
-    #   token_expert_indices!, gating_output[, renormalize])
-    "_moe_C::topk_softmax": topk_softmax(3),
+    #   token_expert_indices!, gating_output[, renormalize, bias?]); topk_sigmoid the same
+    "_moe_C::topk_softmax": router_topk(SOFTMAX),
+    "_moe_C::topk_sigmoid": router_topk(SIGMOID),
+    # moe_permute(input, topk_ids, token_expert_indices, expert_map?, n_expert, n_local_expert,
+    #   topk, permuted_input!, ...), shuffle_rows(input, dst2src_map, output!): copies
+    "_moe_C::moe_permute": data_movement, "_moe_C::shuffle_rows": data_movement,
+    "_moe_C::moe_unpermute": unpermute,
     # moe_align_block_size(topk_ids, num_experts, block_size, sorted_token_ids!, experts_ids!,
     #   num_tokens_post_pad!)
     "_moe_C::moe_align_block_size": data_movement,
@@ -231,8 +338,8 @@ MODELS = {
     "sgl_kernel::gelu_tanh_and_mul": gated(GELU),
     # rotary_embedding(positions, query!, key!?, head_size, cos_sin_cache, is_neox)
     "sgl_kernel::rotary_embedding": rotary(0, 1, 2, 3, 4),
-    # topk_softmax(topk_weights!, topk_indices!, gating_output[, renormalize])
-    "sgl_kernel::topk_softmax": topk_softmax(2),
+    # topk_softmax(topk_weights!, topk_indices!, gating_output, renormalize)
+    "sgl_kernel::topk_softmax": router_topk(SOFTMAX),
     "sgl_kernel::moe_align_block_size": data_movement,
     # fp8_scaled_mm(mat_a, mat_b, scales_a, scales_b, out_dtype, bias?) -> out
     "sgl_kernel::fp8_scaled_mm": scaled_mm(None, 0, 1, 4),
@@ -240,5 +347,14 @@ MODELS = {
     "sgl_kernel::int8_scaled_mm": scaled_mm(None, 0, 1, 4),
     # cutlass_scaled_fp4_mm(D!, A, B, A_sf, B_sf, alpha)
     "sgl_kernel::cutlass_scaled_fp4_mm": scaled_fp4_mm,
+    # scaled_fp4_quant(output!, input!, output_scale!, input_scale!)
+    "sgl_kernel::scaled_fp4_quant": scaled_fp4_quant,
+    # sgl_per_token_group_quant_fp8/int8(input, output_q, output_s, group_size, ...),
+    # sgl_per_token_quant_fp8(input, output_q, output_s), sgl_per_tensor_quant_fp8(input, output_q,
+    # output_s, is_static): a static scale is one multiply, a dynamic one finds the maximum first
+    "sgl_kernel::sgl_per_token_group_quant_fp8": quantize(0, 2),
+    "sgl_kernel::sgl_per_token_group_quant_int8": quantize(0, 2),
+    "sgl_kernel::sgl_per_token_quant_fp8": quantize(0, 2),
+    "sgl_kernel::sgl_per_tensor_quant_fp8": per_tensor_quant,
 }
 
