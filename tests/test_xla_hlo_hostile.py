@@ -134,6 +134,20 @@ def test_a_module_of_a_million_empty_instructions_is_refused_before_it_is_decode
     assert "more than 1,048,576" in modules.failures["jit_mm(7)"]
 
 
+def test_the_modules_of_one_profile_are_bounded_together(monkeypatch):
+    """Each decoded module is kept: 25 modules just under the per-module
+    limit (2 MB each on the wire) would be 5.5 GB decoded together."""
+    from roofline.importers import xla_hlo
+    monkeypatch.setattr(xla_hlo, "TOTAL_INSTRUCTIONS", 1000)
+    comp = _f(1, "main") + b"\x12\x00" * 600 + _f(5, 1)
+    protos = {f"jit_{j}({j})": _f(1, _f(1, f"jit_{j}") + _f(3, comp)) for j in range(3)}
+    modules = xla_hlo.HloModules(protos)
+    for j in range(3):
+        modules.cost((f"jit_{j}", j, "dot"))
+    assert list(modules.failures) == ["jit_1(1)", "jit_2(2)"]
+    assert all("for all the modules of one profile" in why for why in modules.failures.values())
+
+
 def test_a_fusion_of_many_operands_is_read_in_linear_time():
     """50,000 operands and a body of 50,000 parameters: each operand looked
     its parameter up among all the body's instructions (2.5e9 steps)."""

@@ -16,7 +16,7 @@ import re
 
 from ..core.errors import RooflineError
 from .xla_hlo_cost import HloCost, ModuleCosts
-from .xla_hlo_schema import HloDecodeError, decode_module
+from .xla_hlo_schema import TOTAL_INSTRUCTIONS, HloDecodeError, decode_module
 
 _PROGRAM = re.compile(r"^(.*)\((\d{1,19})\)$")
 _NOT_IN_SYMBOLS = re.compile(r"[^A-Za-z0-9_]")
@@ -52,6 +52,7 @@ class HloModules:
         self.failures: dict[str, str] = {}          # module label -> why it could not be decoded
         self._kernels: dict | None = None
         self._holders: dict | None = None           # instruction name -> modules that have it
+        self._decoded = 0                           # computations and instructions decoded so far
 
     def __len__(self) -> int:
         return len(self._protos)
@@ -69,7 +70,10 @@ class HloModules:
             return None
         if key not in self._costs:
             try:
-                self._costs[key] = ModuleCosts(decode_module(self._protos[key]))
+                # every decoded module is kept: their instructions together are bounded too
+                decoded = decode_module(self._protos[key], limit=TOTAL_INSTRUCTIONS - self._decoded)
+                self._decoded += len(decoded.computations) + sum(len(c.instructions) for c in decoded.computations)
+                self._costs[key] = ModuleCosts(decoded)
             except HloDecodeError as exc:
                 self.failures[f"{key[0]}({key[1]})" if key[1] is not None else key[0]] = str(exc)
                 self._costs[key] = None

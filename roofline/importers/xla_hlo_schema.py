@@ -58,6 +58,9 @@ MAX_HLO_BYTES = 512 << 20
 # is decoded (its top-level fields, computations and their fields): real
 # modules of LLM training steps hold some 10^5 instructions.
 MAX_INSTRUCTIONS = 1 << 20
+# ... and in all the modules one profile decodes (each is kept once decoded):
+# about 450 MB of decoded messages at worst.
+TOTAL_INSTRUCTIONS = 1 << 21
 
 _I64, _I32, _BOOL, _STRING, _BYTES, _MESSAGE = "int64", "int32", "bool", "string", "bytes", "message"
 # message -> fields (name, number, type, message type or None, repeated)
@@ -151,16 +154,17 @@ def message_classes() -> dict:
     return {name: get(pool.FindMessageTypeByName(f"{PACKAGE}.{name}")) for name in _SCHEMA}
 
 
-def decode_module(data: bytes):
+def decode_module(data: bytes, limit: int = MAX_INSTRUCTIONS):
     """The ``HloModuleProto`` of a serialized ``HloProto`` (an
     ``HloModuleProto`` alone is taken too: its field 1 is a string, not a
     message); HloDecodeError when the bytes are none, or when they hold
-    more computations and instructions than :data:`MAX_INSTRUCTIONS`
-    (counted on the wire before anything is decoded)."""
+    more computations and instructions than ``limit`` (at most
+    :data:`MAX_INSTRUCTIONS`; counted on the wire before anything is
+    decoded)."""
     if len(data) > MAX_HLO_BYTES:
         raise HloDecodeError(f"an HLO module of {len(data):,} bytes (at most {MAX_HLO_BYTES:,} are decoded)")
     data = bytes(data)
-    _check_instruction_count(data)
+    _check_instruction_count(data, min(limit, MAX_INSTRUCTIONS))
     classes = message_classes()
     from google.protobuf.message import DecodeError  # noqa: PLC0415
     proto = classes["HloProto"]()
@@ -180,14 +184,14 @@ def decode_module(data: bytes):
     return module
 
 
-def _check_instruction_count(data: bytes) -> None:
-    """HloDecodeError when ``data`` holds more than MAX_INSTRUCTIONS
+def _check_instruction_count(data: bytes, limit: int) -> None:
+    """HloDecodeError when ``data`` holds more than ``limit``
     computations and instructions, read either as an HloProto or as an
     HloModuleProto. The decoded message costs about 200 bytes an
     instruction even when the instruction is 2 bytes on the wire (10 MB of
     empty instructions decoded to 1.1 GB), so the count comes first; the
     walk stops at the limit, so it costs no more than a module of that size."""
-    budget = [MAX_INSTRUCTIONS]
+    budget = [limit]
     modules = [(0, len(data))]
     try:
         try:
@@ -208,6 +212,9 @@ def _check_instruction_count(data: bytes) -> None:
             except WireError:
                 pass                        # damaged: the protobuf runtime says how
     except TooLarge:
+        if limit < MAX_INSTRUCTIONS:
+            raise HloDecodeError(f"past the {TOTAL_INSTRUCTIONS:,} computations and instructions decoded for "
+                                 "all the modules of one profile") from None
         raise HloDecodeError(f"more than {MAX_INSTRUCTIONS:,} computations and instructions in one "
                              "module (no real module has so many)") from None
 
