@@ -252,15 +252,18 @@ def test_scaled_fp4_quant_in_each_of_its_schemas():
     old = op_work(call("_C::scaled_fp4_quant", [[16, 2048], x, [128, 64], gs], [U8, BF16, I32, F32]))
     out = op_work(call("_C::scaled_fp4_quant", [x, gs, [], [16, 2048], [128, 64]],
                        [BF16, F32, "Scalar", U8, I32], ["", "", "True", "", ""]))
-    assert old.flops == out.flops == new.flops
-    assert old.bytes == out.bytes == 16 * 2048 + 16 * 4096 * 2 + 128 * 64 * 4 + 4
+    # the output-first schema with is_sf_swizzled_layout last (5 arguments, as many as .out)
+    swz = op_work(call("_C::scaled_fp4_quant", [[16, 2048], x, [128, 64], gs, []], [U8, BF16, I32, F32, "Scalar"],
+                       ["", "", "", "", "True"]))
+    assert old.flops == out.flops == swz.flops == new.flops
+    assert old.bytes == out.bytes == swz.bytes == 16 * 2048 + 16 * 4096 * 2 + 128 * 64 * 4 + 4
     sgl = op_work(call("sgl_kernel::scaled_fp4_quant", [[16, 2048], x, [128, 64], gs], [U8, BF16, I32, F32]))
     assert sgl.bytes == old.bytes
 
 
 def test_topk_softmax_finds_the_router_logits_in_either_schema():
-    # SGLang now: (weights [T, k], ids [T, k], gating [T, E], renormalize); once with
-    # token_expert_indices before the gating output, as vLLM's
+    # SGLang: (weights [T, k], ids [T, k], gating [T, E], renormalize); the same with
+    # vLLM's token_expert_indices before the gating output
     now = op_work(call("sgl_kernel::topk_softmax", [[64, 8], [64, 8], [64, 256], []], [F32, I32, BF16, "Scalar"]))
     then = op_work(call("sgl_kernel::topk_softmax", [[64, 8], [64, 8], [64, 8], [64, 256]], [F32, I32, I32, BF16]))
     vllm = op_work(call("_moe_C::topk_softmax", [[64, 8], [64, 8], [64, 8], [64, 256], [], [256]],

@@ -153,15 +153,17 @@ NVFP4_BLOCK = 16           # values per FP8 scale factor of NVFP4
 
 
 def scaled_fp4_quant(args: Args) -> OpWork:
-    """NVFP4 quantization, three schemas of vLLM: ``(output!, input,
-    output_scale!, input_scale)`` (4 arguments, before 2026; SGLang's too),
-    ``(input, input_scale, is_sf_swizzled_layout) -> (output, scale)``
-    (3: the outputs are returned, not recorded: a packed [.., n/2] byte
-    tensor and one FP8 scale per 16 values are counted) and its ``.out``
-    overload ``(input, input_scale, is_sf_swizzled_layout, output!,
-    output_scale!)`` (5). 2 FLOP per value (block absolute maximum, scale)."""
+    """NVFP4 quantization, four schemas of vLLM: ``(output!, input,
+    output_scale!, input_scale)`` (SGLang's too) and the same with
+    ``is_sf_swizzled_layout`` last (5 arguments), ``(input, input_scale,
+    is_sf_swizzled_layout) -> (output, scale)`` (3: the outputs are
+    returned, not recorded: a packed [.., n/2] byte tensor and one FP8 scale
+    per 16 values are counted) and its ``.out`` overload ``(input,
+    input_scale, is_sf_swizzled_layout, output!, output_scale!)`` (5). The
+    input is argument 1 where argument 2 is a tensor (output_scale), else
+    argument 0. 2 FLOP per value (block absolute maximum, scale)."""
     n = len(args)
-    x = args.need(1 if n == 4 else 0)
+    x = args.need(1 if args.tensor(2) is not None else 0)
     if n not in (3, 4, 5) or not x.dtype.startswith("c10::") or x.itemsize < 2:
         raise LookupError("not a scaled_fp4_quant schema")
     returned = x.numel // 2 + -(-x.numel // NVFP4_BLOCK) if n == 3 else 0
@@ -170,9 +172,10 @@ def scaled_fp4_quant(args: Args) -> OpWork:
 
 def _router_logits(args: Args) -> Tensor:
     """The [T, E] router logits: the largest tensor argument (the top-k
-    outputs are [T, k] with k < E, a bias [E]). SGLang's topk_softmax once
-    had vLLM's token_expert_indices before them and later did not: the
-    position is not relied on."""
+    outputs are [T, k] with k < E, a bias [E]). vLLM's schema has a
+    token_expert_indices output before them, SGLang's current one does not:
+    the position is not relied on, so either schema (and a version of
+    either that adds or drops an output) is read the same way."""
     tensors = args.tensors()
     if not tensors:
         raise LookupError("no tensor arguments")
