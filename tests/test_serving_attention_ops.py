@@ -160,3 +160,37 @@ def test_flashinfer_norm_activation_and_rope():
     rotated = 10 * 8 * 64 + 10 * 2 * 64
     assert rope.flops == {"fp32": 3 * rotated}
     assert rope.bytes == 2 * (10 * 8 * 128 * 2 + 10 * 2 * 128 * 2) + 10 * 4 + 10 * 64 * 4
+
+
+def _event(name, ts, dur, args, cat="cpu_op", pid=1, tid=1):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def test_fa3_and_flashinfer_kernels_get_their_operators_work():
+    """A synthetic trace: an FA3 call and a FlashInfer paged prefill, each
+    launching one kernel; the kernels carry the models' FLOPs."""
+    from roofline.importers import kineto
+    fa3 = _fa3_args(37, T([6, 16, 128], BF16), T([100, 16, 2, 128], BF16), page_table=T([3, 8], I32),
+                    cu_q=T([4], I32), max_k=100, out=T([6, 16, 128], BF16))
+    ws = [T([128 << 20], U8), T([8 << 20], U8), T([64], I64)]
+    fi = ws + [T([300, 32, 128], BF16), T([500, 16, 8, 128], BF16), T([500, 16, 8, 128], BF16),
+               T([4], I32), T([4], I32), T([60], I32), T([3], I32), T([300, 32, 128], BF16), NONE,
+               S(1), S(0), S(-1), S(False)]
+    prefill = PREFILL + "_head_dim_vo_128_posenc_0_use_swa_False_use_logits_cap_False_f16qk_False::paged_run"
+    events = []
+    kernels = ("void flash::FlashAttnFwdSm90<cutlass::bfloat16_t>(int)",
+               "void flashinfer::BatchPrefillWithPagedKVCacheKernel<128u, 4u>(int)")
+    for n, (name, args) in enumerate((("_vllm_fa3_C::fwd", fa3), (prefill, fi))):
+        c = call(name, args)
+        events.append(_event(name, 100 * n, 50, {"Input Dims": [list(d) for d in c.dims],
+                                                 "Input type": list(c.types),
+                                                 "Concrete Inputs": list(c.concrete)}))
+        events.append(_event("cudaLaunchKernel", 100 * n + 10, 1, {"correlation": n + 1}, cat="cuda_runtime"))
+        events.append(_event(kernels[n], 100 * n + 20, 30, {"correlation": n + 1, "device": 0, "stream": 7},
+                             cat="kernel", pid=0, tid=7))
+    rows = {r.name: r for r in kineto.parse({"traceEvents": events}).kernels}
+    fa3_flop = 16 * 4 * 128 * 3 * (99 + 100)
+    fi_flop = 32 * 4 * 128 * 3 * sum(221 + i for i in range(100))
+    assert sum(rows[kernels[0]].flops.values()) == fa3_flop
+    assert sum(rows[kernels[1]].flops.values()) == fi_flop
+    assert all(set(r.flops) == {"tensor_bf16"} and r.modelled for r in rows.values())

@@ -313,3 +313,21 @@ def test_moe_unpermute_sums_the_weighted_expert_outputs():
                      [BF16, F32, I32, I64, "Scalar", BF16]))
     assert w.flops == {"fp32": 2 * 32 * 1024}
     assert w.bytes == 32 * 1024 * 2 + 16 * 2 * 4 + 32 * 4 + 9 * 8 + 16 * 1024 * 2
+
+
+def test_tensorrt_llm_gemms():
+    # FP8 block-scaled: mat1 [32, 7168], mat2 [4096, 7168] (N, K), scales per 128, bf16 output returned
+    fp8 = op_work(call("trtllm::fp8_block_scaling_gemm", [[32, 7168], [4096, 7168], [56, 32], [32, 56]],
+                       [FP8, FP8, F32, F32]))
+    assert fp8.flops == {"fp8": 2 * 32 * 4096 * 7168} and fp8.matrix
+    assert fp8.bytes == 32 * 7168 + 4096 * 7168 + 56 * 32 * 4 + 32 * 56 * 4 + 32 * 4096 * 2
+    # NVFP4: mat1 [16, 2048 packed] (K 4096), mat2 [8192, 2048 packed], out_dtype 15 (bf16)
+    fp4 = op_work(call("trtllm::fp4_gemm", [[16, 2048], [8192, 2048], [128 * 256], [8192 * 256], [1], [], []],
+                       [U8, U8, U8, U8, F32, "Scalar", "ScalarType"], ["", "", "", "", "", "False", "15"]))
+    assert fp4.flops == {"fp4": 2 * 16 * 8192 * 4096}
+    assert fp4.bytes == 16 * 2048 + 8192 * 2048 + 128 * 256 + 8192 * 256 + 4 + 16 * 8192 * 2
+    # cuBLAS scaled: mat_a [64, 4096], mat_b [4096, 1024] (K, N)
+    cub = op_work(call("trtllm::cublas_scaled_mm", [[64, 4096], [4096, 1024], [1], [1], [], []],
+                       [FP8, FP8, F32, F32, "", "ScalarType"], ["", "", "", "", "", "15"]))
+    assert cub.flops == {"fp8": 2 * 64 * 1024 * 4096}
+    assert cub.bytes == 64 * 4096 + 4096 * 1024 + 8 + 64 * 1024 * 2

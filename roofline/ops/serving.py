@@ -264,6 +264,25 @@ def scaled_fp4_mm(args: Args) -> OpWork:
     return _gemm_work(args, m, n, k, "fp4", notes=(PACKED_FP4_NOTE,))
 
 
+def nt_gemm(a_at: int, b_at: int, out_dtype_at: int | None, default_out: str, packed_fp4: bool = False):
+    """A returned ``a @ b^T`` with b stored [N, K] (TensorRT-LLM's FP8 and
+    FP4 GEMMs), a [M, K] or batched [B, M, K]: 2 B M N K; packed FP4
+    operands hold two values per byte (K twice the stored width, on the
+    FP4 roof). The output is written in ``out_dtype`` (its default when
+    not recorded)."""
+    def model(args: Args) -> OpWork:
+        a, b = args.need(a_at), args.need(b_at)
+        if len(a.shape) not in (2, 3) or len(b.shape) != len(a.shape) or a.shape[-1] != b.shape[-1]:
+            raise LookupError("a and b are not [(B,) M, K] and [(B,) N, K]")
+        batch = a.shape[0] if len(a.shape) == 3 else 1
+        m, n, k = a.shape[-2], b.shape[-2], a.shape[-1] * (2 if packed_fp4 else 1)
+        out = (args.dtype_code(out_dtype_at) if out_dtype_at is not None else None) or default_out
+        precision = "fp4" if packed_fp4 else dtype_precision(a.dtype)
+        notes = (PACKED_FP4_NOTE,) if packed_fp4 else ()
+        return _gemm_work(args, batch * m, n, k, precision, batch * m * n * Tensor((), out).itemsize, notes)
+    return model
+
+
 MODELS = {
     # vLLM csrc/ops.h: rms_norm(out, input, weight, epsilon)
     "_C::rms_norm": rms_norm(1),
@@ -359,5 +378,16 @@ MODELS = {
     "sgl_kernel::sgl_per_token_group_quant_int8": quantize(0, 2),
     "sgl_kernel::sgl_per_token_quant_fp8": quantize(0, 2),
     "sgl_kernel::sgl_per_tensor_quant_fp8": per_tensor_quant,
+    # TensorRT-LLM cpp/tensorrt_llm/thop/fp8BlockScalingGemm.cpp: fp8_block_scaling_gemm(mat1 [M, K],
+    #   mat2 [N, K], mat1Scale?, mat2Scale?) -> bf16 [M, N]
+    "trtllm::fp8_block_scaling_gemm": nt_gemm(0, 1, None, "c10::BFloat16"),
+    # thop/fp4Gemm.cpp: fp4_gemm / fp4_bmm(mat1 [(B,) M, K/2], mat2 [(B,) N, K/2], mat1Scale,
+    #   mat2Scale, globalScale, sfUseUE8M0 (later fp4GemmType), out_dtype? = fp16)
+    "trtllm::fp4_gemm": nt_gemm(0, 1, 6, "c10::Half", packed_fp4=True),
+    "trtllm::fp4_bmm": nt_gemm(0, 1, 6, "c10::Half", packed_fp4=True),
+    # thop/cublasScaledMM.cpp: cublas_scaled_mm(mat_a [M, K], mat_b [K, N], scale_a, scale_b, bias?,
+    #   out_dtype?, ...) -> [M, N]; cublas_mm(mat_a, mat_b, bias?, out_dtype?, ...)
+    "trtllm::cublas_scaled_mm": scaled_mm(None, 0, 1, 5),
+    "trtllm::cublas_mm": scaled_mm(None, 0, 1, 3),
 }
 
