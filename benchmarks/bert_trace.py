@@ -123,15 +123,15 @@ LONG = [
     ("aten::_foreach_mul_", [_tensor_list([[H, H], [H], [FF, H], [FF]], 64), []], ["TensorList", "Scalar"],
      ["", "0.9"], "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
      "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::BinaryOpScalarFunctor<c10::Half, 1, 1, 0>, "
-     "std::multiplies<float>, float>", 45.0),
+     "std::multiplies<float>, float>", 1400.0),
     ("aten::cat", [_tensor_list([[B, S, 64]], 96), []], ["TensorList", "Scalar"], ["", "-1"],
      "void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2>, "
-     "unsigned int, 3, 64, 64>", 30.0),
+     "unsigned int, 3, 64, 64>", 110.0),
     ("aten::_foreach_add_", [_tensor_list([[H, H], [H]], 128), _tensor_list([[H, H], [H]], 128), []],
      ["TensorList", "TensorList", "Scalar"], ["", "", "1"],
      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
      "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<c10::Half, 2, 2, 0>, "
-     "std::plus<float>, float>", 50.0),
+     "std::plus<float>, float>", 1700.0),
     ("aten::stack", [_tensor_list([[B, H]], 128), []], ["TensorList", "Scalar"], ["", "0"],
      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_contig<at::native::(anonymous namespace)::"
      "OpaqueType<2>, unsigned int, 2, 128, 1>", 20.0),
