@@ -127,8 +127,9 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
                                                     or {})), None)
     if capabilities and counted is not None:
         return _with_warnings(_by_nvidia_figures(counted, capabilities[0], results, infos), _differing(results))
-    if capabilities:
-        return _by_capability(capabilities[0], results, infos)
+    if capabilities:            # figures without an SM count (memory, clock) can still contradict it
+        given = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
+        return _doubted(_by_capability(capabilities[0], results, infos), given, results, infos)
     properties = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
     if properties is not None:
         return _by_properties(properties, results, infos)
@@ -153,10 +154,16 @@ def _by_nvidia_figures(counted, capability: str, results, infos: dict[str, Profi
             raise by_figures from None          # it says more: the figures and the profiles near them
         if profile_figures(infos[choice.profile]).get("sms") != gpu_figures(counted).get("sms"):
             raise by_figures from None
+    return _doubted(choice, counted, results, infos)
+
+
+def _doubted(choice: DeviceChoice, properties, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
+    """``choice`` with what the file's figures (memory, clock, SMs) say
+    against its profile as doubts, for the report's banner too."""
     info = infos.get(choice.profile)
-    if info is None:
+    if info is None or not properties:
         return choice
-    said = [d for d in _contradicted(counted, info, choice.device) if d.split(":")[0] not in choice.reason]
+    said = [d for d in _contradicted(properties, info, choice.device) if d.split(":")[0] not in choice.reason]
     return replace(choice, doubts=choice.doubts + tuple(f"{_paths(results)}: {d}" for d in said))
 
 

@@ -31,6 +31,14 @@ def test_figures_of_the_chosen_profile_that_disagree_are_doubts():
     assert any("clock 500 MHz is below" in d for d in choice.doubts)      # it reaches the report's banner
 
 
+def test_a_capability_without_sms_is_doubted_by_the_memory_it_gives():
+    """CC 8.0 and 24 GiB (an A30's memory, no SM count): the capability
+    picks the A100 40 GB, and now says that its memory is not the file's."""
+    choice = device_for([result({"capability": "8.0", "memory_bytes": 24 * GIB})])
+    assert choice.profile == "a100-40gb-sxm"
+    assert any("24.0 GiB of memory is not the 40.0 GiB" in d for d in choice.doubts)
+
+
 def test_files_of_different_gpus_are_said():
     choice = device_for([result({"capability": "8.0", "sms": 108, "memory_bytes": 80 * GIB}),
                          result({"capability": "8.0", "sms": 56, "memory_bytes": 24 * GIB}, "b.xplane.pb")])

@@ -245,3 +245,13 @@ def test_a_tuple_shape_nested_past_the_decoders_limit_is_a_reason(tmp_path):
     m.add(comp, "dot", "negate", s, (m.param(comp, 0, m.shape(F32, 4)),))
     row = _row(tmp_path, m)
     assert not row.flops and "could not be decoded" in row.why
+
+
+def test_a_gemm_backend_config_nested_past_the_stack_is_no_config():
+    m = Module()
+    comp = m.computation("main")
+    a, b = m.param(comp, 0, m.shape(F32, 4, 3, 8)), m.param(comp, 1, m.shape(F32, 4, 8, 2))
+    m.add(comp, "gemm", "custom-call", m.shape(F32, 4, 3, 2), (a, b), custom_call_target="__cublas$gemm",
+          backend_config=b"[" * 200_000)
+    # was "a shape that is no real tensor" (the RecursionError of json.loads caught as a bad shape)
+    assert "gives no dot dimension numbers" in m.costs().cost("gemm").unmodelled

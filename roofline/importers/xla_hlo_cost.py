@@ -479,6 +479,6 @@ def _gemm_dims(config: bytes):
         numbers = (data.get("gemm_backend_config", data)).get("dot_dimension_numbers", {})
         dims = [[int(d) for d in numbers.get(k, [])] for k in
                 ("lhs_contracting_dimensions", "rhs_contracting_dimensions", "lhs_batch_dimensions")]
-    except (ValueError, AttributeError, TypeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):     # JSON nested past the stack too
         return None
     return dims if dims[0] else None
