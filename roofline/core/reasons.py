@@ -125,14 +125,14 @@ REASON_FIXES = {
         "with torch.backends.cuda.matmul.allow_tf32 = True (Ampere on) its roof is the TF32 tensor one"),
     "traffic above compulsory": (
         "its bytes are the compulsory ones (every input read once), so it likely moves more than counted: "
-        "profile it with counters (ncu --section MemoryWorkloadAnalysis; rocprof-compute) to see the real "
-        "traffic, then look for re-reads (strided or broadcast access, a layout change between kernels)"),
+        "memory-traffic counters (the report's note names them for this device) show the real traffic; "
+        "then look for re-reads (strided or broadcast access, a layout change between kernels)"),
     "link latency": (
         "the collective's per-message latency is half or more of its time: send fewer, larger messages "
         "(bucket gradients, coalesce collectives) or overlap it with compute"),
     "no work counted": (
-        "the counters give it neither FLOPs nor bytes: collect FLOP and byte counters (ncu --section "
-        "SpeedOfLight_RooflineChart; rocprof-compute) or supply work from a cost model"),
+        "the counters give it neither FLOPs nor bytes: collect the profiler's FLOP and byte counters (its "
+        "roofline section) or supply work from a cost model"),
     "slow library kernel": (
         "the library runs this shape on a slower implementation than the peer named beside it: try another "
         "memory format (torch.channels_last), another dtype, a different backend (torch.backends.mkldnn "
