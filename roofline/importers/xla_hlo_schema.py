@@ -47,7 +47,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..core.errors import RooflineError
-from .xplane_schema import INSTALL_HINT
+from .xplane_schema import INSTALL_HINT, add_field, classes_of
 from .xplane_wire import TooLarge, WireError, fields
 
 PACKAGE = "xla"
@@ -122,15 +122,6 @@ class HloDecodeError(RooflineError):
     """Bytes that are no HloProto (the message says why)."""
 
 
-def _add_field(message, pb, name, number, kind, type_name, repeated):
-    fdp = pb.FieldDescriptorProto
-    field = message.field.add(name=name, number=number,
-                              label=fdp.LABEL_REPEATED if repeated else fdp.LABEL_OPTIONAL,
-                              type=getattr(fdp, "TYPE_" + kind.upper()))
-    if type_name:
-        field.type_name = f".{PACKAGE}.{type_name}"
-
-
 @lru_cache(maxsize=1)
 def message_classes() -> dict:
     """The schema's message classes by name, built once; RooflineError
@@ -145,13 +136,8 @@ def message_classes() -> dict:
     for name, fields in _SCHEMA.items():
         message = file.message_type.add(name=name)
         for fname, number, kind, type_name, repeated in fields:
-            _add_field(message, pb, fname, number, kind, type_name, repeated)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    get = getattr(message_factory, "GetMessageClass", None)     # protobuf >= 4.22
-    if get is None:
-        get = message_factory.MessageFactory(pool).GetPrototype
-    return {name: get(pool.FindMessageTypeByName(f"{PACKAGE}.{name}")) for name in _SCHEMA}
+            add_field(message, pb, PACKAGE, fname, number, kind, type_name, repeated)
+    return classes_of(file, descriptor_pool, message_factory, PACKAGE, _SCHEMA)
 
 
 def decode_module(data: bytes, limit: int = MAX_INSTRUCTIONS):

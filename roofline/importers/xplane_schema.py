@@ -80,15 +80,28 @@ def _protobuf():
     return descriptor_pb2, descriptor_pool, message_factory
 
 
-def _add_field(message, pb, name, number, kind, type_name, repeated, oneof_index):
+def add_field(message, pb, package, name, number, kind, type_name, repeated, oneof_index=None):
+    """One field of a descriptor built at run time (this schema's, and
+    :mod:`.xla_hlo_schema`'s): ``type_name`` a message of ``package``."""
     fdp = pb.FieldDescriptorProto
     field = message.field.add(name=name, number=number,
                               label=fdp.LABEL_REPEATED if repeated else fdp.LABEL_OPTIONAL,
                               type=getattr(fdp, "TYPE_" + kind.upper()))
     if type_name:
-        field.type_name = f".{PACKAGE}.{type_name}"
+        field.type_name = f".{package}.{type_name}"
     if oneof_index is not None:
         field.oneof_index = oneof_index
+
+
+def classes_of(file, descriptor_pool, message_factory, package: str, names) -> dict:
+    """The message classes of a file descriptor, in a pool of their own (the
+    package may be registered by tensorflow or jax in the default pool)."""
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    get = getattr(message_factory, "GetMessageClass", None)     # protobuf >= 4.22
+    if get is None:                                            # older runtimes (TF 2.x pins protobuf < 5)
+        get = message_factory.MessageFactory(pool).GetPrototype
+    return {name: get(pool.FindMessageTypeByName(f"{package}.{name}")) for name in names}
 
 
 @lru_cache(maxsize=1)
@@ -102,18 +115,13 @@ def message_classes() -> dict:
         for entry, value in _MAP_ENTRIES.get(name, ()):
             nested = message.nested_type.add(name=entry)
             nested.options.map_entry = True
-            _add_field(nested, pb, "key", 1, _I64, None, False, None)
-            _add_field(nested, pb, "value", 2, _MESSAGE, value, False, None)
+            add_field(nested, pb, PACKAGE, "key", 1, _I64, None, False)
+            add_field(nested, pb, PACKAGE, "value", 2, _MESSAGE, value, False)
         oneofs: list[str] = []
         for fname, number, kind, type_name, repeated, oneof in fields:
             if oneof is not None and oneof not in oneofs:
                 oneofs.append(oneof)
                 message.oneof_decl.add(name=oneof)
-            _add_field(message, pb, fname, number, kind, type_name, repeated,
-                       None if oneof is None else oneofs.index(oneof))
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    get = getattr(message_factory, "GetMessageClass", None)     # protobuf >= 4.22
-    if get is None:                                            # older runtimes (TF 2.x pins protobuf < 5)
-        get = message_factory.MessageFactory(pool).GetPrototype
-    return {name: get(pool.FindMessageTypeByName(f"{PACKAGE}.{name}")) for name in _SCHEMA}
+            add_field(message, pb, PACKAGE, fname, number, kind, type_name, repeated,
+                      None if oneof is None else oneofs.index(oneof))
+    return classes_of(file, descriptor_pool, message_factory, PACKAGE, _SCHEMA)
