@@ -24,6 +24,7 @@ def _figure(report):
 def test_ece408_variants_have_arrows_and_labels_do_not_overlap():
     from bokeh.models import Arrow, LabelSet
     from roofline.render.interactive import CHAR_PX, LINE_PX, _screen
+    from roofline.render.interactive_labels import GAP_PX
     r = build_report([EXAMPLES / "ece408_kernels.csv"], "v100-sxm2")
     fig = _figure(r)
     (arrow,) = [a for a in fig.center if isinstance(a, Arrow)]
@@ -35,10 +36,10 @@ def test_ece408_variants_have_arrows_and_labels_do_not_overlap():
     boxes = []
     for x, y, t, dx, dy, align in zip(d["x"], d["y"], d["text"], d["dx"], d["dy"], d["align"]):
         px, py = _screen(fig, x, y)
-        w = CHAR_PX * len(t) + 4
+        w = CHAR_PX * len(t) + GAP_PX
         left = px + dx if align == "left" else px + dx - w
         boxes.append((left, py + dy - LINE_PX / 2, left + w, py + dy + LINE_PX / 2))
-        assert 0 <= left and left + w <= fig.width                                 # inside the chart
+        assert 0 <= left and left + w <= fig.frame_width                           # inside the frame
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)

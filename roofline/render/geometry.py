@@ -65,3 +65,15 @@ def fitted_limits(roofs: Roofs, xs: np.ndarray, ys: np.ndarray, margin: float = 
     lo_y = min(list(ys / margin) + [roofs.top / 1e3])
     hi_y = max([roofs.top * 2.2] + list(ys * 2.2))
     return (lo_x, hi_x), (lo_y, hi_y)
+
+
+def segments_cross(a, b) -> bool:
+    """Whether segments ``a`` and ``b`` ((x0, y0, x1, y1) each, screen
+    units) cross at a point inside both (touching ends do not count)."""
+    (x1, y1, x2, y2), (x3, y3, x4, y4) = a, b
+
+    def side(ax, ay, bx, by, cx, cy):
+        return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    d1, d2 = side(x3, y3, x4, y4, x1, y1), side(x3, y3, x4, y4, x2, y2)
+    d3, d4 = side(x1, y1, x2, y2, x3, y3), side(x1, y1, x2, y2, x4, y4)
+    return d1 * d2 < 0 and d3 * d4 < 0

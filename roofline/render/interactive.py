@@ -11,12 +11,23 @@ stays small whatever the trace.
 Hover shows a kernel's name with its shapes, calls, time, time per call,
 FLOP/s, bytes/s at its limiting level, % of roof, bound and the reason it
 is below its roof. Arrows join consecutive variants of a kernel (before to
-after); the chains and the points with the most time are named, each label
-moved down until it covers no other label or point (with a leader line
-then); roof labels run along their lines; ridges carry their intensity; the
-axes fit the roofs of the precisions used and the points. The wheel zooms, a drag pans; the legend hides a bound
-class; the selectors above the chart keep only some families, bounds or
-operators; a click on a point jumps to its row in the kernels table.
+after); the chains and the points with the most time are named
+(:mod:`.interactive_labels`: no name covers another or a point, leader
+lines do not cross); roof labels run along their lines; ridges carry their
+intensity; the axes fit the roofs of the precisions used and the points.
+The controls (:mod:`.interactive_controls`): the wheel zooms, a drag pans;
+the bound legend hides a class, the family legend isolates a family (or a
+kernel, when there are few and one family); a slider keeps the kernels
+that make up the top X % of the time; a precision selector shows the roofs
+(and kernels) of chosen precisions where several apply; a level selector
+adds a point per memory level (the hierarchical view) where rows have
+bytes at several; selectors keep only some families, bounds or operators;
+a click on a point jumps to its row in the kernels table. Rows not on the
+chart are named under it. Every control runs in the page, no server.
+
+The chart is built with a fixed plot frame (``frame_width``,
+``frame_height``) and its legends to the right of it, so the names placed in
+frame pixels are where the browser draws them and no legend covers a point.
 
 Names come from the files read, so they reach the page as text only. The
 tooltip's ``@field`` values are escaped by Bokeh; the selectors' options
@@ -36,7 +47,11 @@ from ..core.placement import CLASSES, Placements
 from ..core.units import format_si
 from .geometry import fitted_limits, placement_roofs
 from .names import distinct_names
-from .style import CLASS_STYLE, LEVEL_COLOR
+from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
+from . import interactive_controls as ctl
+from .interactive_controls import choices  # noqa: F401  (the report's tests check its escaping)
+from .interactive_labels import CHAR_PX, LINE_PX, _screen, point_labels  # noqa: F401
+from .names import short_name
 from .terminal import visible
 
 MAX_MARKER_PX = 34.0
@@ -99,9 +114,40 @@ def _columns(p: Placements, x: np.ndarray, row_ids: list[str]) -> dict:
         "time": _fmt(ks.time_s, "s"), "per_call": _fmt(ks.time_s / calls, "s"),
         "flop_s": _fmt(p.achieved_flop_s, "FLOP/s"), "bytes_s": _fmt(_bytes_rate(p), "B/s"),
         "roof": _percent(p.efficiency), "reason": [visible(str(r)) if r else "–" for r in p.reason.tolist()],
-        "row": row_ids,
+        "row": row_ids, "precision": _precision(p),
+        "cum": _time_before(time),
     }
 
+
+def _precision(p: Placements) -> list[str]:
+    """The device precision (its compute roof's key) of most of each row's
+    FLOPs; "–" for a row without FLOPs."""
+    keys = list(p.kernels.flops)
+    if not keys:
+        return ["–"] * len(p)
+    device = p.roof_device
+    stack = np.vstack([np.nan_to_num(np.asarray(p.kernels.flops[k], dtype=float)) for k in keys])
+    names = np.asarray([device.compute_key(k) for k in keys], dtype=object)
+    return np.where(stack.max(axis=0) > 0, names[np.argmax(stack, axis=0)], "–").tolist()
+
+
+def _time_before(time: np.ndarray) -> np.ndarray:
+    """Per row, the share of the total time taken by the rows with more
+    time (0 for the longest): the slider keeps the rows below its value,
+    which together make up that share of the time."""
+    order = np.argsort(-time, kind="stable")
+    total = time.sum()
+    before = np.empty(len(time))
+    before[order] = (np.cumsum(time[order]) - time[order]) / total if total > 0 else 0.0
+    return before
+
+
+LEVEL_TOOLTIP = """
+<div style="max-width:460px;font-size:12px">
+<div style="font-family:monospace;font-weight:600;overflow-wrap:anywhere">@name</div>
+<div>at @level: @at · @flop_s</div>
+<div>@bound_label · @roof of roof · @reason · @time</div>
+</div>"""
 
 TOOLTIP = """
 <div style="max-width:460px;font-size:12px">
@@ -112,111 +158,133 @@ TOOLTIP = """
 <div style="color:#666">family @family · operator @operator</div>
 </div>"""
 
-# Keep the rows whose family, bound and operator are among those chosen (an
-# empty choice keeps all), then tell every view of the source.
-FILTER_JS = """
-const data = source.data, keep = [];
-const pick = (w) => new Set(w ? w.value : []);
-const fam = pick(families), bnd = pick(bounds), op = pick(operators);
-for (let i = 0; i < data.x.length; i++) {
-  if ((fam.size === 0 || fam.has(data.family[i])) && (bnd.size === 0 || bnd.has(data.bound[i]))
-      && (op.size === 0 || op.has(data.operator[i]))) keep.push(i);
-}
-shown.indices = keep;
-source.change.emit();
-"""
-
-# A click on a point: scroll its row of the kernels table into view.
-TAP_JS = """
-const i = source.selected.indices[0];
-if (i === undefined) return;
-const row = document.getElementById(source.data.row[i]);
-if (row) { const t = row.closest("table"); if (t) t.classList.remove("rr-collapsed");
-           row.scrollIntoView({behavior: "smooth", block: "center"}); row.classList.add("rr-hit");
-           setTimeout(() => row.classList.remove("rr-hit"), 2500); }
-"""
-
-
 def roofline_html(p: Placements, x: np.ndarray, row_ids: list[str], title: str,
-                  density: tuple | None = None, width: int = 1000, height: int = 620,
-                  chains=(), label_top: int = 5) -> str:
+                  density: tuple | None = None, width: int = 780, height: int = 520,
+                  chains=(), label_top: int = 5, unit: str = "kernel") -> str:
     """:func:`roofline_layout` as a ``<div>`` and its ``<script>``."""
     from bokeh.embed import components
     return "\n".join(components(roofline_layout(p, x, row_ids, title, density, width, height, chains,
-                                                 label_top)[0]))
+                                                 label_top, unit)[0]))
 
 
 def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str,
-                    density: tuple | None = None, width: int = 1000, height: int = 620,
-                    chains=(), label_top: int = 5):
+                    density: tuple | None = None, width: int = 780, height: int = 520,
+                    chains=(), label_top: int = 5, unit: str = "kernel"):
     """The interactive cache-aware roofline of the kernels of ``p`` at
     intensities ``x`` (NaN: not drawn): the Bokeh layout and its figure
     (no Bokeh JavaScript: :func:`resources` brings it once per page).
-    ``density``: ``(image, x0, x1, y0, y1)`` of every row of a huge trace;
-    ``chains``: variant chains (:func:`.variants.variant_chains` of ``p``'s
-    rows), drawn as arrows from each variant to the next; the ``label_top``
-    points with the most time outside a chain are named on the chart."""
+    ``width`` and ``height`` are the plot frame's (the legends sit right of
+    it); ``density``: ``(image, x0, x1, y0, y1)`` of every row of a huge
+    trace; ``chains``: variant chains (:func:`.variants.variant_chains` of
+    ``p``'s rows), drawn as arrows from each variant to the next; the
+    ``label_top`` points with the most time outside a chain are named."""
     from bokeh.layouts import column, row
-    from bokeh.models import (CDSView, ColumnDataSource, CustomJS, GroupFilter, HoverTool, IndexFilter,
-                              Legend, LegendItem, TapTool)
+    from bokeh.models import CDSView, ColumnDataSource, GroupFilter, HoverTool, IndexFilter
     from bokeh.plotting import figure
 
     drawn = np.isfinite(x) & (x > 0) & np.isfinite(p.achieved_flop_s) & (p.achieved_flop_s > 0)
-    source = ColumnDataSource(_columns(p, x, row_ids))
+    cols = _columns(p, x, row_ids)
+    cols["drawn"] = drawn.tolist()
+    cols["group"], kind = ctl.legend_groups(cols["family"], cols["name"], np.nan_to_num(p.kernels.time_s), drawn,
+                                            unit)
+    source = ColumnDataSource(cols)
     shown = IndexFilter(np.flatnonzero(drawn).tolist())
     xlim, ylim = _limits(p, x[drawn], p.achieved_flop_s[drawn])
-    fig = figure(x_axis_type="log", y_axis_type="log", width=width, height=height, title=title,
-                 x_range=xlim, y_range=ylim, tools="pan,wheel_zoom,box_zoom,reset,save",
+    fig = figure(x_axis_type="log", y_axis_type="log", frame_width=width, frame_height=height, title=title,
+                 x_range=xlim, y_range=ylim, tools="pan,wheel_zoom,box_zoom,reset,save", toolbar_location="above",
                  active_scroll="wheel_zoom", x_axis_label="arithmetic intensity [FLOP/byte] (nearest level)",
                  y_axis_label="performance [FLOP/s]")
     if density is not None:
-        image, x0, x1, y0, y1 = density
-        from bokeh.models import LinearColorMapper
-        from bokeh.palettes import Greys256
-        # light for few rows, dark for many; empty cells transparent
-        shades = LinearColorMapper(palette=list(reversed(Greys256))[40:], nan_color="rgba(0,0,0,0)")
-        fig.image(image=[image], x=x0, y=y0, dw=x1 - x0, dh=y1 - y0, color_mapper=shades, alpha=0.6)
-    _roofs(fig, p, xlim)
-    items = []
-    for cls in CLASSES:
-        view = CDSView(filter=GroupFilter(column_name="bound", group=cls) & shown)
-        r = fig.scatter("x", "y", source=source, view=view, size="size", fill_color="color", line_color="#333333",
-                        line_width=0.6, fill_alpha=0.75, name="points")
-        if np.any(p.bound[drawn] == cls):
-            items.append(LegendItem(label=CLASS_STYLE[cls][1], renderers=[r]))
-    _arrows(fig, x, p.achieved_flop_s, chains, drawn)
-    _point_labels(fig, p, x, drawn, chains, label_top)
-    fig.add_layout(Legend(items=items, click_policy="hide", location="bottom_right", label_text_font_size="9pt"))
-    fig.add_tools(HoverTool(tooltips=TOOLTIP, renderers=[r for r in fig.renderers if r.name == "points"]))
-    fig.add_tools(TapTool(callback=CustomJS(args=dict(source=source), code=TAP_JS)))
-    widgets = _selectors(source, shown, drawn)
-    return (column(row(*widgets), fig) if widgets else fig), fig
+        _density(fig, density)
+    roof_lines = _roofs(fig, p, xlim)
+    points, groups = [], []
+    for g in dict.fromkeys(np.asarray(cols["group"], dtype=object)[drawn].tolist()):
+        view = CDSView(filter=GroupFilter(column_name="group", group=g) & shown)
+        points.append(fig.scatter("x", "y", source=source, view=view, size="size", fill_color="color",
+                                  line_color="#333333", line_width=0.6, fill_alpha=0.75, name="points"))
+        # the legend's entry: a grey marker of its own (the points' colour is their bound's), no point
+        groups.append(fig.scatter([math.nan], [math.nan], size=9, fill_color="#bbbbbb", line_color="#333333",
+                                  name="group"))
+        points[-1].tags = groups[-1].tags = [g]   # on the renderer (a glyph method's tags= goes to the glyph)
+    classes = []
+    for c in CLASSES:
+        if np.any(p.bound[drawn] == c):        # a legend entry of its own, with no point: the filter hides the class
+            classes.append(fig.scatter([math.nan], [math.nan], size=9, fill_color=CLASS_STYLE[c][0],
+                                       line_color="#333333",
+                                       name="class"))
+            classes[-1].tags = [c]
+    follow, full = _arrows(fig, x, p.achieved_flop_s, chains, drawn)
+    labelled = point_labels(fig, p, x, drawn, chains, label_top, np.asarray(cols["size"], dtype=float))
+    if labelled:
+        for src in labelled:
+            follow.append(src); full.append(ColumnDataSource(dict(src.data)))
+    levels = _level_points(fig, p, source, drawn)
+    if levels:
+        follow.append(levels["joins"]); full.append(levels["all_joins"])
+    _legends(fig, classes, groups, kind)
+    fig.add_tools(HoverTool(tooltips=TOOLTIP, renderers=points))
+    widgets = ctl.selectors(source, drawn)
+    widgets["slider"] = ctl.time_slider(unit)
+    widgets["precisions"] = ctl.precision_picker([k for k, _ in _drawn_roofs(p)[0]])
+    widgets["levels"] = ctl.level_picker(levels["levels"]) if levels else None
+    parts = dict(classes=classes, groups=groups, points=points, roofs=roof_lines, follow=follow, full=full)
+    if levels:
+        parts.update(level_source=levels["source"], level_shown=levels["shown"],
+                     level_renderers=levels["renderers"])
+    ctl.wire(fig, source, shown, widgets, parts)
+    pickers = [w for w in (widgets.get("families"), widgets.get("bounds"), widgets.get("operators")) if w]
+    tools = [w for w in (widgets["slider"], widgets["precisions"], widgets["levels"]) if w is not None]
+    rows = ([row(*pickers)] if pickers else []) + [row(*tools)]
+    missing = _not_on_chart(p, drawn, unit)
+    return column(*rows, fig, *([missing] if missing is not None else [])), fig
 
 
-def _selectors(source, shown, drawn) -> list:
-    """One multiple choice per field with more than one value among the drawn points."""
-    from bokeh.models import CustomJS, MultiChoice
-    widgets = {}
-    for field, label in (("family", "families"), ("bound", "bounds"), ("operator", "operators")):
-        values = sorted(set(np.asarray(source.data[field], dtype=object)[drawn].tolist()) - {"–"})
-        if len(values) > 1:
-            widgets[label] = MultiChoice(options=choices(values), placeholder=f"all {label}", width=300,
-                                         title=label)
-    if not widgets:
-        return []
-    args = dict(source=source, shown=shown, families=widgets.get("families"), bounds=widgets.get("bounds"),
-                operators=widgets.get("operators"))
-    callback = CustomJS(args=args, code=FILTER_JS)
-    for w in widgets.values():
-        w.js_on_change("value", callback)
-    return list(widgets.values())
+def _density(fig, density) -> None:
+    """Every row of a huge trace as a grey density image under the markers."""
+    from bokeh.models import LinearColorMapper
+    from bokeh.palettes import Greys256
+    image, x0, x1, y0, y1 = density
+    # light for few rows, dark for many; empty cells transparent
+    shades = LinearColorMapper(palette=list(reversed(Greys256))[40:], nan_color="rgba(0,0,0,0)")
+    fig.image(image=[image], x=x0, y=y0, dw=x1 - x0, dh=y1 - y0, color_mapper=shades, alpha=0.6)
 
 
-def choices(values: list[str]) -> list[tuple[str, str]]:
-    """A selector's options: (value, label) with the label as HTML text,
-    since Choices.js shows labels with ``innerHTML``; the value (what the
-    filter compares with the points' field) is the name itself."""
-    return [(v, html.escape(v, quote=True)) for v in values]
+def _legends(fig, classes, groups, kind: str) -> None:
+    """Right of the frame, where they cover no point: the bound classes (a
+    click hides one) and, when there are several, the families or kernels
+    (``kind``; a click isolates one, grey: the colour is the bound's)."""
+    from bokeh.models import Legend, LegendItem
+    fig.add_layout(Legend(items=[LegendItem(label=CLASS_STYLE[r.tags[0]][1].split(":")[0], renderers=[r])
+                                 for r in classes], click_policy="hide", title="bound (click: hide)",
+                          label_text_font_size="9pt", title_text_font_size="9pt", name="class-legend"), "right")
+    if len(groups) > 1:
+        fig.add_layout(Legend(items=[LegendItem(label=visible(short_name(str(r.tags[0]), 26)), renderers=[r])
+                                     for r in groups], click_policy="hide", title=f"{kind} (click: isolate)",
+                              label_text_font_size="8.5pt", title_text_font_size="9pt", name="group-legend"),
+                       "right")
+
+
+def _not_on_chart(p: Placements, drawn: np.ndarray, unit: str):
+    """A note under the chart naming the rows with the most time that are
+    not on it (no FLOPs, bytes or time, or far off the roofs), as the
+    static chart lists them; None when every row is drawn."""
+    missing = np.flatnonzero(~drawn)
+    if not len(missing):
+        return None
+    from bokeh.models import Div
+    time = np.nan_to_num(p.kernels.time_s)
+    total = time.sum()
+    top = sorted(missing.tolist(), key=lambda i: -time[i])[:4]
+    parts = []
+    for i, r in zip(top, p.records(top)):
+        share = f"{100 * time[i] / total:.0f} % of time, " if total else ""
+        bound = r["bound"] + (f" {r['level']}" if r["level"] else "")
+        parts.append(html.escape(f"{visible(short_name(str(r['name']), 60))}: {share}{bound}"))
+    more = f"; … and {len(missing) - 4:,} more" if len(missing) > 4 else ""
+    what = f"{len(missing):,} {unit}" + ("s" if len(missing) != 1 else "")
+    return Div(text=(f'<div style="font-size:12px;color:#444">Not on this chart ({what}: no '
+                     f"FLOPs, bytes or time, or far off the roofs): " + "; ".join(parts) + more + "</div>"),
+               width=1000, name="not-on-chart")
 
 
 def _drawn_roofs(p: Placements):
@@ -231,122 +299,93 @@ def _limits(p: Placements, xs: np.ndarray, ys: np.ndarray):
     return fitted_limits(placement_roofs(p), xs, ys)
 
 
-def _arrows(fig, x: np.ndarray, y: np.ndarray, chains, drawn: np.ndarray) -> None:
-    """An arrow from each variant of a kernel to the next (before to after)."""
+def _arrows(fig, x: np.ndarray, y: np.ndarray, chains, drawn: np.ndarray):
+    """An arrow from each variant of a kernel to the next (before to after).
+    Returns ([shown source], [complete source]), empty without arrows: the
+    filter keeps the arrows whose two ends are shown."""
     from bokeh.models import Arrow, ColumnDataSource, VeeHead
-    xs0, ys0, xs1, ys1 = [], [], [], []
+    cols = {"x0": [], "y0": [], "x1": [], "y1": [], "point": [], "point2": []}
     for c in chains:
         rows = [i for i in c.rows if drawn[i]]
         for a, b in zip(rows, rows[1:]):
-            xs0.append(float(x[a])); ys0.append(float(y[a])); xs1.append(float(x[b])); ys1.append(float(y[b]))
-    if not xs0:
-        return
-    src = ColumnDataSource(dict(x0=xs0, y0=ys0, x1=xs1, y1=ys1))
+            for k, v in zip(cols, (float(x[a]), float(y[a]), float(x[b]), float(y[b]), a, b)):
+                cols[k].append(v)
+    if not cols["x0"]:
+        return [], []
+    src = ColumnDataSource(cols)
     fig.add_layout(Arrow(end=VeeHead(size=9, fill_color="#444444", line_color="#444444"), source=src,
                          x_start="x0", y_start="y0", x_end="x1", y_end="y1", line_color="#444444",
                          line_width=1.3, name="variant-arrow"))
+    return [src], [ColumnDataSource(dict(cols))]
 
 
-def _point_labels(fig, p: Placements, x: np.ndarray, drawn: np.ndarray, chains, top: int) -> None:
-    """Names on the chart: one per variant chain (at its last variant, with
-    the variants in order) and the ``top`` other points with the most time;
-    right of the point in the left part of the chart, left of it in the
-    right part, moved down a line at a time until it overlaps no other."""
-    from bokeh.models import ColumnDataSource, LabelSet
-    from .plot import short_name
+BOKEH_MARKER = {"o": "circle", "s": "square", "^": "triangle", "D": "diamond", "v": "inverted_triangle"}
+
+
+def _level_points(fig, p: Placements, source, drawn: np.ndarray):
+    """A point per memory level at the kernel's intensity there (the
+    hierarchical view), hidden until chosen, when some drawn row has bytes
+    at two or more levels; the points of one kernel joined by a thin line.
+    Returns the levels, their source, filter and renderers, or None."""
+    from bokeh.models import CDSView, ColumnDataSource, GroupFilter, HoverTool, IndexFilter
+    from .plot import chart_points
+    at = {lv: v for lv, v in chart_points(p, "hierarchical").items() if np.any(np.isfinite(v) & drawn)}
+    if not at:
+        return None
+    stack = np.vstack([np.where(drawn, v, np.nan) for v in at.values()])
+    if not np.any(np.sum(np.isfinite(stack), axis=0) > 1):
+        return None
     y = p.achieved_flop_s
-    found = []
-    in_chain = set()
-    # the name without its namespaces: variants of forward_kernel[conv1] and [conv2] stay apart
-    told = {c.name: short_name(str(c.name).rsplit("::", 1)[-1], 34) for c in chains}
-    for c in chains:
-        rows = [i for i in c.rows if drawn[i]]
-        in_chain.update(c.rows)
-        if rows:
-            found.append((rows[-1], f"{told[c.name]} ({len(c.variants)} variants)"))
-    time = np.where(drawn, np.nan_to_num(p.kernels.time_s), -1.0)
-    seen = set()
-    for i in np.argsort(-time, kind="stable").tolist():
-        if len(seen) >= top or time[i] < 0:
-            break
-        name = short_name(str(p.kernels.names[i]), 34)
-        if i not in in_chain and name not in seen:
-            seen.add(name)
-            found.append((i, name))
-    if not found:
-        return
-    cols = {"x": [], "y": [], "text": [], "dx": [], "dy": [], "align": []}
-    points = [_screen(fig, float(a), float(b)) for a, b in zip(x[drawn], y[drawn])]
-    for (px, py, w, dx, dy, align), (i, label) in zip(label_boxes(fig, x, y, found, points), found):
-        cols["x"].append(float(x[i])); cols["y"].append(float(y[i])); cols["text"].append(visible(label))
-        cols["dx"].append(dx); cols["dy"].append(dy); cols["align"].append(align)
-    lead = [(_data(fig, px, py), (xi, yi)) for (px, py, w, dx, dy, align), xi, yi
-            in zip(label_boxes(fig, x, y, found, points), cols["x"], cols["y"]) if dy]
-    if lead:            # a label moved off its point's line is tied to it
-        fig.segment([a[0] for a, _ in lead], [a[1] for a, _ in lead], [b[0] for _, b in lead],
-                    [b[1] for _, b in lead], line_color="#999999", line_width=0.7, name="leader")
-    fig.add_layout(LabelSet(source=ColumnDataSource(cols), x="x", y="y", text="text", x_offset="dx", y_offset="dy",
-                            text_align="align", text_baseline="middle", text_font_size="8pt", text_color="#222222",
-                            background_fill_color="white", background_fill_alpha=0.75, name="point-label"))
+    cols = {"x": [], "y": [], "point": [], "level": []}
+    for lv, v in at.items():
+        rows = np.flatnonzero(np.isfinite(v) & drawn)
+        cols["x"] += v[rows].tolist(); cols["y"] += y[rows].tolist()
+        cols["point"] += rows.tolist(); cols["level"] += [lv] * len(rows)
+    pt = np.asarray(cols["point"], dtype=int)
+    for k in ("name", "color", "bound_label", "roof", "reason", "time", "flop_s"):
+        cols[k] = np.asarray(source.data[k], dtype=object)[pt].tolist()
+    cols["size"] = (0.8 * np.asarray(source.data["size"], dtype=float)[pt]).tolist()
+    cols["at"] = _fmt(cols["x"], "FLOP/B")
+    src = ColumnDataSource(cols)
+    shown = IndexFilter(list(range(len(pt))))
+    renderers = []
+    for lv in at:
+        view = CDSView(filter=GroupFilter(column_name="level", group=lv) & shown)
+        renderers.append(fig.scatter("x", "y", source=src, view=view, size="size", fill_color="color",
+                                     marker=BOKEH_MARKER.get(LEVEL_MARKER.get(lv, "o"), "circle"),
+                                     line_color="#333333", fill_alpha=0.6, visible=False, name="level-points"))
+        renderers[-1].tags = [lv]
+    joined = np.flatnonzero(np.sum(np.isfinite(stack), axis=0) > 1)
+    every = dict(x0=np.nanmin(stack[:, joined], axis=0).tolist(), y0=y[joined].tolist(),
+                 x1=np.nanmax(stack[:, joined], axis=0).tolist(), y1=y[joined].tolist(), point=joined.tolist(),
+                 color=np.asarray(source.data["color"], dtype=object)[joined].tolist())
+    joins = ColumnDataSource({k: [] for k in every}, tags=["levels"])     # shown only with the level points
+    fig.segment("x0", "y0", "x1", "y1", source=joins, line_color="color", line_width=0.8, line_alpha=0.6,
+                name="level-join")
+    fig.add_tools(HoverTool(renderers=renderers, tooltips=LEVEL_TOOLTIP))
+    return dict(levels=list(at), source=src, shown=shown, renderers=renderers, joins=joins,
+                all_joins=ColumnDataSource(every))
 
 
-CHAR_PX, LINE_PX = 5.6, 13.0        # an 8 pt label's character width and line height, in screen pixels
-
-
-FRAME = (90, 95)      # pixels of the figure outside its plot frame: axes and toolbar, title and axis
-
-
-def _screen(fig, xv: float, yv: float) -> tuple[float, float]:
-    """Pixels from the plot frame's lower left corner (log axes, the figure's ranges)."""
-    xr, yr = fig.x_range, fig.y_range
-    fx = math.log10(xv / xr.start) / math.log10(xr.end / xr.start)
-    fy = math.log10(yv / yr.start) / math.log10(yr.end / yr.start)
-    return fx * (fig.width - FRAME[0]), fy * (fig.height - FRAME[1])
-
-
-def _data(fig, px: float, py: float) -> tuple[float, float]:
-    """The data point at frame pixels (the inverse of :func:`_screen`)."""
-    xr, yr = fig.x_range, fig.y_range
-    fx, fy = px / (fig.width - FRAME[0]), py / (fig.height - FRAME[1])
-    return xr.start * (xr.end / xr.start) ** fx, yr.start * (yr.end / yr.start) ** fy
-
-
-def label_boxes(fig, x, y, found, points=()) -> list[tuple]:
-    """(px, py, width, x offset, y offset, align) of each label in
-    ``found`` ((row, text) each), placed so that no two boxes overlap and
-    none covers a point (``points``: screen positions)."""
-    placed = [(px - 5, py - 5, px + 5, py + 5) for px, py in points]     # left, bottom, right, top
-    out = []
-    for i, label in found:
-        px, py = _screen(fig, float(x[i]), float(y[i]))
-        w = CHAR_PX * len(label) + 4
-        right = px + 9 + w < (fig.width - FRAME[0]) * 0.98
-        dx = 9 if right else -9
-        left = px + dx if right else px + dx - w
-        dy = 0.0
-        while any(left < r and left + w > l0 and py + dy - LINE_PX / 2 < t and py + dy + LINE_PX / 2 > b
-                  for l0, b, r, t in placed) and dy > -20 * LINE_PX:
-            dy -= LINE_PX
-        placed.append((left, py + dy - LINE_PX / 2, left + w, py + dy + LINE_PX / 2))
-        out.append((px + dx, py + dy, w, dx, dy, "left" if right else "right"))
-    return out
-
-
-def _roofs(fig, p: Placements, xlim) -> None:
+def _roofs(fig, p: Placements, xlim) -> list:
     """The compute roofs of the precisions the kernels use, every memory
     level's bandwidth line up to the highest of them, the labels along the
     lines (roofs above their line at the right, bandwidths rotated to their
-    slope) and each ridge marked with its intensity."""
+    slope) and each ridge marked with its intensity. Returns the compute
+    roofs' lines and labels, each tagged with its precision (the precision
+    selector shows and hides them)."""
     from bokeh.models import ColumnDataSource, LabelSet
     device = p.roof_device
     roofs, levels = _drawn_roofs(p)
     top = roofs[0][1]
+    out = []
     for i, (key, rate) in enumerate(roofs):
-        fig.line(list(xlim), [rate, rate], color="#333333", line_width=2 if i == 0 else 1,
-                 line_dash="solid" if i == 0 else "dashed")
+        out.append(fig.line(list(xlim), [rate, rate], color="#333333", line_width=2 if i == 0 else 1,
+                            line_dash="solid" if i == 0 else "dashed", name="roof-compute"))
         # at the left end, above the line: the ridges and their labels are at the right
-        fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
-                 text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label")
+        out.append(fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
+                            text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label"))
+        out[-2].tags = out[-1].tags = [key]
     ridge_x, ridge_y, ridge_t = [], [], []
     for k, lv in enumerate(levels):
         bw = device.memory[lv].bytes_s
@@ -375,11 +414,12 @@ def _roofs(fig, p: Placements, xlim) -> None:
         fig.add_layout(LabelSet(source=ColumnDataSource(dict(x=ridge_x, y=ridge_y, text=ridge_t, dy=dy)), x="x",
                                 y="y", text="text", y_offset="dy", x_offset=4, text_font_size="7.5pt",
                                 text_color="#555555", name="ridge-label"))
+    return out
 
 
 def _slope_angle(fig, xlim) -> float:
     """The screen angle of a line of slope 1 in log-log (radians)."""
     yr = fig.y_range
-    dx = math.log10(xlim[1] / xlim[0]) / max(fig.width, 1)
-    dy = math.log10(yr.end / yr.start) / max(fig.height, 1)
+    dx = math.log10(xlim[1] / xlim[0]) / max(fig.frame_width, 1)
+    dy = math.log10(yr.end / yr.start) / max(fig.frame_height, 1)
     return math.atan2(1 / dy, 1 / dx)

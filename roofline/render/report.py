@@ -297,7 +297,8 @@ class Report:
         density = _density(self.placements) if self.dense else None
         from .variants import variant_chains
         chains = variant_chains(shown.kernels, self.variants)
-        return interactive.roofline_html(shown, x, self._row_ids(shown), title, density, chains=chains)
+        unit = "operator" if self.device.kind == "cpu" else "kernel"
+        return interactive.roofline_html(shown, x, self._row_ids(shown), title, density, chains=chains, unit=unit)
 
     def _row_ids(self, shown: Placements) -> list[str]:
         """The kernels-table row each drawn point belongs to."""

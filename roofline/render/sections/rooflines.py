@@ -29,8 +29,11 @@ def build(r, ctx):
     arrows = "; arrows join consecutive variants of a kernel, before to after" if r.chains() else ""
     out.append(Figure("roofline-cache-aware", CACHE_AWARE + arrows + ".", interactive=True,
                       interactive_caption=CACHE_AWARE + arrows + ". Hover a point for its numbers, scroll to zoom, "
-                      "drag to pan, click a legend entry to hide a class, choose families, bounds or operators "
-                      "above, click a point to find its row in the kernels table."))
+                      "drag to pan; click a bound in the legend to hide it, a family to isolate it (again: all "
+                      f"back); the slider keeps the {ctx.unit}s that make up the top share of the time; choose "
+                      "families, bounds or operators above, the precisions' roofs where several apply, and a point "
+                      "per memory level where rows have bytes at several; click a point to find its row in the "
+                      f"{ctx.unit}s table."))
     if "hierarchical" in views:
         out.append(Figure("roofline-hierarchical", "Hierarchical roofline (Yang et al.): one marker per memory "
                           "level at the same achieved FLOP/s; the level closest to its own roof limits the "
