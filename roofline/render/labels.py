@@ -41,6 +41,15 @@ class Occupied:
         self.boxes: list[Box] = []
         self.inside = ax.get_window_extent()    # labels stay within the axes
         self._seen: set[int] = set()
+        self.leaders: list[Box] = []            # (x0, y0, x1, y1) segments: a new one must cross none
+
+    def crosses(self, segment: Box) -> bool:
+        """Whether a leader ``segment`` crosses one already taken."""
+        from .geometry import segments_cross
+        return any(segments_cross(segment, other) for other in self.leaders)
+
+    def take_leader(self, segment: Box) -> None:
+        self.leaders.append(segment)
 
     def free(self, boxes: list[Box]) -> bool:
         m = self.margin

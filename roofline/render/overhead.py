@@ -103,8 +103,9 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     xs = np.geomspace(xlim[0], xlim[1], 200)
     ax.plot(xs, xs / view.peak_flop_s, color="#333333", lw=1.4, zorder=2)
     x_label = min(xlim[1] / 1.2, hi_y / 3 * view.peak_flop_s)  # on the line, inside the axes
-    ax.text(x_label, x_label / view.peak_flop_s / 1.6, f"W / peak ({format_si(view.peak_flop_s, 'FLOP/s')})",
-            ha="right", va="top", fontsize=8.5, color="#333333", clip_on=True)
+    # left of the line at its height there: a text under the line's end ran across it
+    ax.text(x_label / 1.5, x_label / view.peak_flop_s, f"W / peak ({format_si(view.peak_flop_s, 'FLOP/s')})",
+            ha="right", va="center", fontsize=8.5, color="#333333", clip_on=True)
     if floor:
         ax.axhline(floor, color="#E69F00", lw=1.6, zorder=2)
         ax.text(xlim[0] * 1.2, floor * 0.8, f"typical fixed cost {format_si(floor, 's')} (fitted across sizes)",
@@ -128,13 +129,36 @@ def time_view_figure(view: TimeView, title: str | None = None, size=(10, 5.5), m
     handles.append(Patch(facecolor="#ebebeb", edgecolor="#cccccc", label="no FLOP count, or far off the compute line (left strip)"))
     if floor:
         handles.append(Line2D([], [], color="#E69F00", label="typical fixed cost per call"))
-    # below both floors nothing can run: the lower right corner is always free
-    ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
+    line = np.column_stack([xs, xs / view.peak_flop_s])
+    dots = np.column_stack([x[ok_t], t[ok_t]])
+    place_legend(ax, handles, np.vstack([line, dots]) if len(dots) else line)
     ax.set_xlabel("work per call [FLOP]")
     ax.set_ylabel("time per call [s]")
     ax.grid(True, which="major", alpha=0.3)
     ax.set_title(title or f"Time per call against work on {view.device_name}")
     return fig
+
+
+LEGEND_PLACES = ("lower right", "upper left", "center right", "lower center", "upper center")
+
+
+def place_legend(ax, handles, avoid: np.ndarray) -> None:
+    """The legend at the first of :data:`LEGEND_PLACES` whose box holds no
+    point of ``avoid`` (data coordinates: the W / peak line sampled along its
+    length, the markers) and no text; right of the axes when none is free.
+    The line runs from lower left to upper right, so which corner is free
+    depends on the axes' span, not on a rule."""
+    fig = ax.figure
+    xy = ax.transData.transform(avoid) if len(avoid) else np.empty((0, 2))
+    for loc in LEGEND_PLACES:
+        legend = ax.legend(handles=handles, loc=loc, fontsize=8, framealpha=0.9)
+        fig.draw_without_rendering()
+        box = legend.get_window_extent().padded(2)
+        inside = (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
+        texts = [t.get_window_extent() for t in ax.texts if t.get_visible() and t.get_text()]
+        if not inside.any() and not any(box.overlaps(t) for t in texts):
+            return
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
 
 
 def _label_names(ax, names, x, t, time, ok, n, short_name) -> None:

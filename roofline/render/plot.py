@@ -70,8 +70,10 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
         occupied.take_points(x, p.achieved_flop_s, _marker_sizes(p))
     _draw_ceilings(ax, p, ax.get_xlim(), occupied)
     _draw_cache_ranges(ax, p, shown)
+    # the legend before the names: no name may go under it
+    legend = _legend(ax, p, shown, view)
+    occupied.take([tuple(legend.get_window_extent().padded(2).extents)])
     _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
-    _legend(ax, p, shown, view)
     return fig
 
 
@@ -169,7 +171,7 @@ def _draw_ceilings(ax, p: Placements, xlim, occupied: Occupied) -> None:
     roofs = placement_roofs(p)
     draw_roof_lines(ax, roofs, xlim, occupied)
     if p.mixed_threads:
-        _draw_one_core(ax, p, roofs.compute[0][0], xlim)
+        _draw_one_core(ax, p, roofs.compute[0][0], xlim, occupied)
     occupied.take_texts()
     for _, rate in roofs.compute:
         occupied.take_hline(rate)
@@ -239,9 +241,10 @@ def _label_ridge(ax, ridge: float, top: float, color: str, occupied: Occupied) -
     occupied.take([box], label)
 
 
-def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
-    """Dashed one-core compute and DRAM roofs, for the single-threaded
-    kernels among multi-threaded ones."""
+def _draw_one_core(ax, p: Placements, key: str, xlim, occupied: Occupied) -> None:
+    """Dotted one-core compute and DRAM roofs, for the single-threaded
+    kernels among multi-threaded ones, each labelled (the diagonal along
+    its slope, where no label or point is)."""
     from ..core.cores import one_core_device
     one = one_core_device(p.device)
     if one is None or key not in one.compute:
@@ -255,7 +258,9 @@ def _draw_one_core(ax, p: Placements, key: str, xlim) -> None:
         return
     bw = one.memory[lv].bytes_s
     xs = np.array([xlim[0], min(top / bw, xlim[1])])
-    ax.plot(xs, xs * bw, color="#777777", lw=0.9, ls=":", zorder=2)
+    ax.plot(xs, xs * bw, color="#777777", lw=0.9, ls=":", zorder=2, gid=BANDWIDTH_GID + "one-core")
+    occupied.take_texts()
+    _label_diagonal(ax, xs, bw, f"1 core: {lv} {format_si(bw, 'B/s')}", "#555555", 0.35, occupied)
 
 
 def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -> None:
@@ -355,11 +360,15 @@ def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=
         box = None
         for dy in offsets(first, 13 if first > 0 else -13):
             box = occupied.text_box(pos, label, 8, "right" if right else "left", "center", (dx, dy))
-            if occupied.free([box]):
+            # the leader runs from the point towards the label's middle (matplotlib's
+            # annotation arrow, cut at the box): it may cross no other leader
+            lead = (pos[0], pos[1], (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            if occupied.free([box]) and not occupied.crosses(lead):
                 break
         else:
             continue         # nowhere free: a label left out beats one printed over another
         occupied.take([box])
+        occupied.take_leader(lead)
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
                     xytext=(dx, dy), ha="right" if right else "left", va="center",
                     fontsize=8, color="#222222", gid=KERNEL_LABEL_GID,
@@ -389,7 +398,7 @@ def _legend(ax, p, shown, view) -> None:
     if p.kernels.modelled.any():
         handles.append(Line2D([], [], ls="", marker="o", color="#bbbbbb", markeredgecolor=MODELLED_EDGE, ms=9,
                               markeredgewidth=1.2, label="dark edge = modelled work\n(intensity is an upper bound)"))
-    ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
+    return ax.legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.9)
 
 
 def _note_unplotted(ax, p: Placements, missing: np.ndarray) -> None:

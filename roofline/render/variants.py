@@ -107,12 +107,13 @@ def draw_variant_arrows(fig_or_ax, p: Placements, order=None, relabel: bool = Tr
                                  radius[a], radius[b]))
     if relabel:
         _drop_point_labels(ax, p, {i for _, pts in members for i, _ in pts}, short_name)
+    # the legend at its final size first: the chain labels keep off all of it
+    _extend_legend(ax, Line2D)
     obstacles = _Obstacles(ax, renderer)
     for arrow in arrows:
         obstacles.add_extent(arrow.arrow_patch.get_window_extent(renderer))
     for chain, pts in members:
         _chain_label(ax, renderer, pts, x_all, y_all, time, short_name(chain.name, label_width), obstacles)
-    _extend_legend(ax, Line2D)
     return arrows
 
 
@@ -171,6 +172,14 @@ class _Obstacles:
         if legend is not None:
             self.boxes.append(legend.get_window_extent(renderer))
         self.frame = ax.get_window_extent(renderer)
+        self.leaders = [_leader(ax, t, renderer) for t in ax.texts
+                        if getattr(t, "arrow_patch", None) is not None and t.get_text()]
+
+    def crossing_cost(self, segment) -> float:
+        """Leaders already drawn that a new leader ``segment`` crosses: two
+        crossing leaders tie each label to the other's point."""
+        from .geometry import segments_cross
+        return 1500.0 * sum(segments_cross(segment, other) for other in self.leaders)
 
     def cost(self, x0, y0, x1, y1) -> float:
         f = self.frame
@@ -180,9 +189,10 @@ class _Obstacles:
         if len(pts):
             covered = int(np.sum((pts[:, 0] + pts[:, 2] > x0) & (pts[:, 0] - pts[:, 2] < x1)
                                  & (pts[:, 1] + pts[:, 2] > y0) & (pts[:, 1] - pts[:, 2] < y1)))
-        overlap = sum(max(0, min(x1, b.x1) - max(x0, b.x0)) * max(0, min(y1, b.y1) - max(y0, b.y0))
-                      for b in self.boxes)
-        return 1e4 * outside + 300 * covered + 5 * overlap     # a label hidden costs more than a point
+        areas = [max(0, min(x1, b.x1) - max(x0, b.x0)) * max(0, min(y1, b.y1) - max(y0, b.y0))
+                 for b in self.boxes]
+        # a label hidden costs more than a point, and more than a crossing leader
+        return 1e4 * outside + 300 * covered + 5 * sum(areas) + 1000 * sum(a > 0 for a in areas)
 
     def leader_cost(self, x0, y0, x1, y1, skip: float) -> float:
         """Markers a straight leader from (x0, y0) to (x1, y1) passes through,
@@ -196,7 +206,11 @@ class _Obstacles:
         along = rel @ d / length
         across = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0]) / length
         hit = (along > skip) & (along < length) & (across < pts[:, 2] + 2)
-        return 300.0 * float(hit.sum())
+        # and the texts it runs through (sampled along its length, the label's own end left out)
+        t = np.linspace(0.0, 0.85, 24)
+        sx, sy = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+        through = sum(bool(np.any((sx > b.x0) & (sx < b.x1) & (sy > b.y0) & (sy < b.y1))) for b in self.boxes)
+        return 300.0 * float(hit.sum()) + 600.0 * through
 
     def add_extent(self, bbox) -> None:
         self.boxes.append(bbox)
@@ -228,15 +242,15 @@ def _chain_label(ax, renderer, pts, x_all, y_all, time, short, obstacles):
     px, py = ax.transData.transform(xy)
     skip = 12 * ax.figure.dpi / 72.0
     # candidates around the chain: right first, then left, above, below
-    xs = [px + 70, px + 110, px - 70 - w, px - 110 - w, px + 30, px - w / 2]
-    ys = [py, py - 0.9 * h, py + 0.9 * h, py - 1.8 * h, py + 1.8 * h, py - 2.8 * h, py + 2.8 * h,
-          py - 3.8 * h, py + 3.8 * h, py - 4.8 * h]
+    xs = [px + 70, px + 110, px - 70 - w, px - 110 - w, px + 30, px - w / 2, px + 180, px - 180 - w]
+    ys = [py + k * h for k in (0, -0.9, 0.9, -1.8, 1.8, -2.8, 2.8, -3.8, 3.8, -4.8, 4.8, -5.8)]
     best = None
     for cy in ys:
         for cx in xs:
             near_x = cx if cx > px else cx + w  # the leader meets the box's near side
             c = (obstacles.cost(cx, cy - h / 2, cx + w, cy + h / 2)
                  + obstacles.leader_cost(px, py, near_x, cy, skip=skip)
+                 + obstacles.crossing_cost((px, py, cx + w / 2, cy))
                  + 0.05 * (abs(cx - px) + abs(cy - py)))
             if best is None or c < best[0]:
                 best = (c, cx, cy)
@@ -244,7 +258,17 @@ def _chain_label(ax, renderer, pts, x_all, y_all, time, short, obstacles):
     scale = ax.figure.dpi / 72.0
     ann.set_position(((cx + 4 - px) / scale, (cy - py) / scale))
     obstacles.add(cx, cy - h / 2, cx + w, cy + h / 2)
+    obstacles.leaders.append((px, py, cx + w / 2, cy))
     return ann
+
+
+def _leader(ax, text, renderer) -> tuple[float, float, float, float]:
+    """The leader of an annotation in display pixels: from its point to the
+    middle of its text box (where matplotlib aims the arrow)."""
+    from matplotlib.text import Text
+    px, py = ax.transData.transform(text.xy)
+    box = Text.get_window_extent(text, renderer)     # the text's own box: an Annotation's includes its arrow
+    return px, py, (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
 
 
 def _drop_point_labels(ax, p: Placements, members, short_name) -> None:
