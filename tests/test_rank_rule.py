@@ -22,7 +22,7 @@ from test_ranks_robust import one_line_error  # noqa: E402
 from roofline.core.errors import InputError  # noqa: E402
 from roofline.importers import base  # noqa: E402
 from roofline.importers.rank_files import read_ranks  # noqa: E402
-from roofline.importers.rank_rule import NEUTRINO, RANKS, ROCPROF_COMPUTE, folder_kind  # noqa: E402
+from roofline.importers.rank_rule import FILES, NEUTRINO, RANKS, ROCPROF_COMPUTE, folder_kind  # noqa: E402
 from roofline.importers.read import read_profile  # noqa: E402
 
 DEVICE = "a100-80gb-sxm"
@@ -65,7 +65,8 @@ def test_the_markers_at_the_top_make_one_profile(tmp_path):
     assert folder_kind(name) == ROCPROF_COMPUTE
     only_run_below = tmp_path / "runs"
     _neutrino(only_run_below / "run1")
-    assert folder_kind(only_run_below) == RANKS     # a Neutrino run is one only at the folder's own top
+    # a Neutrino run is one only at the folder's own top; with no trace either, a folder of profiles
+    assert folder_kind(only_run_below) == FILES
 
 
 def test_traces_beside_a_workload_subfolder_are_ranks_and_the_subfolder_is_named(ranks):
@@ -220,3 +221,43 @@ def test_a_failure_after_reading_a_rank_names_the_file_too(tmp_path, monkeypatch
     # both ranks fail: whichever worker answers first is named
     assert Path(err.value.path).name in ("job_rank0.json", "job_rank1.json")
     assert "OverflowError" in err.value.detail
+
+
+# --- a folder of profiles: one trace or none is no rank job --------------------------
+
+EXAMPLES = ROOT / "examples"
+
+
+def test_examples_is_read_file_by_file_with_each_files_warnings():
+    assert folder_kind(EXAMPLES) == FILES
+    proc = cli("classify", EXAMPLES, "--device", "v100-sxm2", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    names = {k["name"] for k in json.loads(proc.stdout)}              # kernel rows, no rank table
+    assert any(n.startswith("mxnet::op::forward_kernel") for n in names)         # ece408_kernels.csv
+    assert any(n.startswith("aten::mm") for n in names)                            # the CPU trace
+    for name in ("numpy_kernels.py", "pytorch_cpu.py"):                            # refused by name, with why
+        assert f"not read: {EXAMPLES / name} (unrecognised profile format" in proc.stderr
+    # the nvprof file's own warning, as when it is given alone
+    alone = cli("classify", EXAMPLES / "ece408_nvprof_m1.txt", "--device", "v100-sxm2", "--format", "json")
+    mine = [ln for ln in alone.stderr.splitlines() if "ece408_nvprof_m1.txt:" in ln]
+    assert mine and all(ln in proc.stderr for ln in mine)
+
+
+def test_one_trace_in_a_folder_is_that_file_not_one_rank(ranks, tmp_path):
+    single = tmp_path / "single"
+    single.mkdir()
+    (ranks / "job_rank0.json").rename(single / "job_rank0.json")
+    (single / "notes").mkdir()
+    assert folder_kind(single) == FILES
+    proc = cli("classify", single, "--device", DEVICE)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 ranks" not in proc.stdout and "slowest" not in proc.stdout
+    assert "notes/" in proc.stderr and "not read" in proc.stderr
+    assert cli("classify", single / "job_rank0.json", "--device", DEVICE).stdout == proc.stdout
+
+
+def test_a_folder_of_no_profile_names_each_file(tmp_path):
+    folder = tmp_path / "stuff"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hello")
+    one_line_error(cli("classify", folder, "--device", DEVICE), "no trace files", "a.txt (")

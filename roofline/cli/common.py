@@ -50,16 +50,57 @@ def add_inputs_argument(parser) -> None:
 
 
 def load_inputs(paths, merge: bool = False):
-    """(KernelSet, [ImportResult]) from profile files of any supported format."""
+    """(KernelSet, [ImportResult]) from profile files of any supported format;
+    a folder of profiles (:mod:`roofline.importers.rank_rule`, rule 5) gives
+    each of its files, read as if given by name."""
     from ..importers import read_profile
     from ..importers.results import merge_results
-    results = [read_profile(p) for p in paths]
+    results = []
+    for p in paths:
+        results += read_folder(p) if _is_files_folder(p) else [read_profile(p)]
     if merge:
         results = [merge_results(results)]
     if not any(len(r.kernels) for r in results):
         from ..core.errors import InputError
         raise InputError(", ".join(str(p) for p in paths), None, "no kernels in the file(s)")
     return kernel_columns(results), results
+
+
+def _is_files_folder(path) -> bool:
+    from pathlib import Path
+
+    from ..importers.rank_rule import FILES, folder_kind
+    return Path(path).is_dir() and folder_kind(path) == FILES
+
+
+def read_folder(folder) -> list:
+    """The results of the files of a folder of profiles, each read as if
+    given by name (its own warnings); a file no reader takes, and what the
+    folder holds besides files, named in warnings of the folder (a result
+    of its own with no kernels). A
+    folder where no file can be read is one error naming each file and why."""
+    from pathlib import Path
+
+    from ..core.errors import Advice, InputError
+    from ..importers import ImportResult, read_profile
+    from ..importers.rank_rule import folder_files, folder_note, listed
+    folder = Path(folder)
+    files, others = folder_files(folder)
+    results, refused = [], []
+    for f in files:
+        try:
+            results.append(read_profile(f))
+        except InputError as exc:        # not a profile, or a damaged one: said, the others still read
+            refused.append((f, exc.detail))
+    notes = [Advice(f"not read: {f} ({why})", "", subject="input") for f, why in refused]
+    if others:
+        notes.append(Advice(folder_note(folder, others), "", subject="input"))
+    if not results:
+        what = "; ".join(f"{f.name} ({why})" for f, why in refused) if refused else "no file at its top"
+        more = f"; not read: {listed(others)}" if others else ""
+        raise InputError(folder, None, f"no trace files and no profile a reader takes: {what}{more}")
+    # the folder's own notes on a result of its own with no kernels: said of the folder, not of a file in it
+    return ([ImportResult(str(folder), "folder", (), warnings=tuple(notes))] if notes else []) + results
 
 
 def kernel_columns(results):

@@ -1,16 +1,22 @@
 """Whether a folder given on the command line is one profiler's output (one
-profile) or a folder of rank traces (one trace per rank of one job), by a
-rule the user can read in ``--help`` and docs/formats.md:
+profile), a folder of rank traces (one trace per rank of one job) or a
+folder of profiles read one by one, by a rule the user can read in
+``--help`` and docs/formats.md:
 
 1. ``pmc_perf.csv`` at the folder's top: a rocprof-compute workload (one
    GPU's folder, ``workloads/NAME/<GPU>/``).
 2. ``probe.toml`` and a ``result/`` folder at its top: a Neutrino run.
-3. Trace files (``*.json``, ``*.json.gz``) at its top: a rank folder. Its
-   other entries, subfolders included, are not read, and a warning names
-   them (a subfolder that is a profile is said to be one, with how to read
-   it).
+3. Two or more trace files (``*.json``, ``*.json.gz``) at its top: a rank
+   folder. Its other entries, subfolders included, are not read, and a
+   warning names them (a subfolder that is a profile is said to be one,
+   with how to read it).
 4. No trace file at its top and subfolders holding ``pmc_perf.csv``:
    rocprof-compute's ``workloads/NAME/`` (read when it holds one GPU's folder).
+5. Any other folder (one trace or none, e.g. ``examples/``): a folder of
+   profiles. Each file at its top is read as if given by name, with the
+   same warnings; a file no reader takes is named in a warning with why;
+   subfolders are not read, and a warning names them. A folder of ranks
+   holds ranks: one trace is no multi-rank job.
 
 A folder that is both 1 or 2 and 3 is refused with one line saying how to
 read either: which one was meant cannot be told from the files, and reading
@@ -29,13 +35,14 @@ from ..core.errors import InputError
 TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
 PMC = "pmc_perf.csv"            # rocprof-compute's table of every dispatch (rocprof_compute.PMC)
 ROCPROF_COMPUTE, NEUTRINO, RANKS = "rocprof-compute workload", "Neutrino run", "rank folder"
+FILES = "folder of profiles"     # rule 5: each file read on its own
 SHOWN = 3                       # names listed in a message before "and N more"
 
 
 def folder_kind(folder) -> str:
-    """:data:`ROCPROF_COMPUTE`, :data:`NEUTRINO` or :data:`RANKS` by the
-    module's rule; an InputError for a folder that is a profile and a rank
-    folder at once."""
+    """:data:`ROCPROF_COMPUTE`, :data:`NEUTRINO`, :data:`RANKS` or
+    :data:`FILES` by the module's rule; an InputError for a folder that is a
+    profile and holds traces at once."""
     folder = Path(folder)
     top = profile_at_top(folder)
     traces = trace_names(folder)
@@ -48,11 +55,37 @@ def folder_kind(folder) -> str:
         return top
     if not traces and gpu_folders(folder):
         return ROCPROF_COMPUTE
-    return RANKS
+    return RANKS if len(traces) >= 2 else FILES
+
+
+def folder_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """A folder of profiles (rule 5): its regular files at the top, sorted by
+    name, and the names of what is not read (subfolders, as ``name/`` or
+    ``name/ (a <profile>)``; FIFOs and other special files)."""
+    files, others = [], []
+    for e in sorted(_entries(folder), key=lambda e: e.name):
+        path = Path(e.path)
+        if _is(path, stat.S_ISREG):
+            files.append(path)
+        elif _is(path, stat.S_ISDIR):
+            kind = profile_at_top(path)
+            others.append(f"{e.name}/ (a {kind})" if kind else f"{e.name}/")
+        else:
+            others.append(e.name)
+    return files, others
+
+
+def folder_note(folder: Path, others: list[str]) -> str:
+    """One line naming what a folder of profiles did not read."""
+    profiles = [n for n in others if n.endswith(")")]
+    how = (f"; give {folder / profiles[0].split('/')[0]} on its own to read that profile" if profiles else "")
+    return (f"{folder}: {_count(len(others), 'entry', 'entries')} not read ({listed(others)}): a folder of "
+            f"profiles is read from the files at its top{how}")
 
 
 def is_profile_folder(path) -> bool:
-    """A folder read as one profile (rule 1, 2 or 4), not as ranks."""
+    """A folder not read as ranks: one profile (rule 1, 2 or 4) or a folder
+    of profiles read file by file (rule 5)."""
     return Path(path).is_dir() and folder_kind(path) != RANKS
 
 
