@@ -8,11 +8,7 @@ from .common import add_device_argument, add_inputs_argument, load_inputs, warn_
 HELP = "draw kernels on a device's rooflines (PNG, SVG or PDF)"
 EPILOG = """\
 views:
-  hierarchical  one marker per memory level a kernel has bytes for (L1 o, L2 s, L3 ^, DRAM D)
-  cache-aware   one marker per kernel at its intensity over the nearest level (Ilic et al. 2014)
-  auto          hierarchical when some kernel has bytes at two or more levels (default)
-  instruction   warp GIPS against warp instructions per transaction (Ding and Williams 2019);
-                needs instruction and transaction counters (ncu or nvprof)
+{views}
 
 Markers are sized by share of total time and coloured by bound class.
 Kernels without FLOPs (copies, memsets) are listed in a corner box.
@@ -25,8 +21,14 @@ examples:
 """
 
 
+def _epilog() -> str:
+    from ..render.views import help_lines
+    return EPILOG.replace("{views}", help_lines())
+
+
 def add_parser(sub) -> None:
-    p = sub.add_parser("plot", help=HELP, description=HELP, epilog=EPILOG,
+    from ..render.views import choices
+    p = sub.add_parser("plot", help=HELP, description=HELP, epilog=_epilog(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_inputs_argument(p)
     add_device_argument(p)
@@ -34,11 +36,10 @@ def add_parser(sub) -> None:
     add_network_argument(p)
     p.add_argument("-o", "--output", default="roofline.png", metavar="PATH",
                    help="image to write; format from the extension: .png .svg .pdf (default roofline.png)")
-    p.add_argument("--view", choices=("auto", "hierarchical", "cache-aware", "instruction"), default="auto",
-                   help="cache-aware: one point per kernel at its nearest level with bytes; hierarchical: one "
-                        "point per memory level; instruction: warp instructions against transactions (needs "
-                        "ncu instruction counts); auto (default): hierarchical when some kernel has bytes at two "
-                        "or more levels, else cache-aware")
+    p.add_argument("--view", choices=choices(), default="auto",
+                   help="which roofline to draw (the views below; the report draws the same ones); auto "
+                        "(default): hierarchical when some kernel has bytes at two or more levels, else "
+                        "cache-aware")
     p.add_argument("--title", help="chart title (default: view and device)")
     p.add_argument("--variants", metavar="A,B,...",
                    help="order of the optimisation variants (the kernels.csv 'variant' column) to join "
@@ -60,7 +61,8 @@ def run(args) -> int:
     device = choose_device(args.device, results, "plot", getattr(args, "network", None))
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
-    from ..render.chart import plotted, roofline_chart, views
+    from ..render.chart import plotted, roofline_chart
+    from ..render.views import choose
     from ..core.placement import place
     from ..render.plot import save_figure
     placements = place(kernels, device)
@@ -70,9 +72,7 @@ def run(args) -> int:
         from ..render.variants import variant_order
         order = variant_order(kernels, args.variants)
     warn_all("plot", [w for r in results for w in r.warnings] + placements.warnings)
-    view = args.view
-    if view == "auto":
-        view = "hierarchical" if "hierarchical" in views(shown) else "cache-aware"
+    view = choose(args.view, shown)
     from .common import profile_banner
     fig = roofline_chart(placements, shown, device.name, view=view, variants=order,
                          banner=profile_banner(device, results))

@@ -29,11 +29,10 @@ def drawable(p: Placements) -> int:
 
 def views(p: Placements) -> list[str]:
     """``cache-aware``, plus ``hierarchical`` when some row has bytes at two
-    or more levels; none when no row can be drawn."""
-    if not drawable(p):
-        return []
-    multi = sum(np.isfinite(v).astype(int) for v in p.intensity.values()) if p.intensity else 0
-    return ["cache-aware"] + (["hierarchical"] if np.any(np.asarray(multi) > 1) else [])
+    or more levels; none when no row can be drawn (:mod:`.views`, the
+    registry ``roofline plot --view`` shares)."""
+    from .views import roofline_views
+    return roofline_views(p)
 
 
 @plain_text

@@ -251,10 +251,11 @@ class Report:
 
     def figures(self, skip=()) -> dict[str, object]:
         """name -> Figure, for every chart of the report (but those in ``skip``)."""
-        figs = {f"roofline-{v}": self.plot_roofline(v) for v in self.views() if f"roofline-{v}" not in skip}
+        from .views import VIEWS
+        figs = {VIEWS[v].figure: self.plot_roofline(v) for v in self.views() if VIEWS[v].figure not in skip}
         inst = self.plot_instruction()
         if inst is not None:
-            figs["instruction"] = inst
+            figs[VIEWS["instruction"].figure] = inst
         figs["overhead"] = self.plot_overhead()
         if "communication" not in skip:
             from .collectives import communication_figure
@@ -314,7 +315,8 @@ class Report:
         """The report as HTML: a whole document, or (``full=False``) a
         fragment with its scoped style, as Jupyter shows it."""
         chart = self.interactive_roofline()
-        figures = self.figures(skip=("roofline-cache-aware",) if chart else ())
+        from .views import VIEWS
+        figures = self.figures(skip=(VIEWS["cache-aware"].figure,) if chart else ())
         images = {k: "data:image/png;base64," + base64.b64encode(_png(f)).decode("ascii")
                   for k, f in figures.items()}
         script = ""

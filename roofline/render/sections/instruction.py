@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..document import Code, Figure, Table, code, note, para, share, text, time, Cell
 from ..names import distinct_names
+from ..views import VIEWS
 
 KEY, TITLE = "instruction", "Instruction roofline"
 
@@ -30,7 +31,7 @@ def build(r, ctx):
     out = [para(f"Warp instructions per second against warp instructions per transaction (Ding and Williams "
                 f"2019). Peak {c.warp_inst_s / 1e9:.1f} warp GIPS; "
                 + ", ".join(f"{lv} {rate_ / 1e9:.3g} GTXN/s" for lv, rate_ in c.transactions_s.items()) + "."),
-           Figure("instruction", "Instruction roofline; dotted lines are access-pattern walls.")]
+           Figure(VIEWS["instruction"].figure, VIEWS["instruction"].caption)]
     levels = [lv for lv in ("L1", "shared", "L2", "DRAM") if any(lv in p.intensity for p in roof.points)]
     points = sorted(roof.points, key=lambda p: -p.time_s)[: r.top]
     rows = tuple((code(p.name, label), text(p.variant), time(p.time_s), _num(p.warp_inst_s / 1e9, ".1f"),

@@ -3,11 +3,11 @@ hierarchical one where some row has bytes at two or more levels."""
 from __future__ import annotations
 
 from ..document import Figure, note
+from ..views import VIEWS
 
 KEY, TITLE = "rooflines", "Rooflines"
 
-CACHE_AWARE = ("Cache-aware roofline (Ilic et al.): intensity over the bytes at the nearest level with a counter; "
-               "marker size = share of time, colour = bound class")
+CACHE_AWARE = VIEWS["cache-aware"].caption
 
 
 def build(r, ctx):
@@ -27,7 +27,7 @@ def build(r, ctx):
                            "(docs/costmodels.md).")))
         return out
     arrows = "; arrows join consecutive variants of a kernel, before to after" if r.chains() else ""
-    out.append(Figure("roofline-cache-aware", CACHE_AWARE + arrows + ".", interactive=True,
+    out.append(Figure(VIEWS["cache-aware"].figure, CACHE_AWARE + arrows + ".", interactive=True,
                       interactive_caption=CACHE_AWARE + arrows + ". Hover a point for its numbers, scroll to zoom, "
                       "drag to pan; click a bound in the legend to hide it, a family to isolate it (again: all "
                       f"back); the slider keeps the {ctx.unit}s that make up the top share of the time; choose "
@@ -35,9 +35,8 @@ def build(r, ctx):
                       "per memory level where rows have bytes at several; click a point to find its row in the "
                       f"{ctx.unit}s table."))
     if "hierarchical" in views:
-        out.append(Figure("roofline-hierarchical", "Hierarchical roofline (Yang et al.): one marker per memory "
-                          "level at the same achieved FLOP/s; the level closest to its own roof limits the "
-                          f"{ctx.unit}."))
+        view = VIEWS["hierarchical"]
+        out.append(Figure(view.figure, view.caption.format(unit=ctx.unit)))
     else:
         out.append(note(f"No hierarchical roofline: no {ctx.unit} has bytes at two or more memory levels"
                         + (" (a trace gives compulsory bytes only)." if ctx.cpu or ctx.is_kineto() else
