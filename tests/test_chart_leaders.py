@@ -76,3 +76,22 @@ def test_time_view_legend_covers_neither_the_compute_line_nor_a_point():
                 xy = np.vstack([xy, coll.get_offset_transform().transform(coll.get_offsets())])
         inside = (xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1)
         assert not inside.any(), src.name
+
+
+def test_a_compute_roof_label_moves_off_the_kernels_at_the_roof():
+    from test_interactive_controls import hierarchical_kernels
+    from roofline import find_device
+    from roofline.render.plot import ROOF_LABEL_GID, roofline_figure
+    p = place(hierarchical_kernels(), find_device("a100-40gb-sxm"))     # hgemm points sit on the FP16 roof
+    fig = roofline_figure(p, view="hierarchical")
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    (label,) = [t for t in ax.texts if t.get_gid() == ROOF_LABEL_GID and t.get_text().startswith("FP16")]
+    box = label.get_window_extent()
+    for coll in ax.collections:
+        if not hasattr(coll, "get_sizes") or not len(coll.get_offsets()):
+            continue
+        xy = coll.get_offset_transform().transform(coll.get_offsets())
+        r = np.sqrt(np.resize(coll.get_sizes(), len(xy))) / 2 * fig.dpi / 72
+        hit = (xy[:, 0] + r > box.x0) & (xy[:, 0] - r < box.x1) & (xy[:, 1] + r > box.y0) & (xy[:, 1] - r < box.y1)
+        assert not hit.any()

@@ -185,8 +185,7 @@ def draw_roof_lines(ax, roofs, xlim, occupied: Occupied) -> None:
     for i, (key, rate) in enumerate(roofs.compute):
         ax.axhline(rate, color="#333333", lw=1.6 if i == 0 else 1.0, ls="-" if i == 0 else "--", zorder=2,
                    gid=COMPUTE_GID + key)
-        ax.text(xlim[1] / 1.15, rate * 1.08, f"{key.upper()} {format_si(rate, 'FLOP/s')}",
-                ha="right", va="bottom", fontsize=9, color="#333333", gid=ROOF_LABEL_GID)
+        _label_roof(ax, xlim, rate, f"{key.upper()} {format_si(rate, 'FLOP/s')}", occupied)
     occupied.take_texts()
     along, previous = 0.06, None
     for lv, bw in roofs.levels:
@@ -202,6 +201,25 @@ def draw_roof_lines(ax, roofs, xlim, occupied: Occupied) -> None:
         along = along + 0.11 if previous and previous / bw < 2.5 else 0.06
         previous = bw
         _label_diagonal(ax, xs, bw, f"{lv} {format_si(bw, 'B/s')}", color, along, occupied)
+
+
+def _label_roof(ax, xlim, rate: float, text: str, occupied: Occupied) -> None:
+    """A compute roof's label, right-aligned at the right end above its line;
+    where markers (kernels at the roof) or another label are there, further
+    left along the line, then under it: the first place free of both."""
+    places = [(xlim[1] / 1.15 / 2.2 ** k, va) for va in ("bottom", "top") for k in range(6)]
+    for x, va in places:
+        if not xlim[0] < x:
+            continue
+        anchor = ax.transData.transform((x, rate * (1.08 if va == "bottom" else 1 / 1.08)))
+        box = occupied.text_box(anchor, text, 9, "right", va)
+        if occupied.free([box]):
+            break
+    else:
+        x, va = places[0]
+    label = ax.text(x, rate * (1.08 if va == "bottom" else 1 / 1.08), text, ha="right", va=va, fontsize=9,
+                    color="#333333", gid=ROOF_LABEL_GID)
+    occupied.take([occupied.text_box(ax.transData.transform(label.get_position()), text, 9, "right", va)], label)
 
 
 def draw_roofs(ax, device, precisions=None, levels=None, xlim=None, ylim=None):
