@@ -135,3 +135,18 @@ def test_segments_cross():
     assert segments_cross((0, 0, 2, 2), (0, 2, 2, 0))
     assert not segments_cross((0, 0, 1, 1), (2, 0, 3, 1))
     assert not segments_cross((0, 0, 1, 1), (1, 1, 2, 0))                    # a shared end is no crossing
+
+
+def test_one_core_roofs_are_drawn_and_labelled_for_mixed_threads():
+    from bokeh.models import GlyphRenderer
+    from test_cores_and_compulsory import cpu
+    from roofline import place
+    from roofline.render.interactive import roofline_layout
+    ks = KernelSet.from_kernels([Kernel("add1", 1.0, flops={"fp64": 1e9}, bytes={"DRAM": 15e9}, threads=1),
+                                 Kernel("add", 1.0, flops={"fp64": 1e9}, bytes={"DRAM": 15e9})])
+    p = place(ks, cpu())
+    root, fig = roofline_layout(p, p.cache_aware_intensity, ["", ""], "t", unit="operator")
+    texts = [t for r in fig.renderers if isinstance(r, GlyphRenderer) and r.name == "roof-label"
+             for t in r.data_source.data["text"]]
+    assert "1 core: DRAM 15 GB/s" in texts and "1 core: FP64 50 GFLOP/s" in texts
+    assert len([r for r in fig.renderers if r.name == "one-core"]) == 2

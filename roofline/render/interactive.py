@@ -386,6 +386,8 @@ def _roofs(fig, p: Placements, xlim) -> list:
         out.append(fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
                             text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label"))
         out[-2].tags = out[-1].tags = [key]
+    if p.mixed_threads:
+        _one_core(fig, p, roofs[0][0], xlim)
     ridge_x, ridge_y, ridge_t = [], [], []
     for k, lv in enumerate(levels):
         bw = device.memory[lv].bytes_s
@@ -415,6 +417,29 @@ def _roofs(fig, p: Placements, xlim) -> list:
                                 y="y", text="text", y_offset="dy", x_offset=4, text_font_size="7.5pt",
                                 text_color="#555555", name="ridge-label"))
     return out
+
+
+def _one_core(fig, p: Placements, key: str, xlim) -> None:
+    """Dotted one-core compute and DRAM roofs, labelled, for the single-threaded
+    operators among multi-threaded ones (as the static chart)."""
+    from ..core.cores import one_core_device
+    one = one_core_device(p.device)
+    if one is None or key not in one.compute:
+        return
+    top = one.compute[key].value
+    fig.line(list(xlim), [top, top], color="#777777", line_width=1, line_dash="dotted", name="one-core")
+    fig.text([xlim[0] * 1.15], [top / 1.06], text=[f"1 core: {key.upper()} {format_si(top, 'FLOP/s')}"],
+             text_align="left", text_baseline="top", text_font_size="8pt", text_color="#555555", name="roof-label")
+    lv = "DRAM" if "DRAM" in one.memory else next(iter(one.memory), None)
+    if lv is None:
+        return
+    bw = one.memory[lv].bytes_s
+    end = min(top / bw, xlim[1])
+    fig.line([xlim[0], end], [xlim[0] * bw, end * bw], color="#777777", line_width=1, line_dash="dotted",
+             name="one-core")
+    at = (xlim[0] * end) ** 0.5          # halfway along on the log axis, under the line
+    fig.text([at], [at * bw / 2.0], text=[f"1 core: {lv} {format_si(bw, 'B/s')}"], text_font_size="8pt",
+             text_color="#555555", angle=_slope_angle(fig, xlim), text_baseline="top", name="roof-label")
 
 
 def _slope_angle(fig, xlim) -> float:
