@@ -16,8 +16,11 @@ breakdown (overhead-bound kernels and fixed costs, host API share, GPU idle
 time, time per call against work) and every warning.
 
 HTML is one self-contained file that opens with no network: an interactive
-roofline (hover, zoom, filter by family/bound/operator, click to find a
-kernel's row), sortable and searchable tables, the other charts embedded; Markdown
+roofline (hover, zoom; a legend click hides a bound or isolates a family; a
+slider keeps the kernels making up the top X % of the time; choose
+precisions' roofs, a point per memory level, families, bounds or operators;
+click to find a kernel's row), sortable and searchable tables, the other
+charts embedded; Markdown
 writes its charts as PNG files beside it (REPORT_roofline-cache-aware.png ...).
 Traces of more than 2000 kernel rows are summed by name before plotting and
 drawn as a density.
