@@ -214,7 +214,8 @@ def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str
                                        name="class"))
             classes[-1].tags = [c]
     follow, full = _arrows(fig, x, p.achieved_flop_s, chains, drawn)
-    labelled = point_labels(fig, p, x, drawn, chains, label_top, np.asarray(cols["size"], dtype=float))
+    labelled = point_labels(fig, p, x, drawn, chains, label_top, np.asarray(cols["size"], dtype=float),
+                            blocked=_roof_label_boxes(fig, p, xlim))
     if labelled:
         for src in labelled:
             follow.append(src); full.append(ColumnDataSource(dict(src.data)))
@@ -416,6 +417,22 @@ def _roofs(fig, p: Placements, xlim) -> list:
         fig.add_layout(LabelSet(source=ColumnDataSource(dict(x=ridge_x, y=ridge_y, text=ridge_t, dy=dy)), x="x",
                                 y="y", text="text", y_offset="dy", x_offset=4, text_font_size="7.5pt",
                                 text_color="#555555", name="ridge-label"))
+    return out
+
+
+def _roof_label_boxes(fig, p: Placements, xlim) -> list[tuple]:
+    """Frame-pixel boxes of the compute roofs' labels and the ridges'
+    intensities (as :func:`_roofs` draws them): no point's name goes there."""
+    from .interactive_labels import text_box
+    roofs, levels = _drawn_roofs(p)
+    out = [text_box(fig, xlim[0] * 1.15, rate * 1.06, f"{key.upper()} {format_si(rate, 'FLOP/s')}")
+           for key, rate in roofs]
+    top = roofs[0][1]
+    for lv in levels:
+        ridge = top / p.roof_device.memory[lv].bytes_s
+        if ridge < xlim[1]:
+            out.append(text_box(fig, ridge, top, f"{ridge:.3g}", px_per_char=5.5, height=12, dx=4, dy=-16))
+            out.append(text_box(fig, ridge, top, f"{ridge:.3g}", px_per_char=5.5, height=12, dx=4, dy=5))
     return out
 
 

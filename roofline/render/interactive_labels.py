@@ -41,13 +41,16 @@ def _data(fig, px: float, py: float) -> tuple[float, float]:
     return xr.start * (xr.end / xr.start) ** (px / w), yr.start * (yr.end / yr.start) ** (py / h)
 
 
-def label_boxes(fig, x, y, found, points=(), radius=None) -> list[tuple]:
+def label_boxes(fig, x, y, found, points=(), radius=None, blocked=()) -> list[tuple]:
     """(px, py, width, x offset, y offset, align) of each label in
     ``found`` ((row, text) each), placed so that no two boxes overlap and
     none covers a point (``points``: screen positions); ``radius``: each
-    row's marker radius in pixels (a label starts beyond its marker)."""
+    row's marker radius in pixels (a label starts beyond its marker);
+    ``blocked``: boxes (left, bottom, right, top, frame pixels) of texts
+    already drawn, the roofs' labels."""
     # left, bottom, right, top; a point is (px, py) or (px, py, its marker's radius)
     placed = [(q[0] - r, q[1] - r, q[0] + r, q[1] + r) for q in points for r in [q[2] if len(q) > 2 else 5.0]]
+    placed += list(blocked)
     width, _ = frame_size(fig)
     out = []
     for i, label in found:
@@ -63,7 +66,7 @@ def label_boxes(fig, x, y, found, points=(), radius=None) -> list[tuple]:
             dy -= LINE_PX
         placed.append((left, py + dy - LINE_PX / 2, left + w, py + dy + LINE_PX / 2))
         out.append((px + dx, py + dy, w, dx, dy, "left" if right else "right"))
-    return _uncrossed(fig, x, y, found, out, placed[: len(points)])
+    return _uncrossed(fig, x, y, found, out, placed[: len(points) + len(blocked)])
 
 
 def leader(fig, x, y, i, box) -> tuple[float, float, float, float]:
@@ -107,6 +110,16 @@ def _uncrossed(fig, x, y, found, out, dots) -> list[tuple]:
     return out
 
 
+def text_box(fig, xv: float, yv: float, text: str, px_per_char: float = 6.5, height: float = 14.0,
+             dx: float = 0.0, dy: float = 0.0, above: bool = True) -> tuple[float, float, float, float]:
+    """The frame-pixel box of a left-aligned text at data (xv, yv) moved by
+    (dx, dy) pixels, above (baseline at the point) or under it."""
+    px, py = _screen(fig, xv, yv)
+    left, base = px + dx, py + dy
+    return (left, base, left + px_per_char * len(text), base + height) if above else \
+        (left, base - height, left + px_per_char * len(text), base)
+
+
 def labelled_rows(p: Placements, drawn: np.ndarray, chains, top: int) -> list[tuple[int, str]]:
     """(row, text) of every name the chart shows: each chain at its last
     drawn variant, then the ``top`` other points with the most time."""
@@ -130,7 +143,8 @@ def labelled_rows(p: Placements, drawn: np.ndarray, chains, top: int) -> list[tu
     return found
 
 
-def point_labels(fig, p: Placements, x: np.ndarray, drawn: np.ndarray, chains, top: int, sizes: np.ndarray):
+def point_labels(fig, p: Placements, x: np.ndarray, drawn: np.ndarray, chains, top: int, sizes: np.ndarray,
+                 blocked=()):
     """Draw the names (:func:`labelled_rows`) and their leader lines; returns
     the label and the leader sources (each row carries its ``point``, so a
     filter can drop the names of hidden points), or None when nothing is named."""
@@ -142,7 +156,7 @@ def point_labels(fig, p: Placements, x: np.ndarray, drawn: np.ndarray, chains, t
     # a big marker is mostly kept free; its outer edge may hold a label (radius capped)
     points = [(*_screen(fig, float(a), float(b)), min(float(s) / 2, 12.0))
               for a, b, s in zip(x[drawn], y[drawn], sizes[drawn])]
-    boxes = label_boxes(fig, x, y, found, points, radius=sizes / 2)
+    boxes = label_boxes(fig, x, y, found, points, radius=sizes / 2, blocked=blocked)
     cols = {"x": [], "y": [], "text": [], "dx": [], "dy": [], "align": [], "point": []}
     lead = {"x0": [], "y0": [], "x1": [], "y1": [], "point": []}
     for (px, py, w, dx, dy, align), (i, label) in zip(boxes, found):
