@@ -95,20 +95,26 @@ def test_depthwise_dilated_convolution_counts_only_real_taps():
     assert cost.bytes == 4.0 * (2 * 8 * 10 * 10 + 8 * 9 + 2 * 8 * 10 * 10)
 
 
-@pytest.mark.parametrize("size_in, size, stride, pad, w_dil, b_dil", [
-    (7, 3, 2, 1, 1, 1), (16, 4, 3, 0, 2, 1), (5, 3, 1, 2, 1, 2), (9, 2, 2, 3, 3, 3), (1, 5, 1, 4, 1, 1)])
-def test_window_pairs_agree_with_counting_one_by_one(size_in, size, stride, pad, w_dil, b_dil):
+def window_conv(kind, size_in, taps, stride, pad, w_dil, b_dil, features_in, features_out):
+    """A module of one convolution along one window dimension, and its output size."""
     m = Module()
     comp = m.computation("main")
     dilated = (size_in - 1) * b_dil + 1
-    size_out = (dilated + 2 * pad - (size - 1) * w_dil - 1) // stride + 1
-    x = m.param(comp, 0, m.shape(F16, 1, 3, 1, size_in))
-    w = m.param(comp, 1, m.shape(F16, 4, 3, 1, size))
+    size_out = (dilated + 2 * pad - (taps - 1) * w_dil - 1) // stride + 1
+    x = m.param(comp, 0, m.shape(kind, 1, features_in, 1, size_in))
+    w = m.param(comp, 1, m.shape(kind, features_out, features_in, 1, taps))
     one = dict(size=1, stride=1, window_dilation=1, base_dilation=1)
-    dim = dict(size=size, stride=stride, padding_low=pad, padding_high=pad, window_dilation=w_dil,
+    dim = dict(size=taps, stride=stride, padding_low=pad, padding_high=pad, window_dilation=w_dil,
                base_dilation=b_dil)
-    m.add(comp, "conv", "convolution", m.shape(F16, 1, 4, 1, size_out), (x, w), window=[one, dim],
+    m.add(comp, "conv", "convolution", m.shape(kind, 1, features_out, 1, size_out), (x, w), window=[one, dim],
           convolution_dimension_numbers=NCHW)
+    return m, size_out
+
+
+@pytest.mark.parametrize("size_in, size, stride, pad, w_dil, b_dil", [
+    (7, 3, 2, 1, 1, 1), (16, 4, 3, 0, 2, 1), (5, 3, 1, 2, 1, 2), (9, 2, 2, 3, 3, 3), (1, 5, 1, 4, 1, 1)])
+def test_window_pairs_agree_with_counting_one_by_one(size_in, size, stride, pad, w_dil, b_dil):
+    m, size_out = window_conv(F16, size_in, size, stride, pad, w_dil, b_dil, 3, 4)
     expected = _pairs_by_brute_force(size_in, size_out, size, stride, pad, w_dil, b_dil)
     assert m.costs().cost("conv").flops == {"tensor_fp16": 2.0 * 4 * 3 * expected}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_xla_hlo import F32, NCHW, TUPLE, Module, _add_computation
+from test_xla_hlo import F32, TUPLE, Module, _add_computation, window_conv
 
 S32, U32 = 4, 8
 
@@ -124,17 +124,7 @@ def _pairs_numpy(size_in, size_out, taps, stride, pad, w_dil=1, b_dil=1):
     (300_000, 4, 1, 3, 1, 2),       # a transposed convolution's long dimension: was counted as every tap
     (1000, 5, 3, 2, 2, 4), (7, 3, 2, 1, 1, 3), (50, 2, 4, 0, 3, 6)])
 def test_base_dilated_windows_are_counted_exactly(size_in, taps, stride, pad, w_dil, b_dil):
-    m = Module()
-    comp = m.computation("main")
-    dilated = (size_in - 1) * b_dil + 1
-    size_out = (dilated + 2 * pad - (taps - 1) * w_dil - 1) // stride + 1
-    x = m.param(comp, 0, m.shape(F32, 1, 2, 1, size_in))
-    w = m.param(comp, 1, m.shape(F32, 3, 2, 1, taps))
-    one = dict(size=1, stride=1, window_dilation=1, base_dilation=1)
-    dim = dict(size=taps, stride=stride, padding_low=pad, padding_high=pad, window_dilation=w_dil,
-               base_dilation=b_dil)
-    m.add(comp, "conv", "convolution", m.shape(F32, 1, 3, 1, size_out), (x, w), window=[one, dim],
-          convolution_dimension_numbers=NCHW)
+    m, size_out = window_conv(F32, size_in, taps, stride, pad, w_dil, b_dil, 2, 3)
     expected = _pairs_numpy(size_in, size_out, taps, stride, pad, w_dil, b_dil)
     assert m.costs().cost("conv").flops == {"fp32": 2.0 * 3 * 2 * expected}
 
