@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_xla_hlo import F32, TUPLE, Module, _add_computation, window_conv
+from test_xla_hlo import F32, NCHW, TUPLE, Module, _add_computation, window_conv
 
 S32, U32 = 4, 8
 
