@@ -42,14 +42,26 @@ def kernel_durations_s(path: Path) -> np.ndarray:
                      and isinstance(e.get("dur"), (int, float))], dtype=float) * 1e-6
 
 
+# (key, sample of a placed trace, least rows, what the rows are, where the rule is): fewer
+# matrix rows than 3 say more about one kernel than a library
+FIGURES = (
+    ("matrix_efficiency", library_sample, 3, "matrix-unit rows of", "roofline.analysis.library_efficiency"),
+    ("fallback_efficiency", fallback_sample, 2, "matrix rows of kernels built for an older GPU in",
+     "roofline.analysis.library_efficiency.fallback_sample"),
+    ("attention_efficiency", attention_sample, 1, "fused attention row(s) of",
+     "roofline.analysis.library_efficiency.attention_sample"),
+)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("traces", nargs="+", type=Path)
     parser.add_argument("-o", "--output", type=Path, default=PATH)
     args = parser.parse_args(argv)
-    floors, samples, names, vendors = defaultdict(list), defaultdict(LibrarySample), defaultdict(list), {}
-    fallbacks, fallback_traces = defaultdict(LibrarySample), defaultdict(list)
-    attentions, attention_traces = defaultdict(LibrarySample), defaultdict(list)
+    floors, names, vendors = defaultdict(list), defaultdict(list), {}
+    # per figure: each device's sample, and the traces that gave it rows
+    samples = {key: defaultdict(LibrarySample) for key, *_ in FIGURES}
+    sources = {key: defaultdict(list) for key, *_ in FIGURES}
     for path in args.traces:
         durations = kernel_durations_s(path)
         if len(durations) < MIN_KERNELS:
@@ -62,15 +74,11 @@ def main(argv=None) -> int:
         floor = float(np.percentile(durations, 1))
         floors[device.name].append(floor)
         placed = place(kernels, device)
-        samples[device.name] += library_sample(placed, floor)
-        attention = attention_sample(placed, floor)
-        if attention.rows:
-            attentions[device.name] += attention
-            attention_traces[device.name].append(path.name)
-        fallback = fallback_sample(placed, floor)
-        if fallback.rows:
-            fallbacks[device.name] += fallback
-            fallback_traces[device.name].append(path.name)
+        for key, sample_of, *_ in FIGURES:
+            sample = sample_of(placed, floor)
+            if sample.rows:
+                samples[key][device.name] += sample
+                sources[key][device.name].append(path.name)
         names[device.name].append(path.name)
         vendors[device.name] = str(device.architecture.get("vendor", ""))
     out = {"schema_version": 1, "written_by": "tools/observe_devices.py", "devices": {}, "vendors": {}}
@@ -79,28 +87,12 @@ def main(argv=None) -> int:
         entry = {"kernel_floor_s": float(f"{statistics.median(values):.3g}"),
                  "kernel_floor_source": f"1st percentile of kernel durations, median over {len(values)} real "
                                         f"trace(s): {traces}"}
-        sample = samples[device]
-        if sample.rows >= 3:    # fewer rows say more about one kernel than a library
-            entry.update({"matrix_efficiency": round(sample.efficiency, 3),
-                          "matrix_efficiency_spread": round(sample.spread, 3),
-                          "matrix_efficiency_source": f"time-weighted geometric mean over {sample.rows} matrix-unit "
-                                                      f"rows of {traces} (roofline.analysis.library_efficiency)"})
-        fallback = fallbacks[device]
-        if fallback.rows >= 2:
-            entry.update({"fallback_efficiency": round(fallback.efficiency, 3),
-                          "fallback_efficiency_spread": round(fallback.spread, 3),
-                          "fallback_efficiency_source": f"time-weighted geometric mean over {fallback.rows} matrix "
-                                                        "rows of kernels built for an older GPU in "
-                                                        f"{', '.join(fallback_traces[device])} "
-                                                        "(roofline.analysis.library_efficiency.fallback_sample)"})
-        attention = attentions[device]
-        if attention.rows:
-            entry.update({"attention_efficiency": round(attention.efficiency, 3),
-                          "attention_efficiency_spread": round(attention.spread, 3),
-                          "attention_efficiency_source": f"time-weighted geometric mean over {attention.rows} fused "
-                                                         "attention row(s) of "
-                                                         f"{', '.join(attention_traces[device])} "
-                                                         "(roofline.analysis.library_efficiency.attention_sample)"})
+        for key, _, least, rows, where in FIGURES:
+            sample = samples[key][device]
+            if sample.rows >= least:
+                entry.update({key: round(sample.efficiency, 3), f"{key}_spread": round(sample.spread, 3),
+                              f"{key}_source": f"time-weighted geometric mean over {sample.rows} {rows} "
+                                               f"{', '.join(sources[key][device])} ({where})"})
         out["devices"][device] = entry
     by_vendor = defaultdict(list)
     for device, entry in out["devices"].items():

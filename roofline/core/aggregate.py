@@ -135,21 +135,12 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
     first = np.full(n, len(ks), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(ks)))
     fams = kernel_families(ks)
-    variants = ks.variants[first].copy()
-    if by != "variant" and len(ks):
-        var_codes, _ = factorize(ks.variants)
-        differs = var_codes != var_codes[first][codes]
-        mixed = np.bincount(codes, weights=differs.astype(float), minlength=n) > 0
-        variants[mixed] = ""
+    variants = ks.variants[first].copy() if by == "variant" else _shared_label(codes, n, first, ks.variants)
     names = fams[first] if by == "family" else ks.names[first]
     # A group is modelled when all its members are; it names an operator
     # only when all its members came from the same one.
     modelled = np.bincount(codes, weights=ks.modelled.astype(float), minlength=n) == np.bincount(codes, minlength=n)
-    operators = ks.operators[first].copy()
-    if len(ks):
-        op_codes, _ = factorize(ks.operators)
-        mixed_op = np.bincount(codes, weights=(op_codes != op_codes[first][codes]).astype(float), minlength=n) > 0
-        operators[mixed_op] = ""
+    operators = _shared_label(codes, n, first, ks.operators)
     return KernelSet(
         names=names, time_s=_sum(codes, n, ks.time_s),
         count=np.bincount(codes, weights=ks.count, minlength=n),
