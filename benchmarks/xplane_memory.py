@@ -37,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from roofline.importers.xplane_wire import field_bytes as _field
+from roofline.importers.xplane.xplane_wire import field_bytes as _field
 
 OUT = Path("/tmp/roofline_xplane_bench")
 SHAPES = ("bare", "few", "many-names", "many-stats")
@@ -140,7 +140,7 @@ def write_trace_json(path: Path, n: int, shape: str, seed: int = 1) -> None:
 # ---------------------------------------------------------------- measuring, each run in a fresh child
 
 REFERENCE = {
-    "pb": ("from roofline.importers.xplane_schema import message_classes\n"
+    "pb": ("from roofline.importers.xplane.xplane_schema import message_classes\n"
            "import sys; s = message_classes()['XSpace'](); s.ParseFromString(open(sys.argv[1], 'rb').read())\n"
            "assert len(s.planes) > 0"),
     "json": ("import gzip, json, sys\n"

@@ -120,7 +120,7 @@ def ncu_first_launch_numbers(path) -> dict:
     import json
     import subprocess
     import ncu_report  # noqa: F401  ([test] installs it: missing is a failure, not a skip)
-    from roofline.importers.ncu_rep import child_command
+    from roofline.importers.nvidia.ncu_rep import child_command
     out = subprocess.run(child_command(path), capture_output=True, text=True, timeout=300, check=True)
     data = json.loads(out.stdout)
     assert "error" not in data, data

@@ -20,7 +20,7 @@ import pytest
 
 from roofline.core.errors import InputError
 from roofline.importers import read_profile
-from roofline.importers.amd_counters import REPLAY_TOLERANCE
+from roofline.importers.amd.amd_counters import REPLAY_TOLERANCE
 
 SYS_HEADER = ["workload_name", "gpu_model", "gpu_arch", "cu_per_gpu", "wave_size", "max_sclk", "num_xcd"]
 MI300X = ["w", "MI300X_A1", "gfx942", "304", "64", "2100", "8"]

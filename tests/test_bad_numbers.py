@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from roofline.core.errors import InputError
-from roofline.importers import nvprof, read_profile
+from roofline.importers.nvidia import nvprof
+from roofline.importers import read_profile
 from roofline.importers.base import MAX_TIME_S, ImportResult, ProgramTime, checked
 from roofline.core.model import Kernel
 
@@ -163,7 +164,7 @@ def test_ncu_units_that_do_not_fit_the_metric_are_refused(tmp_path, metric, unit
 
 
 def test_units_real_files_use_are_accepted():
-    from roofline.importers.metrics import _unit_class, expected_units
+    from roofline.importers.nvidia.metrics import _unit_class, expected_units
     accepted = [  # (metric, unit) pairs seen in ../shared/realdata reports and exports
         ("gpu__time_duration.sum", "ns"), ("gpu__time_duration.sum", "usecond"),
         ("sm__cycles_elapsed.avg.per_second", "hz"), ("sm__cycles_elapsed.avg.per_second", "cycle/nsecond"),
@@ -241,7 +242,7 @@ def test_nvprof_name_wrapped_over_many_lines_is_assembled_whole(tmp_path):
 
 
 def test_nvprof_name_wrapped_past_a_megabyte_is_refused_where_it_passes(tmp_path):
-    from roofline.importers.nvprof_tables import MAX_NAME_CHARS
+    from roofline.importers.nvidia.nvprof_tables import MAX_NAME_CHARS
     path = tmp_path / "wrapped.txt"
     line = "int, float, double, char, long, short, unsigned,\n"
     path.write_text(SUMMARY_HEAD + line * 200000)        # a 9.8 MB "name": took 56 s to refuse

@@ -20,7 +20,7 @@ from roofline.analysis.block_sched import (
     sm_clock,
 )
 from roofline.core.model import Ceiling, Device, Kernel
-from roofline.importers.neutrino_bin import BlockTimeline
+from roofline.importers.neutrino.neutrino_bin import BlockTimeline
 
 
 def gpu(**clocks):
@@ -141,7 +141,7 @@ def test_timeline_figure_draws_gaps():
 def test_report_section_beside_the_verdict(tmp_path):
     import test_import_neutrino as T
 
-    from roofline.importers.neutrino import read_run
+    from roofline.importers.neutrino.reader import read_run
     from roofline.render import block_sched as R
     from roofline.report import build_report
     run = read_run(T.run_folder(tmp_path))

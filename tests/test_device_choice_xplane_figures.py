@@ -8,7 +8,8 @@ import pytest
 
 from roofline.core.errors import UnknownDeviceError
 from roofline.devices.choice import device_for
-from roofline.importers import ImportResult, xplane, xplane_schema
+from roofline.importers import ImportResult
+from roofline.importers.xplane import reader as xplane, xplane_schema
 
 GIB = 2 ** 30
 

@@ -20,9 +20,9 @@ from conftest import DATA, REALDATA
 from corrupt import check_random_corruption, needs_realdata, real_file
 from roofline.core.errors import InputError, RooflineError
 from roofline.importers import ImportResult, read_profile
-from roofline.importers import ncu_csv
-from roofline.importers.tensor_flops import tensor_flop_per_instruction
-from roofline.importers.ncu_csv import merge_files, merge_results
+from roofline.importers.nvidia import ncu_csv
+from roofline.importers.nvidia.tensor_flops import tensor_flop_per_instruction
+from roofline.importers.nvidia.ncu_csv import merge_files, merge_results
 
 NCU_CSV = REALDATA / "ncu_csv"
 NCU_REP = REALDATA / "ncu_rep"

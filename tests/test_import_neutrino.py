@@ -1,4 +1,4 @@
-"""Neutrino block-scheduling traces (roofline.importers.neutrino).
+"""Neutrino block-scheduling traces (roofline.importers.neutrino.reader).
 
 No real Neutrino trace is public (the artifact's were on object storage), so
 every file here is built byte by byte from the writer's source in
@@ -21,7 +21,7 @@ import pytest
 from roofline.core.errors import InputError
 from roofline.importers import neutrino  # noqa: F401  (registers the reader)
 from roofline.importers.base import detect
-from roofline.importers.neutrino import read, read_result, read_run, sniff
+from roofline.importers.neutrino.reader import read, read_result, read_run, sniff
 from roofline.importers.read import read_profile
 
 WARP = 32

@@ -19,7 +19,7 @@ from conftest import DATA, REALDATA
 from corrupt import corrupt, fuzz_dir, needs_folder
 from roofline.core.errors import InputError, RooflineError
 from roofline.importers import read_profile
-from roofline.importers import nsys
+from roofline.importers.nvidia import nsys
 from roofline.importers.base import detect
 
 NSYS = REALDATA / "nsys"

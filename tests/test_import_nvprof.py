@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from conftest import DATA, REALDATA
 from corrupt import check_random_corruption, needs_realdata, real_file
 from roofline.core.errors import InputError
-from roofline.importers import nvprof, read_profile
-from roofline.importers.ncu_csv import merge_results
+from roofline.importers.nvidia import nvprof
+from roofline.importers import read_profile
+from roofline.importers.nvidia.ncu_csv import merge_results
 
 NVPROF = REALDATA / "nvprof"
 SEEDS = REALDATA.parent / "seeds"

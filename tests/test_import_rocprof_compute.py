@@ -24,7 +24,7 @@ from roofline.core.errors import InputError
 from roofline.devices.rocprof_roofline import read_rocprof_roofline
 from roofline.importers import read_profile
 from roofline.importers.base import detect
-from roofline.importers.rocprof_compute import is_workload, read_workload, workload_device
+from roofline.importers.amd.rocprof_compute import is_workload, read_workload, workload_device
 
 FOLDER = REALDATA / "rocprof_compute"
 PREFIX = "ROCm__rocprofiler-compute__vcopy_MI300X_A1_"

@@ -17,11 +17,12 @@ from conftest import REALDATA
 from corrupt import needs_folder, real_file
 
 from roofline.core.errors import InputError, RooflineError
-from roofline.importers import base, xplane, xplane_schema
+from roofline.importers import base
+from roofline.importers.xplane import reader as xplane, xplane_schema
 from roofline.importers.kineto import sniff as kineto_sniff
-from roofline.importers.xplane_costs import SAME_STRIDE_1, op_cost, parse_shapes
-from roofline.importers.xplane_json import read_trace_json, sniff_trace_json
-from roofline.importers.xplane_kernels import annotation_op, launch_config
+from roofline.importers.xplane.xplane_costs import SAME_STRIDE_1, op_cost, parse_shapes
+from roofline.importers.xplane.xplane_json import read_trace_json, sniff_trace_json
+from roofline.importers.xplane.xplane_kernels import annotation_op, launch_config
 
 TF = REALDATA / "tf_profile"
 PB = TF / "aoberai__chess-engine__aoberai.xplane.pb"

@@ -19,8 +19,8 @@ import pytest
 from test_import_neutrino import NAME_A, NAME_B, run_folder
 
 from roofline.core.errors import InputError
-from roofline.importers.neutrino import MAX_LOG_LINE, read_result, read_run
-from roofline.importers.neutrino_bin import MAX_BLOCKS
+from roofline.importers.neutrino.reader import MAX_LOG_LINE, read_result, read_run
+from roofline.importers.neutrino.neutrino_bin import MAX_BLOCKS
 from roofline.importers.read import read_profile
 
 LINUX = sys.platform.startswith("linux")
@@ -55,7 +55,7 @@ def test_a_hostile_probe_toml_is_one_warning_and_the_run_is_read(tmp_path, text,
     (folder / "probe.toml").write_text(text)
     out = in_capped_child(f"""
         import json, time
-        from roofline.importers.neutrino import read_run
+        from roofline.importers.neutrino.reader import read_run
         t = time.perf_counter()
         r = read_run({str(folder)!r})
         print(json.dumps({{"s": time.perf_counter() - t, "names": [k.name for k in r.kernels],
@@ -94,7 +94,7 @@ def test_gigabytes_of_declared_records_are_refused_before_reading(tmp_path, bloc
     out = in_capped_child(f"""
         import json
         from roofline.core.errors import InputError
-        from roofline.importers.neutrino import read_result
+        from roofline.importers.neutrino.reader import read_result
         try:
             read_result({str(p)!r})
             print(json.dumps({{"error": None}}))
@@ -116,7 +116,7 @@ def test_a_big_section_is_read_in_chunks(tmp_path):
     out = in_capped_child(f"""
         import json, resource
         from roofline.core.errors import InputError
-        from roofline.importers.neutrino import read_result
+        from roofline.importers.neutrino.reader import read_result
         try:
             read_result({str(p)!r})
             error = None
@@ -136,7 +136,7 @@ def test_records_of_later_chunks_name_their_block(tmp_path, monkeypatch):
     is named by its block in the whole launch."""
     import numpy as np
 
-    import roofline.importers.neutrino_bin as nb
+    import roofline.importers.neutrino.neutrino_bin as nb
     monkeypatch.setattr(nb, "CHUNK_BYTES", 64 * 16)            # 64 records: 32 blocks of 2 warps a chunk
     blocks = 100
     rec = np.zeros((blocks, 2), dtype=nb.RECORD)

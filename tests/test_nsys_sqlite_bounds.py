@@ -10,8 +10,8 @@ import pytest
 
 from conftest import DATA
 from roofline.core.errors import InputError
-from roofline.importers import nsys_sqlite
-from roofline.importers.nsys import read_sqlite
+from roofline.importers.nvidia import nsys_sqlite
+from roofline.importers.nvidia.nsys import read_sqlite
 
 KERNEL_COLUMNS = ("start, endRaw, deviceId, contextId, streamId, correlationId, globalPid, demangledName, "
                   "shortName, mangledName, launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, "

@@ -21,8 +21,8 @@ from test_ranks_robust import one_line_error  # noqa: E402
 
 from roofline.core.errors import InputError  # noqa: E402
 from roofline.importers import base  # noqa: E402
-from roofline.importers.rank_files import read_ranks  # noqa: E402
-from roofline.importers.rank_rule import FILES, NEUTRINO, RANKS, ROCPROF_COMPUTE, folder_kind  # noqa: E402
+from roofline.importers.ranks.rank_files import read_ranks  # noqa: E402
+from roofline.importers.ranks.rank_rule import FILES, NEUTRINO, RANKS, ROCPROF_COMPUTE, folder_kind  # noqa: E402
 from roofline.importers.read import read_profile  # noqa: E402
 
 DEVICE = "a100-80gb-sxm"
@@ -210,7 +210,7 @@ def test_the_same_file_alone_says_the_same_line(tmp_path):
 
 def test_a_failure_after_reading_a_rank_names_the_file_too(tmp_path, monkeypatch):
     # the reduction a worker does after the reader (summarise) is covered as well
-    import roofline.importers.rank_files as rf
+    import roofline.importers.ranks.rank_files as rf
     write_ranks(tmp_path, ranks=2, kernels=3)
 
     def broken(ks):

@@ -17,7 +17,7 @@ from rank_traces import KERNELS, write_ranks  # noqa: E402
 from roofline.core.errors import InputError  # noqa: E402
 from roofline.core.placement import place  # noqa: E402
 from roofline.devices.profile import find_device  # noqa: E402
-from roofline.importers.rank_files import rank_from_name, read_ranks  # noqa: E402
+from roofline.importers.ranks.rank_files import rank_from_name, read_ranks  # noqa: E402
 from roofline.analysis.ranks import RankSet, family_rank_table, rank_spread  # noqa: E402
 
 PER_RANK = 30   # kernels per rank: 10 of each kind
@@ -123,7 +123,7 @@ def test_a_rank_summary_keeps_calls_without_work_apart_from_calls_with_work():
     import numpy as np
 
     from roofline.core.model import KernelSet
-    from roofline.importers.rank_files import summarise
+    from roofline.importers.ranks.rank_files import summarise
     ks = KernelSet(["gemm", "gemm", "gemm"], [1e-3, 1e-3, 2e-3], flops={"tensor_bf16": [1e12, 1e12, math.nan]},
                    operators=["aten::mm", "aten::mm", ""])
     out = summarise(ks)

@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from rank_traces import trace, write_ranks  # noqa: E402
 
 from roofline.core.errors import InputError  # noqa: E402
-from roofline.importers.rank_cluster import check_address  # noqa: E402
-from roofline.importers.rank_files import MAX_RANK, batches, rank_files, rank_from_name, read_ranks  # noqa: E402
-from roofline.importers.rank_pool import on_processes  # noqa: E402
+from roofline.importers.ranks.rank_cluster import check_address  # noqa: E402
+from roofline.importers.ranks.rank_files import MAX_RANK, batches, rank_files, rank_from_name, read_ranks  # noqa: E402
+from roofline.importers.ranks.rank_pool import on_processes  # noqa: E402
 
 LINUX = sys.platform.startswith("linux")
 HUNG = 120   # seconds: only to catch a hang

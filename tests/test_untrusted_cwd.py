@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from roofline.core.errors import InputError
-from roofline.importers import ncu_rep
+from roofline.importers.nvidia import ncu_rep
 
 pytest.importorskip("ncu_report", reason="the .ncu-rep reader needs ncu-report (pip install '.[test]')")
 

@@ -13,7 +13,7 @@ import pytest
 from test_import_neutrino import NAME_A, NAME_B, run_folder
 
 from roofline.core.errors import InputError
-from roofline.importers.neutrino import read_result, read_run, refusal, sniff
+from roofline.importers.neutrino.reader import read_result, read_run, refusal, sniff
 
 SECRET = "first-line-of-a-file-outside"
 

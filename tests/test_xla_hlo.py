@@ -13,11 +13,11 @@ from conftest import REALDATA
 from corrupt import needs_folder, real_file
 
 from roofline.devices.choice import device_for
-from roofline.importers import xplane, xplane_schema
-from roofline.importers.xla_hlo import HloModules
-from roofline.importers.xla_hlo_cost import ModuleCosts
-from roofline.importers.xla_hlo_schema import HloDecodeError, decode_module, message_classes
-from roofline.importers.xplane_wire import field_bytes
+from roofline.importers.xplane import reader as xplane, xplane_schema
+from roofline.importers.xplane.xla_hlo import HloModules
+from roofline.importers.xplane.xla_hlo_cost import ModuleCosts
+from roofline.importers.xplane.xla_hlo_schema import HloDecodeError, decode_module, message_classes
+from roofline.importers.xplane.xplane_wire import field_bytes
 
 JAX_PB = REALDATA / "tf_profile" / "AMD-AGI__TraceLens__tw003.xplane.pb"
 needs_jax = needs_folder(REALDATA / "tf_profile")

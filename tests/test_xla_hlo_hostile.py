@@ -13,10 +13,10 @@ from contextlib import contextmanager
 import pytest
 
 from roofline.core.errors import InputError
-from roofline.importers import xplane
-from roofline.importers.xla_hlo_schema import MAX_INSTRUCTIONS, decode_module
-from roofline.importers.xla_hlo_cost import ModuleCosts
-from roofline.importers.xplane_wire import field_bytes as _f
+from roofline.importers.xplane import reader as xplane
+from roofline.importers.xplane.xla_hlo_schema import MAX_INSTRUCTIONS, decode_module
+from roofline.importers.xplane.xla_hlo_cost import ModuleCosts
+from roofline.importers.xplane.xplane_wire import field_bytes as _f
 from test_xla_hlo import F32, NCHW, TUPLE, Module, _jax_space
 
 
@@ -128,7 +128,7 @@ def test_a_module_of_a_million_empty_instructions_is_refused_before_it_is_decode
     # 2 bytes an instruction on the wire, 220 in the decoded message: 50 MB of them were 5.5 GB
     comp = _f(1, "main") + b"\x12\x00" * (MAX_INSTRUCTIONS + 1) + _f(5, 1)
     data = _f(1, _f(1, "jit_mm") + _f(3, comp))
-    from roofline.importers.xla_hlo import HloModules
+    from roofline.importers.xplane.xla_hlo import HloModules
     modules = HloModules({"jit_mm(7)": data})
     assert "could not be decoded" in modules.cost(("jit_mm", 7, "dot"))
     assert "more than 1,048,576" in modules.failures["jit_mm(7)"]
@@ -137,7 +137,7 @@ def test_a_module_of_a_million_empty_instructions_is_refused_before_it_is_decode
 def test_the_modules_of_one_profile_are_bounded_together(monkeypatch):
     """Each decoded module is kept: 25 modules just under the per-module
     limit (2 MB each on the wire) would be 5.5 GB decoded together."""
-    from roofline.importers import xla_hlo
+    from roofline.importers.xplane import xla_hlo
     monkeypatch.setattr(xla_hlo, "TOTAL_INSTRUCTIONS", 1000)
     comp = _f(1, "main") + b"\x12\x00" * 600 + _f(5, 1)
     protos = {f"jit_{j}({j})": _f(1, _f(1, f"jit_{j}") + _f(3, comp)) for j in range(3)}
@@ -168,7 +168,7 @@ def test_a_fusion_of_many_operands_is_read_in_linear_time():
 def test_kernels_naming_no_module_are_looked_up_in_one_index():
     """Kernels whose hlo_op names no module: each asked every module (a file
     of 20,000 modules and 200,000 such kernels: 4e9 steps). Counted in calls."""
-    from roofline.importers.xla_hlo import HloModules
+    from roofline.importers.xplane.xla_hlo import HloModules
     protos = {}
     for j in range(300):
         m = Module(f"jit_{j}")

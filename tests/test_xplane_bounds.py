@@ -15,8 +15,8 @@ import tracemalloc
 import pytest
 
 from roofline.core.errors import InputError
-from roofline.importers import xplane, xplane_json, xplane_wire
-from roofline.importers.xplane_wire import field_bytes as _f, varint_bytes as _varint
+from roofline.importers.xplane import reader as xplane, xplane_json, xplane_wire
+from roofline.importers.xplane.xplane_wire import field_bytes as _f, varint_bytes as _varint
 
 
 # ---------------------------------------------------------------- the wire format, by hand
@@ -190,7 +190,7 @@ def test_json_broken_after_the_events_is_refused(tmp_path):
 
 
 def test_json_chunks_read_the_same_as_one(tmp_path, monkeypatch):
-    from roofline.importers import xplane_json_chunks
+    from roofline.importers.xplane import xplane_json_chunks
     path = _trace_json(tmp_path / "c.trace.json.gz", 3000)
     whole = xplane_json.read_trace_json(path).kernels
     monkeypatch.setattr(xplane_json_chunks, "CHUNK_BYTES", 512)      # hundreds of chunks

@@ -1,6 +1,6 @@
 """Block scheduling inside a kernel: the SM cycles lost between one thread
 block's end and the next block's start on the same SM, from per-block SM
-clocks (Neutrino's block-scheduling probe; :mod:`roofline.importers.neutrino`
+clocks (Neutrino's block-scheduling probe; :mod:`roofline.importers.neutrino.reader`
 puts them in ``Kernel.launch["block_sched"]``).
 
 This is overhead inside a kernel's GPU time, which its roofline cannot see:

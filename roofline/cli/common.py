@@ -51,7 +51,7 @@ def add_inputs_argument(parser) -> None:
 
 def load_inputs(paths, merge: bool = False):
     """(KernelSet, [ImportResult]) from profile files of any supported format;
-    a folder of profiles (:mod:`roofline.importers.rank_rule`, rule 5) gives
+    a folder of profiles (:mod:`roofline.importers.ranks.rank_rule`, rule 5) gives
     each of its files, read as if given by name."""
     from ..importers import read_profile
     from ..importers.results import merge_results
@@ -69,7 +69,7 @@ def load_inputs(paths, merge: bool = False):
 def _is_files_folder(path) -> bool:
     from pathlib import Path
 
-    from ..importers.rank_rule import FILES, folder_kind
+    from ..importers.ranks.rank_rule import FILES, folder_kind
     return Path(path).is_dir() and folder_kind(path) == FILES
 
 
@@ -83,7 +83,7 @@ def read_folder(folder) -> list:
 
     from ..core.errors import Advice, InputError
     from ..importers import ImportResult, read_profile
-    from ..importers.rank_rule import folder_files, folder_note, listed
+    from ..importers.ranks.rank_rule import folder_files, folder_note, listed
     folder = Path(folder)
     files, others = folder_files(folder)
     results, refused = [], []

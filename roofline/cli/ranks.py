@@ -34,7 +34,7 @@ many ranks:
 
 def add_rank_arguments(parser) -> None:
     from .common import positive_int
-    from ..importers.rank_files import SCHEDULER_TIMEOUT_S
+    from ..importers.ranks.rank_files import SCHEDULER_TIMEOUT_S
     parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="ranks of a directory: read them on N local processes")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -71,7 +71,7 @@ def load_ranks(args):
 
     from ..importers.kineto.result import KinetoResult
     from ..core.model import KernelRows
-    from ..importers.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks, skipped_notes
+    from ..importers.ranks.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks, skipped_notes
     files = rank_files(args.files)
     skipped = skipped_notes(args.files)     # read_ranks is given the files: it cannot name them
     bar = _LazyBar(len(files))

@@ -64,7 +64,7 @@ def is_profiler_folder(path) -> bool:
     """A folder one profiler wrote for one run (a rocprof-compute workload, a
     Neutrino run), read as one profile: not a folder of rank traces (the
     rule: :mod:`.rank_rule`)."""
-    from .rank_rule import is_profile_folder
+    from .ranks.rank_rule import is_profile_folder
     return is_profile_folder(path)
 
 
@@ -74,8 +74,9 @@ def _folder(path: Path) -> ImportResult | None:
     (files, and folders no reader takes: detect() then says what they are)."""
     if not path.is_dir():
         return None
-    from . import neutrino, rocprof_compute
-    from .rank_rule import NEUTRINO, ROCPROF_COMPUTE, folder_kind
+    from .neutrino import reader as neutrino
+    from .amd import rocprof_compute
+    from .ranks.rank_rule import NEUTRINO, ROCPROF_COMPUTE, folder_kind
     kind = folder_kind(path)
     if kind == ROCPROF_COMPUTE:
         return rocprof_compute.read_workload(path)

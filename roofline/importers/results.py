@@ -1,7 +1,7 @@
 """From counter totals to import results: kernels, advice, merging.
 
 :func:`kernel_from_counts` and :func:`advice_for` turn the
-:class:`~roofline.importers.counters.Counts` of each launch into kernels and
+:class:`~roofline.importers.nvidia.counters.Counts` of each launch into kernels and
 the warnings that name the exact ``ncu``/``nvprof`` metrics to collect;
 :func:`merge_results` combines several files of one run (two-pass roofline
 collections, nvprof ``--metrics`` with its trace).
@@ -16,7 +16,7 @@ from ..core.errors import Advice, InputError
 from ..core.families import COPIES
 from ..core.model import Kernel
 from .base import ImportResult
-from .counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
+from .nvidia.counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
                        NVPROF_FLOP_METRICS, Counts)
 
 # --------------------------------------------------------------------------
