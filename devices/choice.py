@@ -109,7 +109,7 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
     if requested:
         choice = _typed(str(requested), infos)
         return _with_warnings(choice, _mismatch(choice, results, infos))
-    named = list(dict.fromkeys(r.device_name for r in results if getattr(r, "device_name", None)))
+    named = list(dict.fromkeys(r.device.name for r in results if r.device.name))
     if named:
         choice = _reported(named[0], results, infos)
         extra = ()
@@ -117,20 +117,20 @@ def device_for(results, requested: str | None = None) -> DeviceChoice:
             extra = (f"the files name {len(named)} GPUs ({', '.join(named)}); {choice.profile} is used "
                      "for all (pass --device to choose)",)
         return _with_warnings(choice, extra)
-    amd = next((p for r in results if _vendor(p := getattr(r, "device_properties", None)) == "amd"
+    amd = next((p for r in results if _vendor(p := r.device.properties) == "amd"
                 and gpu_figures(p)), None)
     if amd is not None:     # an AMD GPU's 'compute capability' is its GFX IP version: told by its figures
         return _by_properties(amd, results, infos, vendor="amd")
-    capabilities = list(dict.fromkeys(c for r in results if (c := getattr(r, "compute_capability", None))))
+    capabilities = list(dict.fromkeys(c for r in results if (c := r.device.capability)))
     # an NVIDIA XPlane gives SMs and memory beside the capability: they tell the H100s (and the A100s) apart
-    counted = next((p for r in results if "sms" in (gpu_figures(p := getattr(r, "device_properties", None))
+    counted = next((p for r in results if "sms" in (gpu_figures(p := r.device.properties)
                                                     or {})), None)
     if capabilities and counted is not None:
         return _with_warnings(_by_nvidia_figures(counted, capabilities[0], results, infos), _differing(results))
     if capabilities:            # figures without an SM count (memory, clock) can still contradict it
-        given = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
+        given = next((p for r in results if gpu_figures(p := r.device.properties)), None)
         return _doubted(_by_capability(capabilities[0], results, infos), given, results, infos)
-    properties = next((p for r in results if gpu_figures(p := getattr(r, "device_properties", None))), None)
+    properties = next((p for r in results if gpu_figures(p := r.device.properties)), None)
     if properties is not None:
         return _by_properties(properties, results, infos)
     if results and all(_ran_on_cpu(r) for r in results):
@@ -170,7 +170,7 @@ def _doubted(choice: DeviceChoice, properties, results, infos: dict[str, Profile
 def _differing(results) -> tuple[str, ...]:
     """A warning when the files give GPUs of different figures (one profile is used for all)."""
     seen = list(dict.fromkeys(shown_figures(g) for r in results
-                              if (g := gpu_figures(getattr(r, "device_properties", None)))))
+                              if (g := gpu_figures(r.device.properties))))
     if len(seen) < 2:
         return ()
     return (f"the files give {len(seen)} different GPUs ({'; '.join(seen)}); one profile is used for all "
@@ -281,8 +281,8 @@ def _match_properties(name: str, properties, infos: dict[str, ProfileInfo]):
 
 
 def _properties(results, name: str):
-    return next((r.device_properties for r in results
-                 if getattr(r, "device_name", None) == name and getattr(r, "device_properties", None)), None)
+    return next((r.device.properties for r in results
+                 if r.device.name == name and r.device.properties), None)
 
 
 def _by_capability(capability: str, results, infos: dict[str, ProfileInfo]) -> DeviceChoice:
@@ -313,7 +313,7 @@ def _compute_signature(info: ProfileInfo):
 
 def _traced(results) -> bool:
     """Whether the results come from PyTorch traces (their figures are deviceProperties)."""
-    return any(getattr(r, "format", None) in ("kineto", "rank") for r in results)
+    return any(r.format in ("kineto", "rank") for r in results)
 
 
 def _source(results) -> str:
@@ -326,7 +326,7 @@ def _subject(results) -> str:
 
 def _nameless(results) -> str:
     """Why a file that names nothing is not a CPU trace, when it says so."""
-    if any(getattr(r, "device_kind", None) == "gpu" and getattr(r, "format", None) == "kineto" for r in results):
+    if any(r.device.kind == "gpu" and r.format == "kineto" for r in results):
         return " (it holds GPU kernels, and no deviceProperties to tell the GPU by)"
     return ""
 
@@ -383,12 +383,12 @@ def _figures_mismatch(choice: DeviceChoice, results) -> str | None:
     """A warning when --device is given for a file that names no GPU and
     its device properties are not the profile's."""
     device = choice.device
-    if any(getattr(r, "compute_capability", None) for r in results):
+    if any(r.device.capability for r in results):
         return None                 # said by the compute capability's own warning
-    if device.kind == "cpu" and results and all(getattr(r, "device_kind", None) == "gpu" for r in results):
+    if device.kind == "cpu" and results and all(r.device.kind == "gpu" for r in results):
         return (f"{_paths(results)} holds GPU kernels but --device gives the CPU profile {choice.profile}: "
                 "the kernels are placed on a CPU's roofs")
-    given = next((g for r in results if (g := gpu_figures(getattr(r, "device_properties", None)))), None)
+    given = next((g for r in results if (g := gpu_figures(r.device.properties))), None)
     if not given or device.kind != "gpu":
         return None
     arch = device.architecture
@@ -404,14 +404,14 @@ def _figures_mismatch(choice: DeviceChoice, results) -> str | None:
 
 
 def _ran_on_cpu(result) -> bool:
-    kind = getattr(result, "device_kind", None)
+    kind = result.device.kind
     if kind is not None:
         return kind == "cpu"
     # a result made without device_kind (the Kineto reader sets it): a Kineto
     # trace that says nothing of a GPU is a CPU trace
-    return (result.format == "kineto" and not getattr(result, "device_name", None)
-            and not getattr(result, "compute_capability", None)
-            and not gpu_figures(getattr(result, "device_properties", None)))
+    return (result.format == "kineto" and not result.device.name
+            and not result.device.capability
+            and not gpu_figures(result.device.properties))
 
 
 def _cpu(infos: dict[str, ProfileInfo]) -> DeviceChoice:
@@ -425,7 +425,7 @@ def _cpu(infos: dict[str, ProfileInfo]) -> DeviceChoice:
 
 def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> tuple[str, ...]:
     """One warning when --device is not the GPU the files name."""
-    named = next((r.device_name for r in results if getattr(r, "device_name", None)), None)
+    named = next((r.device.name for r in results if r.device.name), None)
     given = f"{choice.device.name!r}" + (f" ({choice.profile})" if key(choice.profile) != key(choice.device.name)
                                          else "")
     if named:
@@ -433,7 +433,7 @@ def _mismatch(choice: DeviceChoice, results, infos: dict[str, ProfileInfo]) -> t
             return ()
         return (f"{_path_naming(results, named)} names the GPU {named!r} but --device gives {given}: "
                 f"the roofs are {choice.device.name}'s",)
-    capability = next((c for r in results if (c := getattr(r, "compute_capability", None))), None)
+    capability = next((c for r in results if (c := r.device.capability)), None)
     theirs = choice.device.architecture.get("compute_capability")
     if capability and theirs and str(theirs) != capability:
         return (f"{_paths(results)} ran on a GPU of compute capability {capability} but --device gives "
@@ -490,4 +490,4 @@ def _paths(results) -> str:
 
 
 def _path_naming(results, name: str) -> str:
-    return next((str(r.path) for r in results if getattr(r, "device_name", None) == name), "the file")
+    return next((str(r.path) for r in results if r.device.name == name), "the file")

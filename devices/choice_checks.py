@@ -44,8 +44,8 @@ def measured_beside(results, name: str) -> DeviceChoice | None:
     """The roofs rocprof-compute measured in the workload of a GPU that
     has no profile (its roofline.csv beside pmc_perf.csv), or None."""
     for r in results:
-        path = Path(str(getattr(r, "path", "")))
-        if getattr(r, "device_name", None) != name or not path.name.endswith("pmc_perf.csv"):
+        path = Path(str(r.path))
+        if r.device.name != name or not path.name.endswith("pmc_perf.csv"):
             continue
         roofs = path.with_name(path.name[:-len("pmc_perf.csv")] + "roofline.csv")
         if roofs.is_file():

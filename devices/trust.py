@@ -211,5 +211,5 @@ def doubts_for(device: Device, results) -> list[Doubt]:
     if device.kind != "cpu" or not results:
         return doubts(device)
     # a PyTorch trace is a trace; a kernels.csv or another table is a file of rows
-    what = "trace" if all(getattr(r, "format", "") == "kineto" for r in results) else "file"
-    return doubts(device, [_identity(getattr(r, "device_properties", None)) for r in results], what)
+    what = "trace" if all(r.format == "kineto" for r in results) else "file"
+    return doubts(device, [_identity(r.device.properties) for r in results], what)

@@ -47,9 +47,9 @@ def project(placements: Placements, target: Device, share: float = 0.8):
 def read_kernels(*paths) -> KernelSet:
     """Kernels from any supported profile file(s) (kernels.csv, ncu, nvprof,
     nsys, Kineto), as one :class:`KernelSet`."""
+    from .core.import_result import all_kernels
     from .importers import read_profile
-    kernels = [k for p in paths for k in read_profile(p).kernels]
-    return KernelSet.from_kernels(kernels)
+    return all_kernels([read_profile(p) for p in paths])
 
 
 __all__ = ["Advice", "Ceiling", "Device", "InputError", "Kernel", "KernelSet", "MemoryLevel",

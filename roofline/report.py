@@ -22,7 +22,7 @@ import numpy as np
 
 from .core.errors import Advice, RooflineError
 from .core.evidence import carried
-from .core.model import Kernel, KernelRows, KernelSet, carry_labels
+from .core.model import Kernel, KernelSet, carry_labels
 from .core.placement import Placements, Rules, place
 from .render.report import Report
 from .render.report_rows import BoundShare, FamilyRow, OperatorRow, SplitRow, VariantRow  # noqa: F401
@@ -49,8 +49,7 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
         device = with_links(device)
     from .core.aggregate import MAX_MARKERS, MAX_POINTS, group_keys
     max_points = MAX_POINTS if max_points is None else max_points
-    results, kernel_objs, sets, starts = _collect(inputs)
-    parts = ([KernelSet.from_kernels(kernel_objs)] if kernel_objs else []) + sets
+    results, parts, starts = _collect(inputs)
     if not parts or sum(len(s) for s in parts) == 0:
         where = ", ".join(r.path for r in results) or "the input"
         raise RooflineError(f"no kernels in {where}: nothing to report")
@@ -77,7 +76,8 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
             extra.append(Advice(f"variant(s) {', '.join(missing)} not found in the kernels",
                                 "check --variants against the variant column", subject="variants"))
     overhead = analyze_overhead(placements, results, groups=(groups[0], grouped_set.names))
-    source = tuple(kernel_objs) if kernel_objs and not sets and len(kernel_objs) <= max_points else None
+    # the instruction roofline shows every row (each launch of an ncu file) when they fit
+    source = tuple(kernels) if len(kernels) <= max_points else None
     from .devices.trust import doubts_for
     return Report(device=device, placements=placements, grouped=grouped, plotted=plotted, overhead=overhead,
                   row_group=groups[0],
@@ -89,35 +89,34 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
 
 
 def _collect(inputs):
-    """Results, Kernel objects, KernelSets, and the first row of each
-    result's kernels in the rows placed (Kernel objects first, in input
-    order, then the sets)."""
-    from .importers import ImportResult, read_profile
+    """The results among ``inputs``, every input's kernels as one KernelSet
+    each (in input order; a run of bare Kernels is one set), and the first
+    row of each result's kernels in the rows placed."""
+    from .core.import_result import ImportResult
+    from .importers import read_profile
     if isinstance(inputs, (str, Path, KernelSet, ImportResult, Kernel, Placements)):
         inputs = [inputs]
-    results, kernels, sets, where = [], [], [], []
-    for item in inputs:
+    results, sets, starts, loose, rows = [], [], [], [], 0
+    for item in list(inputs) + [None]:
+        if loose and not isinstance(item, Kernel):     # a run of Kernels ends: one set
+            sets.append(KernelSet.from_kernels(loose))
+            rows, loose = rows + len(loose), []
+        if item is None:
+            break
         if isinstance(item, (str, Path)):
             item = read_profile(item)
         if isinstance(item, ImportResult):
             results.append(item)
-            if isinstance(item.kernels, KernelRows):   # columns: no object per row
-                where.append(("set", len(sets)))
-                sets.append(item.kernels.columns)
-            else:
-                where.append(("objects", len(kernels)))
-                kernels.extend(item.kernels)
-        elif isinstance(item, Kernel):
-            kernels.append(item)
-        elif isinstance(item, KernelSet):
-            sets.append(item)
-        elif isinstance(item, KernelRows):                 # ImportResult.kernels of a columnar read
-            sets.append(item.columns)
-        elif isinstance(item, Placements):
-            sets.append(item.kernels)
-        else:
+            starts.append(rows)
+            item = item.kernels
+        if isinstance(item, Kernel):
+            loose.append(item)
+            continue
+        if isinstance(item, Placements):
+            item = item.kernels
+        if not isinstance(item, KernelSet):
             raise RooflineError(f"cannot report on {type(item).__name__}: give profile paths, "
                                 "ImportResults, KernelSets or Kernels")
-    set_starts = np.cumsum([len(kernels)] + [len(s) for s in sets])
-    starts = [at if kind == "objects" else int(set_starts[at]) for kind, at in where]
-    return results, kernels, sets, starts
+        sets.append(item)
+        rows += len(item)
+    return results, sets, starts

@@ -198,7 +198,7 @@ def test_an_agent_info_clock_no_gpu_has_is_ignored_naming_the_field(tmp_path, cl
     agent[AGENT_HEADER.index("Max_Engine_Clk_Fcompute")] = clock
     write(tmp_path / "9_agent_info.csv", [AGENT_HEADER, agent])
     r = read_profile(path)
-    assert r.device_name == "AMD Instinct MI300X"
+    assert r.device.name == "AMD Instinct MI300X"
     said = [str(w) for w in r.warnings if "max_engine_clk_fcompute" in str(w)]
     assert len(said) == 1 and "9_agent_info.csv" in said[0] and "ignored" in said[0]
 
@@ -217,7 +217,7 @@ def test_a_json_agent_clock_no_gpu_has_is_ignored_naming_the_agent(tmp_path):
     path = tmp_path / "results.json"
     path.write_text(json.dumps(data))
     r = read_profile(path)
-    assert r.device_name == "AMD Instinct MI300X" and r.device_properties["sms"] == 304
+    assert r.device.name == "AMD Instinct MI300X" and r.device.properties["sms"] == 304
     said = [str(w) for w in r.warnings if "max_engine_clk_fcompute" in str(w)]
     assert len(said) == 1 and "agent 7" in said[0]
 

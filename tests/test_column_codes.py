@@ -62,7 +62,7 @@ def test_without_work_gives_each_why_its_reason_and_the_rest_by_time():
 
 def test_modelled_flags_read_per_distinct_text_as_per_row():
     text = "name,time_us,modelled\na,1,1\nb,1,no\nc,1,TRUE\nd,1,\ne,1,0\n"
-    assert parse(text).columns.modelled.tolist() == [True, False, True, False, False]
+    assert parse(text).modelled.tolist() == [True, False, True, False, False]
 
 
 def test_a_modelled_cell_that_is_no_flag_is_named_by_its_line():

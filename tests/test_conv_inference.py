@@ -246,5 +246,5 @@ def test_listed_gpus_alone_keep_a_cpu_trace_with_its_warning():
     events = [op("aten::mm", 0, 50, [[64, 64], [64, 64]], ["float", "float"])]
     r = kineto.parse({"traceEvents": events, "deviceProperties": [{"id": 0, "name": "NVIDIA A100"}],
                       "distributedInfo": {"backend": "gloo"}})
-    assert r.device_kind == "cpu"
+    assert r.device.kind == "cpu"
     assert any("holds no GPU activity" in w.message for w in r.warnings)

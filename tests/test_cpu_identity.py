@@ -47,15 +47,15 @@ def kineto(meta: dict) -> dict:
 
 
 def test_the_trace_reader_keeps_cpuid_numbers_and_drops_what_is_not_one():
-    got = parse(kineto(trace_cpu(25, 17))).device_properties
+    got = parse(kineto(trace_cpu(25, 17))).device.properties
     assert got == {"cpu_model": "AMD EPYC", "vendor": "AuthenticAMD", "cpu_family": 25, "cpu_model_id": 17}
     odd = parse(kineto({"cpu_model": "X", "cpu_family": True, "cpu_model_id": 10 ** 30, "vendor": 3}))
-    assert odd.device_properties == {"cpu_model": "X"}
+    assert odd.device.properties == {"cpu_model": "X"}
 
 
 def test_the_bundled_trace_says_which_cpu_recorded_it():
     meta = json.loads(gzip.decompress(EXAMPLE.read_bytes()))["roofline"]
     assert isinstance(meta["cpu_model"], str) and meta["cpu_model"]
     assert isinstance(meta["cpu_family"], int) and isinstance(meta["cpu_model_id"], int)
-    assert parse(json.loads(gzip.decompress(EXAMPLE.read_bytes()))).device_properties["cpu_family"] == \
+    assert parse(json.loads(gzip.decompress(EXAMPLE.read_bytes()))).device.properties["cpu_family"] == \
         meta["cpu_family"]

@@ -177,7 +177,7 @@ def test_mi250_parameters_are_what_the_rocm_kineto_trace_reports(realdata):
     path = realdata / "kineto_trace/facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"
     if not path.exists():
         pytest.skip(f"{path} is not present")
-    props = read_profile(path).device_properties
+    props = read_profile(path).device.properties
     arch = DEV["mi250-gcd"].architecture
     assert props["sms"] == arch["sms"] and props["warp_size"] == arch["wavefront_size"]
     assert props["capability"] == arch["gfxip_version"]

@@ -20,7 +20,8 @@ from roofline.devices.choice import device_for
 from roofline.devices.names import NameError_, resolve_properties, resolve_reported, resolve_typed
 from roofline.devices.profile import builtin_profiles, profile_names
 from roofline.devices.regenerate import compare_with_files
-from roofline.importers import ImportResult, read_profile
+from roofline.core.import_result import DeviceClues, ImportResult
+from roofline.importers import read_profile
 
 T, G, GIB = 1e12, 1e9, 2 ** 30
 DEV = ds.devices()
@@ -42,8 +43,8 @@ def rate(stem: str, key: str) -> float:
 
 
 def result(name, properties=None, capability=None):
-    return ImportResult("trace.json", "kineto", (), device_name=name, device_properties=properties,
-                        compute_capability=capability)
+    return ImportResult("trace.json", "kineto", (),
+                        device=DeviceClues(name=name, properties=properties, capability=capability))
 
 
 # ------------------------------------------------ AMD CDNA3
@@ -366,5 +367,5 @@ def test_real_rocprofv3_file_is_an_mi350x_and_its_name_picks_mi350x(realdata):
         r = read_profile(path)
     except Exception:                       # the rocprofv3 reader may not be registered yet
         return
-    if r.device_name:
+    if r.device.name:
         assert device_for([r]).profile == "mi350x"

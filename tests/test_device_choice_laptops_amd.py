@@ -16,19 +16,20 @@ import pytest
 from roofline.devices.choice import device_for
 from roofline.devices.names import NameError_, resolve_properties
 from roofline.core.errors import UnknownDeviceError
-from roofline.importers import ImportResult, read_profile
+from roofline.core.import_result import DeviceClues, ImportResult
+from roofline.importers import read_profile
 from roofline.devices.profile import builtin_profiles, profile_names
 
 NAMES = profile_names(builtin_profiles())
 GIB = 2 ** 30
-# deviceProperties of the ROCm 6.2 MI250 trace in realdata, as ImportResult.device_properties
+# deviceProperties of the ROCm 6.2 MI250 trace in realdata, as ImportResult.device.properties
 MI250 = {"sms": 104, "warp_size": 64, "capability": "9.0", "memory_bytes": 68702699520}
 # a Ryzen APU's integrated Vega graphics: the same name, the same GFX IP 9.0 and wave64
 APU = {"sms": 8, "warp_size": 64, "capability": "9.0", "memory_bytes": 16 * GIB}
 
 
 def result(name, properties=None, path="trace.json", fmt="kineto"):
-    return ImportResult(path, fmt, (), device_name=name, device_properties=properties)
+    return ImportResult(path, fmt, (), device=DeviceClues(name=name, properties=properties))
 
 
 # ------------------------------------------------------------- NVIDIA laptop parts
@@ -160,13 +161,13 @@ def test_kineto_gives_the_figures_of_the_device_it_names(tmp_path):
     entry = {"name": "AMD Radeon Graphics", "numSms": 104, "warpSize": 64, "computeMajor": 9,
              "computeMinor": 0, "totalGlobalMem": 68702699520, "maxThreadsPerBlock": 1024}
     r = _trace(tmp_path, [{"id": i, **entry} for i in range(4)])     # the kernel's device 5 is not listed
-    assert r.device_name == "AMD Radeon Graphics" and r.device_properties == MI250
+    assert r.device.name == "AMD Radeon Graphics" and r.device.properties == MI250
     # same name, different figures: the name is kept, no figures (they would pick one at random)
     r = _trace(tmp_path, [{"id": 0, **entry}, {"id": 1, **entry, "numSms": 8}])
-    assert r.device_name == "AMD Radeon Graphics" and r.device_properties is None
+    assert r.device.name == "AMD Radeon Graphics" and r.device.properties is None
     # figures that are not whole numbers are left out
     r = _trace(tmp_path, [{"id": 5, **entry, "numSms": "104", "warpSize": True, "computeMinor": -1}])
-    assert r.device_properties == {"memory_bytes": 68702699520}
+    assert r.device.properties == {"memory_bytes": 68702699520}
 
 
 # ------------------------------------------------------------- the real files, on the command line

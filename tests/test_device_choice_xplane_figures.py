@@ -8,15 +8,15 @@ import pytest
 
 from roofline.core.errors import UnknownDeviceError
 from roofline.devices.choice import device_for
-from roofline.importers import ImportResult
+from roofline.core.import_result import DeviceClues, ImportResult
 from roofline.importers.xplane import reader as xplane, xplane_schema
 
 GIB = 2 ** 30
 
 
 def result(properties, path="a.xplane.pb"):
-    return ImportResult(path, "xplane", (), compute_capability=properties.get("capability"), device_kind="gpu",
-                        device_properties=properties)
+    return ImportResult(path, "xplane", (), device=DeviceClues(capability=properties.get("capability"), kind="gpu",
+                                                              properties=properties))
 
 
 def test_a_mig_slice_is_not_put_on_a_whole_a100():

@@ -18,14 +18,15 @@ from conftest import REALDATA, REPO
 from roofline.devices.choice import device_for, profile_infos
 from roofline.devices.names import model_of, resolve_reported
 from roofline.core.errors import UnknownDeviceError
-from roofline.importers import ImportResult, read_profile
+from roofline.core.import_result import DeviceClues, ImportResult
+from roofline.importers import read_profile
 from roofline.devices.profile import builtin_profiles, profile_names, user_profile_dir
 
 NAMES = profile_names(builtin_profiles())
 
 
-def result(path="run.ncu-rep", fmt="ncu-rep", **kw):
-    return ImportResult(path, fmt, (), **kw)
+def result(path="run.ncu-rep", fmt="ncu-rep", **clues):
+    return ImportResult(path, fmt, (), device=DeviceClues(**clues))
 
 
 def saved_profile(stem: str, from_stem: str, **architecture) -> Path:
@@ -41,14 +42,14 @@ def saved_profile(stem: str, from_stem: str, **architecture) -> Path:
 
 
 def test_the_gpu_the_file_names_picks_its_profile_and_says_why():
-    choice = device_for([result(device_name="Tesla V100-SXM2-16GB")])
+    choice = device_for([result(name="Tesla V100-SXM2-16GB")])
     assert choice.profile == "v100-sxm2" and choice.device.name == "NVIDIA Tesla V100 SXM2"
     assert choice.reason == "the file names Tesla V100-SXM2-16GB" and not choice.warnings
 
 
 def test_device_given_and_different_warns_once_naming_both():
-    files = [result("a.ncu-rep", device_name="Tesla V100-SXM2-16GB"),
-             result("b.ncu-rep", device_name="Tesla V100-SXM2-16GB")]
+    files = [result("a.ncu-rep", name="Tesla V100-SXM2-16GB"),
+             result("b.ncu-rep", name="Tesla V100-SXM2-16GB")]
     choice = device_for(files, requested="t4")
     assert choice.profile == "t4" and len(choice.warnings) == 1
     assert "a.ncu-rep names the GPU 'Tesla V100-SXM2-16GB' but --device gives 'NVIDIA Tesla T4'" in choice.warnings[0]
@@ -57,14 +58,14 @@ def test_device_given_and_different_warns_once_naming_both():
 
 
 def test_several_gpus_named_use_the_first_and_say_so():
-    choice = device_for([result(device_name="Tesla K20c"), result(device_name="Tesla K40c")])
+    choice = device_for([result(name="Tesla K20c"), result(name="Tesla K40c")])
     assert choice.profile == "k20c"
     assert len(choice.warnings) == 1 and "2 GPUs (Tesla K20c, Tesla K40c)" in choice.warnings[0]
 
 
 def test_a_gpu_without_a_profile_is_an_error_listing_the_device_values():
     with pytest.raises(UnknownDeviceError) as info:
-        device_for([result("x.ncu-rep", device_name="NVIDIA GeForce RTX 5080")])
+        device_for([result("x.ncu-rep", name="NVIDIA GeForce RTX 5080")])
     text = str(info.value)
     assert "x.ncu-rep names the GPU 'NVIDIA GeForce RTX 5080', which has no built-in or saved profile" in text
     assert all(stem in text for stem in NAMES)
@@ -73,7 +74,7 @@ def test_a_gpu_without_a_profile_is_an_error_listing_the_device_values():
 def test_equally_close_profiles_are_an_error_listing_them():
     assert {"h100-sxm", "h100-pcie"} <= set(NAMES), "the shipped profiles must keep both H100s"
     with pytest.raises(UnknownDeviceError, match=r"matches \d+ profiles equally well: .*h100-pcie, h100-sxm"):
-        device_for([result(device_name="NVIDIA H100")])
+        device_for([result(name="NVIDIA H100")])
 
 
 def test_a_file_that_names_nothing_is_an_error_listing_the_device_values():
@@ -97,7 +98,7 @@ def test_a_compute_capability_alone_picks_its_only_profile():
     single = {cc: stems[0] for cc, stems in _capabilities().items() if len(stems) == 1}
     assert single, "some compute capability has exactly one built-in profile"
     for cc, stem in single.items():
-        choice = device_for([result(compute_capability=cc)])
+        choice = device_for([result(capability=cc)])
         assert choice.profile == stem and f"({cc})" in choice.reason
 
 
@@ -105,7 +106,7 @@ def test_compute_capability_8_0_is_an_a100_with_the_alternative_named():
     stems = _capabilities().get("8.0", [])
     # pinned: a new 8.0 profile (A800) must update this test, not skip it
     assert sorted(stems) == ["a100-40gb-sxm", "a100-80gb-sxm", "a30"], stems
-    choice = device_for([result(compute_capability="8.0")])
+    choice = device_for([result(capability="8.0")])
     assert choice.profile == "a100-40gb-sxm"
     # the A30 (56 SMs) computes at about half an A100: said, not hidden behind "differ in memory"
     assert "a100-80gb-sxm differs from it in memory only" in choice.reason
@@ -115,21 +116,21 @@ def test_compute_capability_8_0_is_an_a100_with_the_alternative_named():
 def test_an_unknown_compute_capability_is_an_error():
     assert "11.0" not in _capabilities()
     with pytest.raises(UnknownDeviceError, match=r"only the compute capability \(11\.0\).*no profile has"):
-        device_for([result(compute_capability="11.0")])
+        device_for([result(capability="11.0")])
 
 
 def test_a_capability_other_gpus_share_warns_and_names_them():
     """CC 12.0 is the RTX 5090's and the RTX 5080's (84 SMs to 170): the
     only profile of it is used, with a warning, not silently."""
-    choice = device_for([result(compute_capability="12.0")])
+    choice = device_for([result(capability="12.0")])
     assert choice.profile == "rtx-5090" and "only profile" in choice.reason
     assert len(choice.warnings) == 1
     assert "RTX 5080" in choice.warnings[0] and "pass --device" in choice.warnings[0]
-    assert device_for([result(compute_capability="12.0")], requested="rtx-5090").warnings == ()
+    assert device_for([result(capability="12.0")], requested="rtx-5090").warnings == ()
 
 
 def test_the_a100_chosen_from_its_capability_names_the_a30_as_well():
-    choice = device_for([result(compute_capability="8.0")])
+    choice = device_for([result(capability="8.0")])
     # the A30 has a profile now: named in the reason; the A800 (no profile) in the warning
     assert choice.profile == "a100-40gb-sxm" and "a30" in choice.reason
     assert len(choice.warnings) == 1 and "A800" in choice.warnings[0]
@@ -142,28 +143,28 @@ def test_a_capability_shared_with_no_other_gpu_gives_no_warning():
 
 
 def test_device_given_against_a_compute_capability_warns():
-    choice = device_for([result("a.csv", "ncu-csv", compute_capability="8.0")], requested="t4")
+    choice = device_for([result("a.csv", "ncu-csv", capability="8.0")], requested="t4")
     assert len(choice.warnings) == 1
     assert "compute capability 8.0 but --device gives 'NVIDIA Tesla T4' (t4), of compute capability 7.5" \
         in choice.warnings[0]
-    assert device_for([result(compute_capability="7.5")], requested="t4").warnings == ()
+    assert device_for([result(capability="7.5")], requested="t4").warnings == ()
 
 
 def test_a_measured_profile_of_the_gpu_wins_over_the_datasheet():
     saved_profile("my-gpu", "v100-sxm2", gpu_name="Tesla V100-SXM2-16GB")
-    choice = device_for([result(device_name="Tesla V100-SXM2-16GB")])
+    choice = device_for([result(name="Tesla V100-SXM2-16GB")])
     assert choice.profile == "my-gpu" and "measured by `roofline measure`" in choice.reason
-    assert device_for([result(device_name="Tesla V100-SXM2-16GB")], requested="my-gpu").warnings == ()
+    assert device_for([result(name="Tesla V100-SXM2-16GB")], requested="my-gpu").warnings == ()
 
 
 def test_a_measured_profile_of_another_form_factor_does_not():
     saved_profile("my-gpu", "v100-pcie", gpu_name="Tesla V100-PCIE-16GB")
-    assert device_for([result(device_name="Tesla V100-SXM2-16GB")]).profile == "v100-sxm2"
-    assert device_for([result(device_name="Tesla V100-PCIE-16GB")]).profile == "my-gpu"
+    assert device_for([result(name="Tesla V100-SXM2-16GB")]).profile == "v100-sxm2"
+    assert device_for([result(name="Tesla V100-PCIE-16GB")]).profile == "my-gpu"
 
 
 def test_cpu_traces_use_my_cpu_when_it_exists():
-    cpu = result("trace.json", "kineto", device_kind="cpu")
+    cpu = result("trace.json", "kineto", kind="cpu")
     with pytest.raises(UnknownDeviceError, match="run `roofline measure` first"):
         device_for([cpu])
     saved_profile("my-cpu", "t4")                  # any profile will do
@@ -171,7 +172,7 @@ def test_cpu_traces_use_my_cpu_when_it_exists():
     assert choice.profile == "my-cpu" and "without a GPU" in choice.reason
     # a reader that does not set device_kind: a Kineto trace naming no GPU is a CPU trace
     assert device_for([result("trace.json", "kineto")]).profile == "my-cpu"
-    assert device_for([result("trace.json", "kineto", device_kind="gpu")], requested="my-cpu").profile == "my-cpu"
+    assert device_for([result("trace.json", "kineto", kind="gpu")], requested="my-cpu").profile == "my-cpu"
 
 
 def test_a_typed_stand_in_says_so():
@@ -251,7 +252,7 @@ def _read(realdata, rel):
 def test_real_files_name_their_gpu_and_pick_its_profile(realdata, rel):
     named, model = REAL[rel]
     r = _read(realdata, rel)
-    assert r.device_name == named
+    assert r.device.name == named
     expected = expected_for_name(named)
     if model is not None:
         assert expected is not None and model in (model_of(expected), model_of(NAMES[expected]))
@@ -270,7 +271,7 @@ def test_real_rocm_trace_picks_the_mi250_gcd_by_its_device_properties(realdata):
     """ROCm names the MI250 'AMD Radeon Graphics' (as it names APU graphics):
     the name picks nothing, the trace's deviceProperties do."""
     r = _read(realdata, MI250_TRACE)
-    assert r.device_name == "AMD Radeon Graphics" and expected_for_name(r.device_name) is None
+    assert r.device.name == "AMD Radeon Graphics" and expected_for_name(r.device.name) is None
     choice = device_for([r])
     assert choice.profile == "mi250-gcd" and "AMD Radeon Graphics" in choice.reason
     assert "104 SMs/CUs, warp size 64, version 9.0, 64.0 GiB" in choice.reason
@@ -280,7 +281,7 @@ def test_real_rocm_trace_picks_the_mi250_gcd_by_its_device_properties(realdata):
 def test_real_files_with_only_a_compute_capability(realdata, rel):
     r = _read(realdata, rel)
     cc = CAPABILITY_ONLY[rel]
-    assert r.device_name is None and r.compute_capability == cc
+    assert r.device.name is None and r.device.capability == cc
     if cc in _capabilities():
         choice = device_for([r])
         assert f"({cc})" in choice.reason
@@ -294,7 +295,7 @@ def test_real_files_with_only_a_compute_capability(realdata, rel):
 @pytest.mark.parametrize("rel", NAMELESS, ids=lambda r: Path(r).name[:50])
 def test_real_files_that_name_no_gpu_ask_for_device(realdata, rel):
     r = _read(realdata, rel)
-    assert r.device_name is None and r.compute_capability is None
+    assert r.device.name is None and r.device.capability is None
     with pytest.raises(UnknownDeviceError, match="does not name its GPU; pass --device"):
         device_for([r])
     assert device_for([r], requested="v100-sxm2").warnings == ()

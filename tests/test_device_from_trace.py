@@ -80,8 +80,8 @@ def my_cpu():
 def test_a_nameless_mi300x_gets_mi300x_from_its_device_properties(my_cpu):
     assert {"mi300x", "mi300a", "mi325x"} <= NAMES
     r = trace(gpu_events(), gpus(MI300X))
-    assert r.device_kind == "gpu" and r.device_name is None
-    assert r.device_properties == {"sms": 304, "warp_size": 64, "capability": "9.4",
+    assert r.device.kind == "gpu" and r.device.name is None
+    assert r.device.properties == {"sms": 304, "warp_size": 64, "capability": "9.4",
                                    "memory_bytes": 206141652992}
     choice = device_for([r])
     assert choice.profile == "mi300x" and choice.device.kind == "gpu"
@@ -130,7 +130,7 @@ def test_nameless_nvidia_properties_use_sms_and_memory():
 @pytest.mark.parametrize("devices", [None, []], ids=["absent", "empty"])
 def test_kernels_without_device_properties_ask_for_device_not_my_cpu(my_cpu, cats, devices):
     r = trace(gpu_events(cats), devices)
-    assert r.device_kind == "gpu" and r.device_name is None and r.device_properties is None
+    assert r.device.kind == "gpu" and r.device.name is None and r.device.properties is None
     with pytest.raises(UnknownDeviceError) as info:
         device_for([r])
     text = str(info.value)
@@ -145,7 +145,7 @@ def test_kernels_without_device_properties_ask_for_device_not_my_cpu(my_cpu, cat
 def test_nvidia_h100_with_132_sms_is_the_sxm_card():
     assert {"h100-sxm", "h100-pcie"} <= NAMES
     r = trace(gpu_events(), [H100])
-    assert r.device_name == "NVIDIA H100"
+    assert r.device.name == "NVIDIA H100"
     choice = device_for([r])
     assert choice.profile == "h100-sxm"
     assert ("the file names NVIDIA H100, which fits h100-pcie, h100-sxm equally; its deviceProperties give "
@@ -173,7 +173,7 @@ def test_nvidia_h100_with_114_sms_is_the_pcie_card_and_without_sms_stays_an_erro
 def test_cpu_traces_still_choose_the_cpu_profile(my_cpu):
     for devices in (None, []):
         r = trace([op(), op("aten::add", ts=20)], devices)
-        assert r.device_kind == "cpu" and r.device_properties is None
+        assert r.device.kind == "cpu" and r.device.properties is None
         choice = device_for([r])
         assert choice.profile == "my-cpu" and "without a GPU" in choice.reason
         assert not [w for w in r.warnings if w.subject == "devices"]
@@ -181,7 +181,7 @@ def test_cpu_traces_still_choose_the_cpu_profile(my_cpu):
 
 def test_a_cpu_trace_listing_gpus_warns_that_its_times_are_host_times(my_cpu):
     r = trace([op(), op("aten::add", ts=20)], gpus(A100, 8))
-    assert r.device_kind == "cpu"
+    assert r.device.kind == "cpu"
     (warning,) = [w for w in r.warnings if w.subject == "devices"]
     assert ("the trace lists 8 GPUs (NVIDIA A100-SXM4-40GB) in deviceProperties but holds no GPU activity: "
             "if the model ran on a GPU, the operator times are host launch times, not work") in warning.message
@@ -209,7 +209,7 @@ def _unread_device_warning(r):
 
 def test_mtia_events_are_counted_and_named_in_a_warning(my_cpu):
     r = trace(mtia_events(), [])
-    assert r.device_kind == "cpu"
+    assert r.device.kind == "cpu"
     _unread_device_warning(r)
     assert device_for([r]).profile == "my-cpu"
     quiet = trace([op()] + [e for e in mtia_events() if e.get("cat") == "ac2g"])

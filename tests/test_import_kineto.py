@@ -39,7 +39,7 @@ def by_name(result):
 def test_simple_add_a100_2023():
     r = read_profile(SIMPLE_ADD)
     assert r.format == "kineto"
-    assert r.device_name == "NVIDIA A100-PG509-200"
+    assert r.device.name == "NVIDIA A100-PG509-200"
     kernels = [k for k in r.kernels if k.family not in ("memcpy", "memset")]
     # [e for e in ev if e["cat"] == "kernel"]: 79 events, 16 distinct names, sum(dur) = 10728 us
     assert sum(k.count for k in kernels) == 79
@@ -93,7 +93,7 @@ def test_cupti_range_profiler_flops():
 @needs_realdata
 def test_rocm_mi250_trace():
     r = read_profile(MI250)
-    assert r.device_name == "AMD Radeon Graphics"
+    assert r.device.name == "AMD Radeon Graphics"
     kernels = [k for k in r.kernels if k.family != "memcpy"]
     # 14 kernel events, 12 names, sum(dur) = 110.881 us
     assert (sum(k.count for k in kernels), len(kernels)) == (14, 12)
@@ -154,7 +154,7 @@ def test_profiler_ranges_attached_to_kernels(tmp_path):
     red = k["triton_red_fused_sum_0"]                 # a range without a kernel event
     assert math.isnan(red.time_s) and red.flops == {"fp32": 100.0} and red.family == "reduction"
     assert dict(k["Memcpy DtoD (Device -> Device)"].bytes) == {"DRAM": 2000.0}
-    assert r.device_name == "NVIDIA A100-SXM4-40GB"
+    assert r.device.name == "NVIDIA A100-SXM4-40GB"
     subjects = {w.subject for w in r.warnings}
     assert {"kineto", "devices"} <= subjects
 

@@ -51,7 +51,7 @@ def advice_text(result: ImportResult) -> str:
 def test_raw_page_with_units_row_and_preamble():
     r = read_profile(DATA / "ncu_raw.csv")
     assert r.format == "ncu-csv-raw"
-    assert r.device_name == "NVIDIA A100-SXM4-40GB"
+    assert r.device.name == "NVIDIA A100-SXM4-40GB"
     saxpy, gemm, dscale = r.kernels
     # saxpy: 12.29 usecond; 8.39 Mbyte read + 4,194.30 Kbyte written
     assert saxpy.time_s == pytest.approx(12.29e-6)
@@ -409,7 +409,7 @@ def test_real_wdmapp_reports_match_their_csv_exports():
     for stem in (WD_DRAM, WD_FLOPS):
         rep = read_profile(real_file(NCU_REP / (stem + ".ncu-rep")))
         csv_ = read_profile(real_file(NCU_CSV / (stem + ".csv")))
-        assert rep.device_name == "Tesla V100-SXM2-16GB"
+        assert rep.device.name == "Tesla V100-SXM2-16GB"
         assert len(rep.kernels) == len(csv_.kernels) == 8
         for a, b in zip(rep.kernels, csv_.kernels):
             assert a.name == b.name and a.launch["id"] == b.launch["id"]
@@ -424,7 +424,7 @@ def test_real_wdmapp_reports_match_their_csv_exports():
 @needs_ncu_report
 def test_real_rashwanth_hierarchical_double_roofline_rates():
     r = read_profile(real_file(NCU_REP / "rashwanth__RooflineAnalysis_On_NVIDIA_GPU__output0.ncu-rep"))
-    assert r.device_name == "NVIDIA GeForce RTX 4060 Laptop GPU"
+    assert r.device.name == "NVIDIA GeForce RTX 4060 Laptop GPU"
     assert len(r.kernels) == 2
     k = r.kernels[0]
     t = 49949994624e-9                          # gpu__time_duration.sum, ns
@@ -444,7 +444,7 @@ def test_real_rashwanth_hierarchical_double_roofline_rates():
 @needs_ncu_report
 def test_real_extrap_a100_time_and_instructions():
     r = read_profile(real_file(NCU_REP / "extra-p__extrap__ex-gpu.s10.ncu-rep"))
-    assert r.device_name == "A100-PCIE-40GB"
+    assert r.device.name == "A100-PCIE-40GB"
     assert [k.name.split("(")[0] for k in r.kernels] == [
         "init_array", "init_array", "vector_add", "vector_add1", "vector_mul", "vector_dot"]
     # gpu__time_duration.sum: 4064 + 4224 + 4288 + 4512 + 4288 + 4512 ns
@@ -463,7 +463,7 @@ def test_real_coalda_reports():
     assert k.bytes["L2"] == 96712 * 32                          # lts__t_sectors.sum x 32 B
     r = read_profile(real_file(NCU_REP / "Alaric617R__COALDA__rgb_original.ncu-rep"))
     (k,) = r.kernels
-    assert r.device_name == "NVIDIA GeForce MX450" and k.launch["cc"] == "7.5"
+    assert r.device.name == "NVIDIA GeForce MX450" and k.launch["cc"] == "7.5"
     assert k.time_s == pytest.approx(23104e-9) and k.flops == {} and k.bytes == {}
     assert "no floating-point" in advice_text(r) and "no byte counters" in advice_text(r)
 

@@ -53,7 +53,7 @@ def test_con_kernel_sqlite_2022_schema_with_latin1_metadata():
     # (EXPORT_USER 'Alexander Gei\xe1') that make plain sqlite3 raise.
     r = read_profile(CON_KERNEL)
     assert r.format == "nsys-sqlite"
-    assert r.device_name == "GeForce GTX 1060 with Max-Q Design"   # TARGET_INFO_GPU id 0
+    assert r.device.name == "GeForce GTX 1060 with Max-Q Design"   # TARGET_INFO_GPU id 0
     k = by_name(r)
     kernels = [x for x in r.kernels if x.family not in ("memcpy", "memset")]
     # SELECT count(*), count(DISTINCT demangledName) FROM CUPTI_ACTIVITY_KIND_KERNEL -> 9, 5
@@ -99,7 +99,7 @@ def test_ex_gpu_sqlite_older_schema_without_mangled_name_and_metadata():
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert "mangledName" not in cols and "EXPORT_META_DATA" not in tables
     r = read_profile(EX_GPU)
-    assert r.device_name == "A100-PCIE-40GB"
+    assert r.device.name == "A100-PCIE-40GB"
     k = by_name(r)
     assert len(r.kernels) == 5 and sum(x.count for x in r.kernels) == 6
     ia = k["init_array(double*, unsigned long)"]
@@ -163,7 +163,7 @@ def test_nsys_rep_is_refused_with_export_command():
 def test_tiny_2022_export(tmp_path):
     r = read_profile(build_sqlite("nsys_tiny_2022.sql", tmp_path))
     k = by_name(r)
-    assert r.device_name == "NVIDIA GeForce GTX 970"
+    assert r.device.name == "NVIDIA GeForce GTX 970"
     conv = k["void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, "
              "int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, "
              "float, int, float const*, float const*, bool, int, int)"]
@@ -192,7 +192,7 @@ def test_tiny_2022_export(tmp_path):
 
 def test_tiny_2021_export_two_devices_and_nested_runtime_records(tmp_path):
     r = read_profile(build_sqlite("nsys_tiny_2021.sql", tmp_path))
-    assert r.device_name == "A100-SXM4-80GB"             # device 1 has 300 of the 500 ns
+    assert r.device.name == "A100-SXM4-80GB"             # device 1 has 300 of the 500 ns
     assert any(w.subject == "devices" for w in r.warnings)
     (k,) = r.kernels
     assert (k.count, k.time_s) == (3, pytest.approx(500e-9))

@@ -67,13 +67,13 @@ def test_summary_text_with_wrapped_names_and_unified_memory():
     assert um.name == "[Unified Memory Memcpy HtoD]" and um.count == 16
     assert um.bytes == {"PCIe": 2 * 2**20} and um.time_s == pytest.approx(250e-6)
     assert r.kernels[5].bytes == {"PCIe": 256 * 1024}
-    assert r.device_name == "Tesla V100-SXM2-16GB"
+    assert r.device.name == "Tesla V100-SXM2-16GB"
     assert "insufficient device buffer space" in advice_text(r)
 
 
 def test_gpu_trace_text_fixed_width():
     r = read_profile(DATA / "nvprof_trace.txt")
-    assert r.format == "nvprof-trace" and r.device_name == "Tesla T4"
+    assert r.format == "nvprof-trace" and r.device.name == "Tesla T4"
     htod, k1, dtod, memset, k2, dtoh = r.kernels
     assert htod.bytes == {"PCIe": 4 * 2**20}          # 4.0000MB at 3.8147GB/s: binary
     assert dtod.bytes == {"DRAM": 2 * 2**20}          # DtoD reads and writes 1 MiB
@@ -100,7 +100,7 @@ def test_gpu_trace_csv_binary_units_and_correlation_column():
 
 def test_metrics_text():
     r = read_profile(DATA / "nvprof_metrics.txt")
-    assert r.device_name == "GeForce GTX 1080"
+    assert r.device.name == "GeForce GTX 1080"
     jacobi, reduce_ = r.kernels
     assert jacobi.count == 50 and math.isnan(jacobi.time_s)
     assert jacobi.flops == {"fp32": 83886080 * 50}
@@ -144,7 +144,7 @@ Device "Tesla K80 (0)"
 def test_events_text():
     r = nvprof.parse(EVENTS_TEXT, "events.txt")
     (k,) = r.kernels
-    assert r.format == "nvprof-events" and r.device_name == "Tesla K80"
+    assert r.format == "nvprof-events" and r.device.name == "Tesla K80"
     assert k.name == "scale(float*, int)" and k.count == 2
     assert k.bytes == {"DRAM": (1000 + 1000 + 500 + 500) * 32 * 2}
     assert k.instructions == 20480
@@ -337,7 +337,7 @@ def test_real_xplacer_text_summary():
     assert len(r.program.api_s) == 13
     assert r.program.api_total_s == pytest.approx(292.547858e-3)
     assert r.program.api_s["cudaMalloc"] == pytest.approx(270.1498e-3)
-    assert r.device_name == "Tesla V100-SXM2-16GB"     # from the unified-memory block
+    assert r.device.name == "Tesla V100-SXM2-16GB"     # from the unified-memory block
 
 
 @needs_realdata
@@ -356,7 +356,7 @@ def test_real_xplacer_text_gpu_trace():
     um = names["[Unified Memory Memcpy HtoD]"]
     assert sum(k.bytes["PCIe"] for k in um) == (44 + 16 + 4) * 1024
     assert names["Kernel2(bool*, bool*, bool*, bool*, int)"][0].launch["id"] == 118
-    assert r.device_name == "Tesla V100-SXM2"
+    assert r.device.name == "Tesla V100-SXM2"
 
 
 @needs_realdata
@@ -397,7 +397,7 @@ def test_real_jacobi_unroll_old_csv_summary():
 @needs_realdata
 def test_real_untiled_two_section_events_and_metrics():
     r = read_profile(real_file(NVPROF / "pssrawat__IEEE2017__untiled.csv"))
-    assert r.device_name == "Tesla K40c"
+    assert r.device.name == "Tesla K40c"
     (k,) = r.kernels
     assert k.count == 4
     # flop_count_sp 5,173,389,000 = add 3,316,275,000 + mul 265,302,000 + 2 x fma 795,906,000
@@ -432,7 +432,7 @@ def test_real_magus_all_metrics_and_trace():
 def test_real_thrust2d_throughput_only_metrics():
     r = read_profile(real_file(NVPROF / "sankarmanoj__thrust2D__native.profile"))
     assert [k.count for k in r.kernels] == [1, 1, 100]
-    assert r.device_name == "GeForce GTX 1070"
+    assert r.device.name == "GeForce GTX 1070"
     assert all(k.flops == {} and k.bytes == {} for k in r.kernels)
     text = advice_text(r)
     assert "nvprof --metrics flop_count_dp" in text and "dram_read_transactions" in text

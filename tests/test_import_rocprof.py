@@ -97,9 +97,9 @@ def test_mi350x_device_and_no_counter_advice(mi350x):
     raw, r = mi350x
     gpu = next(a for a in raw["agents"] if a["id"]["handle"] == raw["buffer_records"]["kernel_dispatch"][0]
                ["dispatch_info"]["agent_id"]["handle"])
-    assert r.device_name == gpu["product_name"] == "AMD Instinct MI350X"
-    assert r.device_kind == "gpu"
-    assert r.device_properties == {"sms": 256, "warp_size": 64, "capability": "9.5",
+    assert r.device.name == gpu["product_name"] == "AMD Instinct MI350X"
+    assert r.device.kind == "gpu"
+    assert r.device.properties == {"sms": 256, "warp_size": 64, "capability": "9.5",
                                    "memory_bytes": float(gpu["mem_banks"][0]["size_in_bytes"]),
                                    "gfx_target": "gfx950"}
     text = " ".join(map(str, r.warnings))
@@ -212,8 +212,8 @@ def test_json_dispatches_with_counters_copies_and_api(tmp_path):
     assert (copy.family, dict(copy.bytes), copy.time_s) == ("memcpy", {"PCIe": 4096.0}, pytest.approx(400e-9))
     assert r.program.api_s == {"hipLaunchKernel": pytest.approx(300e-9)}
     assert r.program.span_s == pytest.approx((21_000 - 100) * 1e-9)
-    assert r.device_name == "AMD Instinct MI300X"
-    assert r.device_properties["capability"] == "9.4" and r.device_properties["sms"] == 304
+    assert r.device.name == "AMD Instinct MI300X"
+    assert r.device.properties["capability"] == "9.4" and r.device.properties["sms"] == 304
     # counters for only some dispatches of a kernel are scaled to all, and said so
     assert not any("floating-point" in str(w) for w in r.warnings)
 
@@ -306,8 +306,8 @@ def test_v3_kernel_trace_with_agent_info(tmp_path):
     assert {k.name: k.time_s for k in r.kernels} == {n: pytest.approx(t * 1e-9) for n, t in want.items()}
     sub = next(k for k in r.kernels if k.name == SUB)
     assert sub.launch["grid"] == (32, 1, 1) and sub.launch["lds_bytes"] == 512 and sub.launch["agent"] == 4
-    assert r.device_name == "AMD Instinct MI300X"
-    assert r.device_properties == {"sms": 304, "warp_size": 64, "capability": "9.4", "gfx_target": "gfx942"}
+    assert r.device.name == "AMD Instinct MI300X"
+    assert r.device.properties == {"sms": 304, "warp_size": 64, "capability": "9.4", "gfx_target": "gfx942"}
     text = " ".join(map(str, r.warnings))
     assert "--pmc" in text and "SQ_INSTS_VALU_ADD_F32" in text
 
@@ -344,7 +344,7 @@ def test_v3_counter_collection_pivoted_and_timed(tmp_path):
     assert k.bytes == {"L1": 64 * total["TCP_TOTAL_CACHE_ACCESSES_sum"],
                        "DRAM": 1024 * (total["FETCH_SIZE"] + total["WRITE_SIZE"])}
     assert k.launch["grid"] == (16384, 1, 1)
-    assert r.device_name == "AMD Instinct MI300X"
+    assert r.device.name == "AMD Instinct MI300X"
 
 
 def test_v3_counter_collection_times_from_the_kernel_trace_beside(tmp_path):
@@ -397,7 +397,7 @@ def test_v1_results_with_counters_and_instances(tmp_path):
     writes = sum(int(x["TCC_EA_WRREQ_64B_sum"]) for x in rows)
     assert k.bytes == {"DRAM": 64 * reads + 64 * writes}
     assert k.launch["grid"] == (4096, 1, 1) and k.launch["wave_size"] == 64
-    assert r.device_name is None and any("--device" in str(w) for w in r.warnings)
+    assert r.device.name is None and any("--device" in str(w) for w in r.warnings)
 
 
 def test_v2_results_blank_line_after_header(tmp_path):

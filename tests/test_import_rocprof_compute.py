@@ -77,8 +77,8 @@ def test_real_mi300x_pmc_perf_with_its_sysinfo_beside():
     assert k.launch["time_source"] == "GRBM_GUI_ACTIVE / num_xcd / max_sclk"
     assert any("8.1097E+14" in str(w) and "GRBM_GUI_ACTIVE" in str(w) for w in r.warnings)
     # the GPU from sysinfo.csv: MI300X_A1, gfx942, 304 CUs
-    assert r.device_name == "AMD Instinct MI300X"
-    assert r.device_properties == {"sms": int(info["cu_per_gpu"]), "warp_size": int(info["wave_size"]),
+    assert r.device.name == "AMD Instinct MI300X"
+    assert r.device.properties == {"sms": int(info["cu_per_gpu"]), "warp_size": int(info["wave_size"]),
                                    "capability": "9.4", "gfx_target": info["gpu_arch"]}
 
 
@@ -89,7 +89,7 @@ def test_real_pmc_perf_alone_names_no_gpu_and_no_time(tmp_path):
     alone = shutil.copy(PMC, tmp_path / "pmc_perf.csv")
     r = read_profile(alone)
     (k,) = r.kernels
-    assert r.device_name is None and r.device_properties is None
+    assert r.device.name is None and r.device.properties is None
     assert math.isnan(k.time_s)                          # the clock and XCDs are in sysinfo.csv
     text = " ".join(map(str, r.warnings))
     assert "sysinfo.csv" in text and "--device" in text and "unknown" in text
@@ -108,7 +108,7 @@ def test_real_workload_folder(tmp_path):
     for folder in (gpu, gpu.parent):                    # the GPU's folder, or the workload holding one
         assert is_workload(folder)
         r = read_workload(folder)
-        assert r.device_name == "AMD Instinct MI300X" and r.kernels[0].count == 3
+        assert r.device.name == "AMD Instinct MI300X" and r.kernels[0].count == 3
     (gpu.parent / "MI200").mkdir()
     shutil.copy(PMC, gpu.parent / "MI200" / "pmc_perf.csv")
     with pytest.raises(InputError) as err:
@@ -125,7 +125,7 @@ def test_read_profile_takes_a_workload_folder_and_device_for_a_roofline_csv(tmp_
     shutil.copy(PMC, gpu / "pmc_perf.csv")
     shutil.copy(SYSINFO, gpu / "sysinfo.csv")
     r = read_profile(gpu)                                # the folder itself, families filled in
-    assert r.device_name == "AMD Instinct MI300X" and r.kernels[0].family == "elementwise"   # vecCopy
+    assert r.device.name == "AMD Instinct MI300X" and r.kernels[0].family == "elementwise"   # vecCopy
     from roofline.devices.choice import device_for
     roof = write_roofline(tmp_path / "w" / "MI200")
     for given in (roof, roof.parent):                    # the file, or the folder holding it
@@ -195,8 +195,8 @@ def test_mi200_pmc_perf_work_traffic_and_time(tmp_path):
     assert k.time_s == pytest.approx(sum(int(x["End_Timestamp"]) - int(x["Start_Timestamp"]) for x in rows) * 1e-9)
     assert "time_source" not in k.launch
     assert k.launch["grid"] == (1024, 1, 1) and k.launch["lds_bytes"] == 8192
-    assert r.device_name == "AMD Instinct MI200"
-    assert r.device_properties["capability"] == "9.0" and r.device_properties["sms"] == 104
+    assert r.device.name == "AMD Instinct MI200"
+    assert r.device.properties["capability"] == "9.0" and r.device.properties["sms"] == 104
     assert r.program is not None and r.program.span_s == pytest.approx(300e-6)
 
 

@@ -20,7 +20,7 @@ BOM = b"\xef\xbb\xbf"
 
 
 def _same(a, b) -> None:
-    assert a.format == b.format and a.device_name == b.device_name
+    assert a.format == b.format and a.device.name == b.device.name
     assert [(k.name, k.count, repr(k.time_s), dict(k.flops), dict(k.bytes)) for k in a.kernels] == \
            [(k.name, k.count, repr(k.time_s), dict(k.flops), dict(k.bytes)) for k in b.kernels]
 

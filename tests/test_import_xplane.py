@@ -82,9 +82,9 @@ def test_real_xplane_convolution_families(real_pb):
 
 @needs_tf
 def test_real_xplane_device_and_one_warning(real_pb):
-    assert real_pb.format == "xplane" and real_pb.device_name is None and real_pb.device_kind == "gpu"
-    assert real_pb.compute_capability == "7.5"
-    assert real_pb.device_properties == {"capability": "7.5", "sms": 30, "memory_bytes": 6222839808,
+    assert real_pb.format == "xplane" and real_pb.device.name is None and real_pb.device.kind == "gpu"
+    assert real_pb.device.capability == "7.5"
+    assert real_pb.device.properties == {"capability": "7.5", "sms": 30, "memory_bytes": 6222839808,
                                          "clock_hz": 1185000000, "memory_bandwidth_bytes_s": 264048000000}
     assert len(real_pb.warnings) == 1
     assert "host_tracer_level=3" in str(real_pb.warnings[0]) and "301 kernels" in str(real_pb.warnings[0])
@@ -104,7 +104,7 @@ def test_real_trace_json_matches_the_xplane(real_pb, real_json):
         assert math.isclose(a.time_s, b.time_s, rel_tol=1e-9, abs_tol=1e-12)
     # what the JSON lacks: launch configuration and device properties
     assert not any("grid" in k.launch for k in real_json.kernels)
-    assert real_json.compute_capability is None and real_json.device_properties is None
+    assert real_json.device.capability is None and real_json.device.properties is None
     assert len(real_json.warnings) == 1
 
 
@@ -208,8 +208,8 @@ def test_xla_cost_stats_spread_over_the_hlo_ops_kernels(tmp_path):
              stats={"hlo_op": "dot.3", "hlo_module": "jit_step", "flops": 1e6, "bytes_accessed": 1e3})
     result = xplane.read(sp.write(tmp_path / "host.xplane.pb"))
     ks = result.kernels
-    assert result.device_name == "Tesla V100-SXM2-16GB" and result.compute_capability == "7.0"
-    assert result.device_properties["warp_size"] == 32 and result.device_properties["sms"] == 80
+    assert result.device.name == "Tesla V100-SXM2-16GB" and result.device.capability == "7.0"
+    assert result.device.properties["warp_size"] == 32 and result.device.properties["sms"] == 80
     assert [k.family for k in ks] == ["elementwise", "reduction", "gemm"]
     assert ks[0].operator == "jit_step/fusion.1" and ks[0].launch["shared_bytes"] == 1024
     assert ks[0].launch["grid"] == (80, 1, 1) and "id" not in ks[0].launch     # a row is many launches
@@ -245,7 +245,7 @@ def test_two_gpus_the_busiest_names_the_device(tmp_path):
                  stats={"hlo_op": "dot.1"}, meta_stats=None)
         sp.event(gpu, "XLA Ops", "dot.1", 0.0, dur, stats={"flops": 1e6})     # no module on the XLA op
     result = xplane.read(sp.write(tmp_path / "two.xplane.pb"))
-    assert result.device_properties["sms"] == 41
+    assert result.device.properties["sms"] == 41
     assert any("2 GPUs" in str(w) for w in result.warnings)
     assert [k.flops for k in result.kernels] == [{"fp32": 1e6}, {"fp32": 1e6}]
 

@@ -25,12 +25,14 @@ from conftest import DATA
 from roofline.core import text_files
 from roofline.core.errors import InputError, ProfileError
 from roofline.core.families import demangle_identifiers, family_of
-from roofline.core.model import Kernel, KernelRows, KernelSet
+from roofline.core.model import Kernel, KernelSet
 from roofline.core.text_files import read_text
 from roofline.devices.profile import load_device, parse_device, profile_lock, save_device
 from roofline.importers import read_profile
 from roofline.importers import base
-from roofline.importers.base import MAX_COUNT, ImportResult, Reader, checked
+from roofline.core.import_result import MAX_COUNT, ImportResult
+from roofline.importers.base import Reader
+from roofline.importers.options import ReadOptions
 
 CSV = b"name,time_ms,flops_fp32\nk,1,2\n"
 
@@ -60,12 +62,17 @@ def _zeros_gzip(path: Path, head: bytes, zeros: int) -> Path:
     return path
 
 
-# ------------------------------------------------- checked(): one pass, column-wise
+# ------------------------------------- ImportResult: checked once, column-wise
 
-def _rows(n: int, **columns) -> ImportResult:
+def _set(n: int, **columns) -> KernelSet:
     base = dict(names=np.array([f"k{i}" for i in range(n)], dtype=object), time_s=np.full(n, 1e-3),
                 count=np.ones(n), flops={"fp32": np.full(n, 1e9)}, bytes={"DRAM": np.full(n, math.nan)})
-    return ImportResult("f.csv", "kernels-csv", KernelRows(KernelSet(**{**base, **columns})))
+    return KernelSet(**{**base, **columns})
+
+
+def _no_objects(monkeypatch):
+    """Fail the test if a Kernel object is built from the columns."""
+    monkeypatch.setattr(KernelSet, "_row", lambda self, i: pytest.fail("a Kernel object was built"))
 
 
 @pytest.mark.parametrize("column, value, words", [
@@ -80,43 +87,39 @@ def _rows(n: int, **columns) -> ImportResult:
     ("bytes", -32.0, "kernel 'k5': DRAM bytes = -32.0"),
     ("threads", math.inf, "kernel 'k5': inf threads"),
 ])
-def test_checked_names_the_first_bad_kernel_of_columns(column, value, words):
-    n = 10
-    result = _rows(n)
-    ks = result.kernels.columns
+def test_a_result_names_the_first_bad_kernel_of_its_columns(column, value, words, monkeypatch):
+    ks = _set(10)
     target = {"flops": ks.flops["fp32"], "bytes": ks.bytes["DRAM"]}.get(column)
     target = getattr(ks, column) if target is None else target
     target[5] = target[8] = value
+    _no_objects(monkeypatch)
     with pytest.raises(InputError, match=r"^f\.csv: ") as err:
-        checked(result)
+        ImportResult("f.csv", "kernels-csv", ks)
     assert words in str(err.value)
-    assert result.kernels._rows is None                 # no Kernel object was built
 
 
-def test_checked_takes_a_million_rows_as_columns_quickly():
+def test_a_million_rows_are_checked_as_columns(monkeypatch):
     n = 1_000_000
-    result = _rows(n, count=np.full(n, float(MAX_COUNT)))
-    start = time.perf_counter()
-    assert checked(result) is result
-    assert time.perf_counter() - start < 1.0
-    assert result.kernels._rows is None
-    result.kernels.columns.count[-1] = MAX_COUNT * 2.0
+    _no_objects(monkeypatch)
+    ks = _set(n, count=np.full(n, float(MAX_COUNT)))
+    assert ImportResult("f.csv", "kernels-csv", ks).kernels is ks
+    ks.count[-1] = MAX_COUNT * 2.0
     with pytest.raises(InputError, match="k999999': count"):
-        checked(_rows(n, count=result.kernels.columns.count))
+        ImportResult("f.csv", "kernels-csv", ks)
 
 
-def test_checked_refuses_counts_of_kernel_objects_and_keeps_zero():
-    assert checked(ImportResult("f", "x", (Kernel("idle", count=0),)))
+def test_counts_of_kernel_objects_are_checked_and_zero_kept():
+    assert len(ImportResult("f", "x", (Kernel("idle", count=0),)).kernels) == 1
     for count in (2 ** 63, 1e20, -1, 2.5, True):
         with pytest.raises(InputError, match="count .* is not a whole number from 0 to 2\\*\\*53"):
-            checked(ImportResult("f", "x", (Kernel("k", count=count),)))
+            ImportResult("f", "x", (Kernel("k", count=count),))
 
 
 def test_every_reader_passes_checked_and_the_cli_says_which_kernel(tmp_path, monkeypatch):
     # a reader that checks nothing itself: read_profile checks its columns
     bad = KernelSet(names=["ok", "wrapped"], time_s=[1e-3, 1e-3], count=[3.0, 1e20])
     lax = Reader("lax", lambda path, head: head.startswith(b"LAX"),
-                 lambda path: ImportResult(str(path), "lax", KernelRows(bad)))
+                 lambda path, options: ImportResult(str(path), "lax", bad))
     monkeypatch.setattr(base, "_READERS", [lax, *base._READERS])
     path = tmp_path / "lax.txt"
     path.write_text("LAX\n")
@@ -193,17 +196,15 @@ def test_a_gzip_bomb_is_one_line_and_bounded(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="inflates to more than 1,048,576 bytes"):
         read_text(small)
     monkeypatch.setattr(text_files, "MAX_GZIP_RATIO", 10 ** 6)
-    monkeypatch.setattr(text_files, "MAX_TEXT_BYTES", 2 << 20)
     with pytest.raises(InputError, match="at most 2,097,152 bytes"):
-        read_text(small)
+        read_text(small, 2 << 20)
 
 
-def test_a_plain_text_file_over_the_limit_is_refused(tmp_path, monkeypatch):
+def test_a_plain_text_file_over_the_limit_is_refused(tmp_path):
     path = tmp_path / "big.csv"
     path.write_bytes(CSV + b"k,1,2\n" * 1000)
-    monkeypatch.setattr(text_files, "MAX_TEXT_BYTES", 1000)
     with pytest.raises(InputError, match=r"big\.csv: 6,0\d\d bytes: too big for a text profile \(at most 1,000\)"):
-        read_profile(path)
+        read_profile(path, ReadOptions(max_text_bytes=1000))
 
 
 # ------------------------------------------------- 13: messages that say what is wrong

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from roofline.core.errors import InputError
 from roofline.core.text_files import HEAD_BYTES
 from roofline.importers import kernels_csv, kernels_csv_checks, read_profile
-from roofline.importers.base import MAX_TIME_S
+from roofline.core.import_result import MAX_TIME_S
 from roofline.importers.kernels_csv import parse, parse_columns
 
 
@@ -159,7 +159,7 @@ def test_hash_line_inside_a_quoted_cell_is_data():
 
 def test_comment_with_an_open_quote_does_not_swallow_rows():
     text = 'name,time_us\n# say "hi, and never close it\nk,1\nj,2\n'
-    assert list(parse(text).columns.names) == ["k", "j"]
+    assert list(parse(text).names) == ["k", "j"]
 
 
 # --- finding 7: a cut character in the sniffing head; a quoted header ----------

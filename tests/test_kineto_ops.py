@@ -69,7 +69,7 @@ LINEAR = [  # aten::linear -> t (a view) + addmm -> copy_ (the bias into the out
 
 def test_cpu_trace_work_goes_once_to_the_innermost_operator():
     r = kineto.parse({"traceEvents": LINEAR})
-    assert r.device_name is None and r.program is None
+    assert r.device.name is None and r.program is None
     k = rows(r)
     addmm = k["aten::addmm(256, 64x128, 128x256)"]
     assert addmm.modelled and addmm.operator == "aten::addmm" and addmm.family == "gemm"
@@ -221,7 +221,7 @@ def test_example_cpu_trace_places_most_self_time_and_agrees_with_torch():
     """The trace examples/pytorch_cpu.py wrote (a CNN and a transformer
     encoder, one training step each, torch 2.13 on a CPU)."""
     r = read_profile(EXAMPLE)
-    assert r.format == "kineto" and r.device_name is None
+    assert r.format == "kineto" and r.device.name is None
     total = sum(k.time_s for k in r.kernels)
     placed = sum(k.time_s for k in r.kernels if k.modelled)
     assert placed / total >= 0.90

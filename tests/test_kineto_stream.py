@@ -28,7 +28,7 @@ def tiny_chunks(monkeypatch):
 def summary(result):
     return (sorted((k.name, k.operator, k.count, round(k.time_s, 12), tuple(sorted(k.flops.items())),
                     tuple(sorted(k.bytes.items()))) for k in result.kernels),
-            result.device_name, result.rank, sorted(str(w) for w in result.warnings))
+            result.device.name, result.rank, sorted(str(w) for w in result.warnings))
 
 
 @pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name[:40])

@@ -9,6 +9,8 @@ another."""
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -161,12 +163,87 @@ def test_no_module_over_500_lines():
     assert not long, long
 
 
+def _packages() -> dict[str, Path]:
+    return {m: p for m, p in MODULES.items() if p.name == "__init__.py" and m != "roofline"}
+
+
 def test_every_subpackage_says_what_it_is_for_and_may_import():
+    """Nested subpackages too (importers/nvidia, render/sections ...)."""
+    for module, path in _packages().items():
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        assert len(doc) > 200, f"{module}: its docstring should say what it is for"
+        assert "import" in doc, f"{module}: its docstring should say what it may import"
+
+
+def _members(package: str) -> list[str]:
+    """The modules and subpackages directly in ``package``."""
+    depth = package.count(".") + 1
+    return sorted(m.rsplit(".", 1)[1] for m in MODULES
+                  if m.startswith(package + ".") and m.count(".") == depth)
+
+
+@pytest.mark.parametrize("package", sorted(_packages()))
+def test_every_module_is_named_in_its_package_docstring(package):
+    """docs/architecture.md sends a reader to each package's docstring for
+    what is in it: a module the docstring does not name is one nobody finds."""
+    doc = ast.get_docstring(ast.parse(MODULES[package].read_text())) or ""
+    named = set(re.findall(r"\.?\b([a-z_][a-z0-9_]*)\b", doc))
+    missing = [m for m in _members(package) if m not in named]
+    assert not missing, f"{package}: its docstring names none of {missing}"
+
+
+# Third-party packages each part may import. A package that is an extra
+# (pip install roofline[gpu], [dask], [ncu], [pandas]) or optional speed-up
+# is imported inside the function that needs it, so the part still imports
+# without it (LAZY).
+THIRD_PARTY = {
+    "core": {"numpy"},
+    "ops": {"numpy"},
+    "devices": {"numpy", "yaml"},
+    "importers": {"numpy", "msgspec", "pyarrow", "google"},
+    "analysis": {"numpy", "scipy"},
+    "render": {"numpy", "matplotlib", "msgspec", "pyarrow", "bokeh"},
+    "microbench": {"numpy", "numba", "llvmlite", "archspec", "tqdm"},
+    "cli": {"numpy", "tqdm"},
+    "": {"numpy"},
+}
+LAZY = {"pandas", "pyarrow", "cupy", "cupy_backends", "nvidia", "pynvml", "distributed", "dask", "ncu_report",
+        "scipy", "bokeh", "torch"}
+
+
+def _third_party(path: Path) -> list[tuple[str, bool]]:
+    """(top-level package, imported at module level) of each import of a
+    package that is neither ours nor the standard library's."""
+    tree = ast.parse(path.read_text())
+    top_level = {id(n) for n in tree.body}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            first = name.split(".")[0]
+            if first not in sys.stdlib_module_names and first not in ("roofline", "__future__"):
+                out.append((first, id(node) in top_level))
+    return out
+
+
+@pytest.mark.parametrize("part", sorted(THIRD_PARTY))
+def test_third_party_imports_per_layer(part):
+    wrong, eager = [], []
     for module, path in MODULES.items():
-        if path.name == "__init__.py" and module.count(".") == 1:
-            doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-            assert len(doc) > 200, f"{module}: its docstring should say what it is for"
-            assert "import" in doc, f"{module}: its docstring should say what it may import"
+        if _part(module) != part:
+            continue
+        for name, at_top in _third_party(path):
+            if name not in THIRD_PARTY[part] | LAZY:
+                wrong.append(f"{module}: {name}")
+            elif at_top and name in LAZY - THIRD_PARTY[part]:
+                eager.append(f"{module}: {name}")
+    assert not wrong, f"{part} may import only {sorted(THIRD_PARTY[part])} (lazily {sorted(LAZY)}): {wrong}"
+    assert not eager, f"imported at module level, though optional for {part}: {eager}"
 
 
 def test_every_subpackage_is_installed():

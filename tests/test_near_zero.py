@@ -22,7 +22,7 @@ NEAR_ZERO = ("name,time_s,count,flops_fp32,bytes_dram\n"
 def test_near_zero_values_raise_no_numpy_warning_and_read_well():
     with warnings.catch_warnings():
         warnings.simplefilter("error")          # a RuntimeWarning fails the test
-        p = place(parse(NEAR_ZERO).columns, find_device("v100-sxm2"))
+        p = place(parse(NEAR_ZERO), find_device("v100-sxm2"))
         p.records()
         table = placements_table(p)
     above = {a.subject: a.message for a in p.warnings if "its roof" in a.message}
@@ -37,7 +37,7 @@ def test_near_zero_values_raise_no_numpy_warning_and_read_well():
 
 
 def test_ordinary_ratios_keep_two_decimals():
-    p = place(parse("name,time_s,flops_fp32\nfast,1e-6,1e8\n").columns, find_device("v100-sxm2"))
+    p = place(parse("name,time_s,flops_fp32\nfast,1e-6,1e8\n"), find_device("v100-sxm2"))
     assert [a.message for a in p.warnings] == ["runs at 6.38x its roof"]
 
 
@@ -45,8 +45,8 @@ def test_diff_table_ratios_stay_short():
     from roofline.analysis.diff import diff_placements
     from roofline.render.diff import diff_table
     device = find_device("v100-sxm2")
-    a = place(parse("name,time_s,flops_fp32\nk,1e-3,1e9\n").columns, device)
-    b = place(parse("name,time_s,flops_fp32\nk,1e-300,1e9\n").columns, device)
+    a = place(parse("name,time_s,flops_fp32\nk,1e-3,1e9\n"), device)
+    b = place(parse("name,time_s,flops_fp32\nk,1e-300,1e9\n"), device)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         row = next(line for line in diff_table(diff_placements(a, b)).splitlines() if line.startswith("k "))
@@ -61,7 +61,7 @@ def test_a_kernel_far_off_the_roofs_is_listed_beside_the_charts_not_drawn(tmp_pa
     tick code raised OverflowError (plot and report both died)."""
     from roofline.render.plot import roofline_figure
     from roofline.report import build_report
-    p = place(parse(HUGE).columns, find_device("v100-sxm2"))
+    p = place(parse(HUGE), find_device("v100-sxm2"))
     fig = roofline_figure(p)
     fig.savefig(tmp_path / "r.png")
     ax = fig.axes[0]

@@ -40,10 +40,9 @@ def test_a_file_of_one_device_names_none():
 
 def _ece408():
     from roofline import place
-    from roofline.cli.common import kernel_columns
     from roofline.devices.profile import find_device
     from roofline.importers import read_profile
-    return place(kernel_columns([read_profile(ROOT / "examples" / "ece408_kernels.csv")]), find_device("v100-sxm2"))
+    return place(read_profile(ROOT / "examples" / "ece408_kernels.csv").kernels, find_device("v100-sxm2"))
 
 
 def test_short_reprs_say_what_matters():

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from roofline.importers.base import ImportResult, ProgramTime
+from roofline.core.import_result import ImportResult, ProgramTime
 from roofline.core.model import Kernel, KernelSet
 from roofline.analysis.overhead import analyze_overhead, kernel_overhead, program_overhead, time_view
 from roofline.render.overhead import overhead_text

@@ -162,7 +162,7 @@ import os, json
 from roofline.importers import base
 def _sniff(path, head):
     return head.lstrip().startswith(b'{"fault"')
-def _read(path):
+def _read(path, options=None):
     kind = json.loads(open(path).read())["fault"]
     try:
         exec(%r[kind])

@@ -98,8 +98,8 @@ def test_kernels_launches_counters_and_device(tmp_path, timestamps_apart):
     path = make_db(tmp_path / "run_results.db", timestamps_apart=timestamps_apart)
     assert detect(path).name == "rocpd"
     r = read_profile(path)
-    assert r.format == "rocpd" and r.device_name == "AMD Instinct MI300X"
-    assert r.device_properties == {"sms": 304, "warp_size": 64, "capability": "9.4", "memory_bytes": 206158430208.0,
+    assert r.format == "rocpd" and r.device.name == "AMD Instinct MI300X"
+    assert r.device.properties == {"sms": 304, "warp_size": 64, "capability": "9.4", "memory_bytes": 206158430208.0,
                                    "gfx_target": "gfx942"}
     by_name = {k.name: k for k in r.kernels}
     assert set(by_name) == {GEMM, COPY}
@@ -191,7 +191,7 @@ def test_a_missing_timestamp_row_is_named(tmp_path):
 def test_an_agent_clock_no_gpu_has_is_ignored_with_a_warning(tmp_path):
     path = make_db(tmp_path / "r.db", ext=dict(MI300X_EXT, max_engine_clk_fcompute=10 ** 30))
     r = read_profile(path)
-    assert r.device_name == "AMD Instinct MI300X"
+    assert r.device.name == "AMD Instinct MI300X"
     said = [str(w) for w in r.warnings if "max_engine_clk_fcompute" in str(w)]
     assert len(said) == 1 and "rocpd_info_agent id 4" in said[0] and "ignored" in said[0]
 

@@ -14,7 +14,8 @@ from roofline.core.model import Ceiling, Device, Kernel, MemoryLevel
 from roofline.devices.choice import device_for
 from roofline.devices.profile import dump_device
 from roofline.devices.trust import doubts, doubts_for, with_choice_doubts
-from roofline.importers import ImportResult, read_profile
+from roofline.core.import_result import DeviceClues, ImportResult
+from roofline.importers import read_profile
 
 from test_import_rocprof_compute import SYS_ROW, write_roofline, write_workload
 
@@ -22,8 +23,8 @@ GIB = 2 ** 30
 
 
 def result(name=None, properties=None, path="trace.json", fmt="kineto", capability=None):
-    return ImportResult(path, fmt, (), device_name=name, device_properties=properties,
-                        compute_capability=capability, device_kind="gpu")
+    return ImportResult(path, fmt, (), device=DeviceClues(name=name, properties=properties,
+                                                          capability=capability, kind="gpu"))
 
 
 def nvidia(sms, memory_gib, capability="9.0", **more):
@@ -135,7 +136,7 @@ def test_an_amd_xplane_with_capability_9_0_is_not_a_hopper():
 
 def test_a_rocprof_compute_mi200_of_104_cus_is_an_mi250_gcd_naming_the_mi210(tmp_path):
     r = read_profile(write_workload(tmp_path / "MI200"))
-    assert r.device_name == "AMD Instinct MI200"
+    assert r.device.name == "AMD Instinct MI200"
     choice = device_for([r])
     assert choice.profile == "mi250-gcd"
     assert "CDNA2 family" in choice.reason and "mi210 has the same figures" in choice.reason

@@ -205,9 +205,9 @@ def test_a_cpu_trace_names_its_cpu_when_the_example_recorded_it():
     trace = {"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::relu", "ts": 0, "dur": 5,
                               "pid": 1, "tid": 1, "args": {"Input Dims": [[4]], "Input type": ["float"]}}],
              "roofline": {"intra_op_threads": 2, "cpu_model": "Made-up CPU 9000"}}
-    assert parse(trace).device_properties == {"cpu_model": "Made-up CPU 9000"}
+    assert parse(trace).device.properties == {"cpu_model": "Made-up CPU 9000"}
     del trace["roofline"]["cpu_model"]
-    assert parse(trace).device_properties is None
+    assert parse(trace).device.properties is None
 
 
 # ------------------------------------------------------------- charts

@@ -280,7 +280,7 @@ def test_a_jax_profile_joins_its_kernels_to_the_embedded_module(tmp_path):
     assert device_for([result]).profile == "a100-80gb-sxm"
     # a program id the metadata plane does not have, with only one program of that name: joined by name
     path.write_bytes(_jax_space(m, program_id=7).replace(b"jit_mm(7)", b"jit_mm(8)"))
-    assert xplane.read(path).kernels.columns.modelled.all()
+    assert xplane.read(path).kernels.modelled.all()
 
 
 def test_a_launch_without_stats_is_joined_by_its_kernel_name_and_gets_its_family(tmp_path):
@@ -341,7 +341,7 @@ def test_real_jax_convolution_flops_by_hand(jax_profile):
 
 @needs_jax
 def test_real_jax_profile_is_placed_aggregated_and_its_device_chosen(jax_profile):
-    ks = jax_profile.kernels.columns
+    ks = jax_profile.kernels
     time = ks.time_s
     known = np.zeros(len(ks), dtype=bool)
     for column in list(ks.flops.values()) + list(ks.bytes.values()):

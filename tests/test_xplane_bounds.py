@@ -71,7 +71,7 @@ def _allocated_blocks(path, read) -> int:
         after = tracemalloc.take_snapshot()
     finally:
         tracemalloc.stop()
-    assert len(result.kernels.columns) > 0
+    assert len(result.kernels) > 0
     diff = after.compare_to(before, "filename")
     return sum(max(d.count_diff, 0) for d in diff)
 
@@ -115,7 +115,7 @@ def test_columns_read_the_same_as_kernels(tmp_path):
     # one row per kernel name (and device and op), in order of first launch, with its calls
     assert [k.name for k in ks] == [f"volta_sgemm_{i}" for i in range(3)] and [k.count for k in ks] == [3, 2, 2]
     assert all(k.launch["grid"] == (80, 1, 1) and k.launch["stream"] == 7 and "id" not in k.launch for k in ks)
-    assert list(ks.columns.blocks) == [80.0] * 3
+    assert list(ks.blocks) == [80.0] * 3
     assert [k.time_s for k in ks] == pytest.approx([1.5e-9, 1e-9, 1e-9])
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from .ranks import RANKS_HELP
-from .common import add_device_argument, add_inputs_argument, load_inputs, positive_int, warn_all
+from .common import add_device_argument, add_inputs_argument, load_inputs, read_options, positive_int, warn_all
 
 HELP = "classify kernels as compute-, bandwidth- or overhead-bound"
 EPILOG = """\
@@ -66,7 +66,7 @@ def run(args) -> int:
         out = classify_ranks(args, args.device)
         print(visible_lines(out) if args.format == "table" else out, end="")
         return 0
-    kernels, results = load_inputs(args.files, merge=args.merge)
+    kernels, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     device = choose_device(args.device, results, "classify", getattr(args, "network", None))
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)

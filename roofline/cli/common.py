@@ -43,27 +43,49 @@ def add_inputs_argument(parser) -> None:
                              "PyTorch/Kineto trace, rocprofv3 JSON/CSV, rocprof results.csv, a "
                              "rocprof-compute workload folder, TensorFlow/JAX .xplane.pb or "
                              ".trace.json.gz; the format is recognised from the content")
+    add_input_format_argument(parser)
     parser.add_argument("--merge", action="store_true",
                         help="the files are passes of ONE run (e.g. ncu bytes pass + FLOP pass, or "
                              "nvprof --metrics + trace): merge their counters per kernel instead of "
                              "listing the kernels of every file")
 
 
-def load_inputs(paths, merge: bool = False):
+# The readers' names, for --help (tests/test_cli_help.py holds it to the registry).
+INPUT_FORMATS = ("kernels-csv, nsys-sqlite, nsys-stats-csv, nsys-rep, rocpd, rocprof-json, xplane, tf-trace-json, "
+                 "kineto, ert, rocprofv3-json, rocprof-csv, rocprofv3-counter-csv, rocprofv3-stats-csv, "
+                 "rocprof-description, rocprof-compute, ncu-rep, ncu-csv, nvprof, neutrino")
+
+
+def add_input_format_argument(parser) -> None:
+    parser.add_argument("--input-format", metavar="NAME",
+                        help="read every input with this reader instead of recognising the format from "
+                             f"the content (when the guess is wrong): {INPUT_FORMATS}")
+
+
+def read_options(args):
+    """The ReadOptions the command line asks for."""
+    from ..importers.options import ReadOptions
+    return ReadOptions(format=getattr(args, "input_format", None))
+
+
+def load_inputs(paths, merge: bool = False, options=None):
     """(KernelSet, [ImportResult]) from profile files of any supported format;
     a folder of profiles (:mod:`roofline.importers.ranks.rank_rule`, rule 5) gives
     each of its files, read as if given by name."""
     from ..importers import read_profile
+    from ..importers.options import DEFAULT
     from ..importers.results import merge_results
+    options = options or DEFAULT
     results = []
     for p in paths:
-        results += read_folder(p) if _is_files_folder(p) else [read_profile(p)]
+        results += read_folder(p, options) if _is_files_folder(p) else [read_profile(p, options)]
     if merge:
         results = [merge_results(results)]
     if not any(len(r.kernels) for r in results):
         from ..core.errors import InputError
         raise InputError(", ".join(str(p) for p in paths), None, "no kernels in the file(s)")
-    return kernel_columns(results), results
+    from ..core.import_result import all_kernels
+    return all_kernels(results), results
 
 
 def _is_files_folder(path) -> bool:
@@ -73,7 +95,7 @@ def _is_files_folder(path) -> bool:
     return Path(path).is_dir() and folder_kind(path) == FILES
 
 
-def read_folder(folder) -> list:
+def read_folder(folder, options=None) -> list:
     """The results of the files of a folder of profiles, each read as if
     given by name (its own warnings); a file no reader takes, and what the
     folder holds besides files, named in warnings of the folder (a result
@@ -89,7 +111,7 @@ def read_folder(folder) -> list:
     results, refused = [], []
     for f in files:
         try:
-            results.append(read_profile(f))
+            results.append(read_profile(f) if options is None else read_profile(f, options))
         except InputError as exc:        # not a profile, or a damaged one: said, the others still read
             refused.append((f, exc.detail))
     notes = [Advice(f"not read: {f} ({why})", "", subject="input") for f, why in refused]
@@ -101,16 +123,6 @@ def read_folder(folder) -> list:
         raise InputError(folder, None, f"no trace files and no profile a reader takes: {what}{more}")
     # the folder's own notes on a result of its own with no kernels: said of the folder, not of a file in it
     return ([ImportResult(str(folder), "folder", (), warnings=tuple(notes))] if notes else []) + results
-
-
-def kernel_columns(results):
-    """One KernelSet of the kernels of several import results, taking the
-    columns of readers that produce them instead of building objects."""
-    from ..core.model import KernelRows, KernelSet
-    from ..core.aggregate import concat
-    sets = [r.kernels.columns if isinstance(r.kernels, KernelRows) else KernelSet.from_kernels(r.kernels)
-            for r in results if len(r.kernels)]
-    return sets[0] if len(sets) == 1 else concat(sets)
 
 
 def warn(command: str, advice) -> None:
@@ -190,7 +202,7 @@ def _host_times_on_a_gpu(results, device) -> None:
     times: no GPU roof bounds them (one matmul of a trace that lost its
     kernel events sat at 6,529 % of an H100's roof); and a CPU profile for
     files of GPU kernels, whose times no CPU roof bounds either."""
-    kinds = {getattr(r, "device_kind", None) for r in results}
+    kinds = {r.device.kind for r in results}
     if not results or len(kinds) != 1 or device.kind not in ("gpu", "cpu"):
         return
     from ..core.errors import InputError
@@ -209,15 +221,7 @@ def _host_times_on_a_gpu(results, device) -> None:
 
 def _has_sized_collectives(results) -> bool:
     """Whether any result holds a collective with a size (its ``comm:bus:`` bytes)."""
-    from ..core.model import KernelRows
-    for r in results:
-        if isinstance(r.kernels, KernelRows):
-            keys = r.kernels.columns.bytes.keys()
-        else:
-            keys = {lv for k in r.kernels for lv in k.bytes}
-        if any(str(k).startswith("comm:bus:") for k in keys):
-            return True
-    return False
+    return any(str(k).startswith("comm:bus:") for r in results for k in r.kernels.bytes)
 
 
 def profile_banner(device, results) -> str:

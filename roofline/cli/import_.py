@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import warn
+from .common import add_input_format_argument, read_options, warn
 
 HELP = "convert a profiler output to kernels.csv (or JSON)"
 
@@ -16,6 +16,7 @@ def add_parser(sub) -> None:
     p.add_argument("file", metavar="FILE",
                    help="a profile in any supported format (ncu, nvprof, nsys, rocprof, PyTorch/Kineto, XPlane, "
                         "kernels.csv ...); the format is read from the content, not the name")
+    add_input_format_argument(p)
     p.add_argument("-o", "--output", metavar="PATH", help="write here (default: standard output)")
     p.add_argument("--format", "-f", choices=("csv", "json"), default=None,
                    help="default: from the output extension (.csv or .json), csv without -o or "
@@ -29,7 +30,7 @@ def run(args) -> int:
     from ..importers import read_profile
     from ..importers.kernels_csv import format_kernels
     fmt = output_format(args.output, args.format)
-    result = read_profile(args.file)
+    result = read_profile(args.file, read_options(args))
     for advice in result.warnings:
         warn("import", advice)
     if fmt == "json":

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_device_argument, add_inputs_argument, load_inputs, warn_all
+from .common import add_device_argument, add_inputs_argument, load_inputs, read_options, warn_all
 
 HELP = "draw kernels on a device's rooflines (PNG, SVG or PDF)"
 EPILOG = """\
@@ -56,7 +56,7 @@ def run(args) -> int:
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg", ".pdf"):
         raise InputError(args.output, None, "expected an output file ending in .png, .svg or .pdf")
-    kernels, results = load_inputs(args.files, merge=args.merge)
+    kernels, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     from .common import choose_device
     device = choose_device(args.device, results, "plot", getattr(args, "network", None))
     if args.view == "instruction":

@@ -113,14 +113,15 @@ def _write_report(projection, args, sources) -> int:
 def _inputs(args):
     """(KernelSet, results) of the files, or of every rank of a rank folder
     (the rows of all ranks together: the totals are summed over ranks)."""
-    from .common import kernel_columns, load_inputs, warn
+    from ..core.import_result import all_kernels
+    from .common import load_inputs, read_options, warn
     from .ranks import is_rank_job, load_ranks
     if not is_rank_job(args.files):
-        return load_inputs(args.files, merge=args.merge)
+        return load_inputs(args.files, merge=args.merge, options=read_options(args))
     results, _, notes = load_ranks(args)
     for note in notes:
         warn("project", note)
-    return kernel_columns(results), results
+    return all_kernels(results), results
 
 
 def _figures(path):

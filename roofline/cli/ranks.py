@@ -69,8 +69,7 @@ def load_ranks(args):
     """(ImportResults, each row's rank, advice) of a directory of rank traces."""
     import numpy as np
 
-    from ..importers.kineto.result import KinetoResult
-    from ..core.model import KernelRows
+    from ..core.import_result import DeviceClues, ImportResult
     from ..importers.ranks.rank_files import SCHEDULER_TIMEOUT_S, rank_files, read_ranks, skipped_notes
     files = rank_files(args.files)
     skipped = skipped_notes(args.files)     # read_ranks is given the files: it cannot name them
@@ -81,9 +80,9 @@ def load_ranks(args):
                                   timeout=getattr(args, "scheduler_timeout", SCHEDULER_TIMEOUT_S))
     finally:
         bar.close()
-    results = [KinetoResult(p.path, "rank", KernelRows(p.summary), device_name=p.device_name,
-                            device_properties=p.device_properties, rank=p.rank,
-                            communication=p.communication) for p in parts]
+    results = [ImportResult(p.path, "rank", p.summary, rank=p.rank, communication=p.communication,
+                            device=DeviceClues(name=p.device_name, properties=p.device_properties))
+               for p in parts]
     ranks = np.concatenate([np.full(len(p.summary), p.rank, dtype=np.int64) for p in parts])
     warnings = skipped + list(notes) + [f"rank {p.rank}: {w}" for p in parts for w in p.warnings[:3]]
     return results, ranks, warnings
@@ -118,7 +117,7 @@ def classify_ranks(args, requested: str | None) -> str:
     results, ranks, warnings = load_ranks(args)
     from .common import choose_device
     device = choose_device(requested, results, "classify", getattr(args, "network", None))
-    sets = [r.kernels.columns for r in results]
+    sets = [r.kernels for r in results]
     kernels = sets[0] if len(sets) == 1 else concat(sets)
     placements = place(kernels if isinstance(kernels, KernelSet) else kernels, device)
     warn_all("classify", warnings + list(placements.warnings))
@@ -150,7 +149,7 @@ def _communication(results) -> list[dict]:
     overlaps (exposed) and the time it waited in collectives for the other
     ranks (roofline.analysis.collectives)."""
     from ..analysis.collectives import exposed_rows, rank_waits, wait_by_rank
-    launches = {r.rank: getattr(r, "communication", None) for r in results}
+    launches = {r.rank: r.communication for r in results}
     launches = {k: v for k, v in launches.items() if v is not None}
     waited = wait_by_rank(rank_waits(launches)) if len(launches) > 1 else {}
     return [{"rank": x.rank, "communication_s": x.comm_s, "exposed_s": x.exposed_s,

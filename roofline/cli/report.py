@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from .ranks import RANKS_HELP
-from .common import add_device_argument, add_inputs_argument, warn
+from .common import add_device_argument, add_inputs_argument, read_options, warn
 
 HELP = "write an HTML or Markdown report: bounds, families, variants, rooflines, overhead"
 EPILOG = """\
@@ -80,7 +80,7 @@ def run(args) -> int:
         for note in notes:
             warn("report", note)
     else:
-        _, results = load_inputs(args.files, merge=args.merge)
+        _, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     device = choose_device(args.device, results, "report", getattr(args, "network", None))
     report = build_report(results, device, variants=args.variants, title=args.title, top=args.top,
                           row_ranks=ranks)

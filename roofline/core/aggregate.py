@@ -180,11 +180,14 @@ def _take(ks: KernelSet, idx) -> KernelSet:
         instructions=None if ks.instructions is None else ks.instructions[idx],
         transactions={lv: v[idx] for lv, v in ks.transactions.items()},
         modelled=ks.modelled[idx], operators=ks.operators[idx], threads=ks.threads[idx],
-        sources=ks.sources[idx], blocks=ks.blocks[idx], unaligned=ks.unaligned[idx], devices=ks.devices[idx])
+        sources=ks.sources[idx], blocks=ks.blocks[idx], unaligned=ks.unaligned[idx], devices=ks.devices[idx],
+        collectives=ks.collectives[idx], whys=ks.whys[idx], dtypes=ks.dtypes[idx], assumed=ks.assumed[idx],
+        launches=ks.launches[idx])
 
 
 def concat(sets) -> KernelSet:
-    """Rows of several KernelSets, columns a set lacks filled with NaN."""
+    """Rows of several KernelSets (every column: a label dropped here would be
+    lost from a report of several files), counters a set lacks filled with NaN."""
     sets = list(sets)
     n = [len(s) for s in sets]
 
@@ -209,4 +212,7 @@ def concat(sets) -> KernelSet:
         sources=np.concatenate([s.sources for s in sets]),
         blocks=np.concatenate([s.blocks for s in sets]),
         unaligned=np.concatenate([s.unaligned for s in sets]),
-        devices=np.concatenate([s.devices for s in sets]))
+        devices=np.concatenate([s.devices for s in sets]),
+        collectives=np.concatenate([s.collectives for s in sets]), whys=np.concatenate([s.whys for s in sets]),
+        dtypes=np.concatenate([s.dtypes for s in sets]), assumed=np.concatenate([s.assumed for s in sets]),
+        launches=np.concatenate([s.launches for s in sets]))

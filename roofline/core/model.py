@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from collections.abc import Sequence
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -262,7 +261,8 @@ class KernelSet:
     def __init__(self, names, time_s, count=None, flops=None, bytes=None,
                  families=None, variants=None, instructions=None, transactions=None,
                  modelled=None, operators=None, threads=None, sources=None, blocks=None,
-                 collectives=None, whys=None, dtypes=None, assumed=None, unaligned=None, devices=None):
+                 collectives=None, whys=None, dtypes=None, assumed=None, unaligned=None, devices=None,
+                 launches=None):
         self.names = np.asarray(names, dtype=object)
         n = len(self.names)
         self.time_s = _column(time_s, n, "time_s")
@@ -296,6 +296,9 @@ class KernelSet:
         self.unaligned = _column(np.full(n, math.nan) if unaligned is None else unaligned, n, "unaligned")
         # per row: the device it ran on where the file holds several ("": one device, or not said)
         self.devices = _objects(devices, n, "devices", "")
+        # per row: its launch configuration and what the reader noted of it
+        # (grid, block, time source, Neutrino's block schedule); {}: none
+        self.launches = _objects(launches, n, "launches", _NO_LAUNCH)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -308,7 +311,7 @@ class KernelSet:
                        modelled=self.modelled, operators=self.operators, threads=self.threads,
                        sources=self.sources, blocks=self.blocks, collectives=self.collectives,
                        whys=self.whys, dtypes=self.dtypes, assumed=self.assumed, unaligned=self.unaligned,
-                       devices=self.devices)
+                       devices=self.devices, launches=self.launches)
         unknown = set(columns) - set(current)
         if unknown:
             raise TypeError(f"no such column: {', '.join(sorted(unknown))}")
@@ -343,24 +346,49 @@ class KernelSet:
             assumed=[k.assumed for k in ks] if any(k.assumed for k in ks) else None,
             unaligned=[k.unaligned for k in ks],
             devices=[k.device for k in ks] if any(k.device for k in ks) else None,
+            launches=[dict(k.launch) for k in ks] if any(k.launch for k in ks) else None,
         )
 
     def kernels(self) -> list[Kernel]:
-        out = []
-        for i in range(len(self)):
-            out.append(Kernel(
-                name=str(self.names[i]), time_s=float(self.time_s[i]), count=int(self.count[i]),
-                flops={p: float(v[i]) for p, v in self.flops.items() if not math.isnan(v[i])},
-                bytes={lv: float(v[i]) for lv, v in self.bytes.items() if not math.isnan(v[i])},
-                instructions=None if self.instructions is None or math.isnan(self.instructions[i]) else float(self.instructions[i]),
-                transactions={lv: float(v[i]) for lv, v in self.transactions.items() if not math.isnan(v[i])},
-                family=str(self.families[i]), variant=str(self.variants[i]),
-                modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
-                threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
-                source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
-                dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=float(self.unaligned[i]),
-                device=str(self.devices[i])))
-        return out
+        return [self._row(i) for i in range(len(self))]
+
+    def _row(self, i: int) -> Kernel:
+        return Kernel(
+            name=str(self.names[i]), time_s=float(self.time_s[i]), count=int(self.count[i]),
+            flops={p: float(v[i]) for p, v in self.flops.items() if not math.isnan(v[i])},
+            bytes={lv: float(v[i]) for lv, v in self.bytes.items() if not math.isnan(v[i])},
+            instructions=None if self.instructions is None or math.isnan(self.instructions[i]) else float(self.instructions[i]),
+            transactions={lv: float(v[i]) for lv, v in self.transactions.items() if not math.isnan(v[i])},
+            family=str(self.families[i]), variant=str(self.variants[i]),
+            modelled=bool(self.modelled[i]), operator=str(self.operators[i]),
+            threads=None if math.isnan(self.threads[i]) else int(self.threads[i]),
+            source=str(self.sources[i]), collective=self.collectives[i], why=str(self.whys[i]),
+            dtype=str(self.dtypes[i]), assumed=str(self.assumed[i]), unaligned=float(self.unaligned[i]),
+            device=str(self.devices[i]), launch=self.launches[i])
+
+    # The set seen as a sequence of Kernel objects, for code and tests that
+    # look at a few rows: each built when asked for (the columns stay the
+    # data, and may be changed in place, so nothing is cached).
+    def __iter__(self):
+        return (self._row(i) for i in range(len(self)))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._row(j) for j in range(len(self))[i]]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"kernel {i} of {n}")
+        return self._row(i % n if n else i)
+
+    def __eq__(self, other):
+        if isinstance(other, (KernelSet, list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None     # equal by rows, and mutable: no hash
+
+    def __repr__(self) -> str:
+        return f"KernelSet({len(self):,} kernels)"
 
     def work(self) -> np.ndarray:
         """Total FLOP per kernel (NaN where no precision has a counter)."""
@@ -370,36 +398,7 @@ class KernelSet:
         return np.where(np.all(np.isnan(stack), axis=0), math.nan, np.nansum(stack, axis=0))
 
 
-class KernelRows(Sequence):
-    """Kernels read as columns, seen as a sequence of :class:`Kernel`.
-
-    Readers of big files return this: code that wants columns takes
-    ``.columns`` (no object per row ever exists); code that iterates gets
-    Kernel objects, built once on first use."""
-
-    def __init__(self, columns: KernelSet):
-        self.columns = columns
-        self._rows: list[Kernel] | None = None
-
-    def _all(self) -> list[Kernel]:
-        if self._rows is None:
-            self._rows = self.columns.kernels()
-        return self._rows
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-    def __getitem__(self, i):
-        return self._all()[i]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __eq__(self, other):
-        return list(self) == list(other) if isinstance(other, (list, tuple, KernelRows)) else NotImplemented
-
-    def __repr__(self) -> str:
-        return f"KernelRows({len(self)} kernels)"
+_NO_LAUNCH: dict = {}     # shared by every row without a launch: never changed (rows pickle, so no mappingproxy)
 
 
 def _blocks(launch) -> float:

@@ -67,22 +67,24 @@ def text_bytes(raw: bytes, *, partial: bool = False) -> bytes:
     return raw
 
 
-def read_text(path) -> str:
+def read_text(path, limit: int | None = None) -> str:
     """A profile's text, or an InputError naming the file and the problem.
 
     Every text reader comes through here, so all of them take gzip-compressed
     files (``.gz``, recognised by their magic bytes), a UTF-8 byte-order mark
-    and UTF-16 text with a byte-order mark."""
+    and UTF-16 text with a byte-order mark. ``limit``: the most bytes of
+    text, compressed or inflated (default :data:`MAX_TEXT_BYTES`)."""
+    limit = MAX_TEXT_BYTES if limit is None else limit
     size = regular_file(path).st_size
-    if size > MAX_TEXT_BYTES:
+    if size > limit:
         raise InputError(path, None, f"{size:,} bytes: too big for a text profile "
-                         f"(at most {MAX_TEXT_BYTES:,}); export fewer kernels or metrics")
+                         f"(at most {limit:,}); export fewer kernels or metrics")
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
     if raw.startswith(GZIP_MAGIC):
-        raw = gunzip(raw, path)
+        raw = gunzip(raw, path, limit)
     skipped = len(UTF8_BOM) if raw.startswith(UTF8_BOM) else 0
     try:
         raw = text_bytes(raw)
@@ -154,11 +156,12 @@ def head_problem(path) -> str | None:
     return None
 
 
-def gunzip(raw: bytes, path) -> bytes:
+def gunzip(raw: bytes, path, limit: int | None = None) -> bytes:
     """Every gzip member of ``raw`` inflated, as gzip(1) reads them (zero
     padding after the last member is ignored); an InputError when the stream
     is damaged, truncated or inflates past the cap (see the module doc)."""
-    cap = min(MAX_TEXT_BYTES, max(GZIP_SMALL_BYTES, MAX_GZIP_RATIO * len(raw)))
+    limit = MAX_TEXT_BYTES if limit is None else limit
+    cap = min(limit, max(GZIP_SMALL_BYTES, MAX_GZIP_RATIO * len(raw)))
     out, size, data = [], 0, raw
     while data:
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -173,7 +176,7 @@ def gunzip(raw: bytes, path) -> bytes:
             if size > cap:
                 raise InputError(path, None, f"gzip stream inflates to more than {cap:,} bytes, the most "
                                  f"a {len(raw):,}-byte compressed profile may hold: a decompression "
-                                 f"bomb, or text too big to read (at most {MAX_TEXT_BYTES:,} bytes)")
+                                 f"bomb, or text too big to read (at most {limit:,} bytes)")
             out.append(chunk)
             data = inflate.unconsumed_tail
         data = inflate.unused_data

@@ -1,7 +1,8 @@
 """Readers of profiler outputs, each file to kernels (one reader per format).
 
-``read_profile(path)`` (:mod:`.read`) recognises the format from the
-content. Each reader module registers itself on import (:mod:`.base`);
+``read_profile(path, options)`` (:mod:`.read`) recognises the format from
+the content, or takes the reader :mod:`.options` names (with its engine
+and limits). Each reader module registers itself on import (:mod:`.base`);
 the import order below is the sniffing order (most specific first).
 
 The readers are grouped by the tool that wrote the file: :mod:`.nvidia`
@@ -23,7 +24,8 @@ judged.
 """
 from __future__ import annotations
 
-from .base import ImportResult, ProgramTime, Reader, detect, readers, register  # noqa: F401
+from ..core.import_result import DeviceClues, ImportResult, ProgramTime  # noqa: F401  (what every reader returns)
+from .base import Reader, detect, readers, register  # noqa: F401
 from . import kernels_csv  # noqa: F401  (registers the project's own format)
 from .nvidia import nsys  # noqa: F401  (Nsight Systems SQLite exports and nsys stats CSV)
 from .amd import rocpd  # noqa: F401  (rocprofv3's rocpd SQLite database, ROCm 7's default output)
@@ -33,10 +35,11 @@ from . import kineto  # noqa: F401  (PyTorch profiler / Kineto Chrome traces)
 from . import ert  # noqa: F401  (ERT results: device profiles, recognised to say so)
 from .amd import rocprof_json  # noqa: F401  (rocprofv3 JSON: kernel dispatches, counters, agents)
 from .amd import rocprof_csv  # noqa: F401  (rocprof v1/v2, rocprofv3 and rocprof-compute CSV tables)
+from .amd import rocprof_compute  # noqa: F401  (rocprof-compute workload folders)
 from .nvidia import ncu_rep  # noqa: F401  (Nsight Compute .ncu-rep, needs ncu-report)
 from .nvidia import ncu_csv  # noqa: F401  (Nsight Compute CSV: details, raw, section exports)
 from .nvidia import nvprof  # noqa: F401  (nvprof summary, GPU trace, metrics/events; CSV or text)
 from . import neutrino  # noqa: F401  (Neutrino probe traces: result/*.bin, a run's event.log or probe.toml)
 from .read import fill_families, read_profile  # noqa: F401
 
-__all__ = ["ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "register"]
+__all__ = ["DeviceClues", "ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "register"]

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .options import DEFAULT, ReadOptions
 from ..core.errors import InputError
 from ..devices.ert import ErtSweep, ert_kind, parse_sum, read_ert_device, read_ert_sweep
-from .base import ImportResult, Reader, register
+from ..core.import_result import ImportResult
+from .base import Reader, register
 
 
 def sniff(path: Path, head: bytes) -> bool:
     return ert_kind(head) is not None
 
 
-def read(path: Path) -> ImportResult:
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     raise InputError(path, None, "this is an ERT device profile, not a kernel profile: use it with "
                      "--device PATH (library: roofline.importers.ert.read_ert_device)")
 

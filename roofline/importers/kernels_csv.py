@@ -32,13 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .options import DEFAULT, ReadOptions
 from ..core.csv_cells import defused, restored
 from ..core.errors import InputError
 from ..core.gcpause import paused
-from ..core.model import LEVELS, PRECISIONS, KernelRows, KernelSet
+from ..core.model import LEVELS, PRECISIONS, KernelSet
 from ..core.text_files import read_text
 from . import kernels_csv_checks as checks
-from .base import ImportResult, Reader, register
+from ..core.import_result import ImportResult
+from .base import Reader, register
 from .kernels_csv_checks import (
     BLANKS, FLAG_COLUMNS, FLOP_COLUMNS, KNOWN, LEVEL_COLUMNS, NUMERIC, TEXT_COLUMNS, TIME_COLUMNS,
     TRUE, FALSE, TX_COLUMNS, beyond_a_year, check_cell_lengths, check_cell_runs, data_lines, flags,
@@ -71,17 +73,19 @@ def _head_text(head: bytes) -> str | None:
         return None
 
 
-def read(path: Path) -> ImportResult:
-    return ImportResult(str(path), "kernels-csv", parse(read_text(path), path))
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
+    text = read_text(path, options.max_text_bytes)
+    return ImportResult(str(path), "kernels-csv", parse(text, path, options.csv_engine))
 
 
-def parse(text: str, path: str | Path = "<kernels.csv>") -> KernelRows:
-    """The kernels of a kernels.csv text, as columns (a Sequence of Kernel
-    built on demand; ``.columns`` is the KernelSet)."""
+def parse(text: str, path: str | Path = "<kernels.csv>", engine: str = "auto") -> KernelSet:
+    """The kernels of a kernels.csv text, as columns, by Arrow's reader
+    (``engine`` "auto") or the careful one ("python"; see
+    :class:`~.options.ReadOptions`)."""
     check_cell_runs(text, path)
     with paused():
-        fast = _arrow_set(text)
-        return KernelRows(fast if fast is not None else _careful_set(text, path))
+        fast = _arrow_set(text) if engine == "auto" else None
+        return fast if fast is not None else _careful_set(text, path)
 
 
 def parse_columns(text: str, path: str | Path = "<kernels.csv>") -> KernelSet:
@@ -89,8 +93,7 @@ def parse_columns(text: str, path: str | Path = "<kernels.csv>") -> KernelSet:
     line of any problem: ``csv.reader`` splits every record (quoted commas
     and newlines included), each column is converted by numpy at once and
     checked as an array; only a bad cell is looked at alone."""
-    check_cell_runs(text, path)
-    return _careful_set(text, path)
+    return parse(text, path, engine="python")
 
 
 def _careful_set(text: str, path) -> KernelSet:

@@ -35,7 +35,7 @@ import numpy as np
 from ..core.csv_cells import restored
 from ..core.errors import InputError
 from ..core.model import LEVELS, PRECISIONS
-from .base import MAX_TIME_S
+from ..core.import_result import MAX_TIME_S
 
 # Times are divided by a whole number of units per second (1e-6 has no exact
 # float; 1e6 has): a year written in ns reads as exactly a year.

@@ -1,46 +1,44 @@
 """A profile file to kernels, whatever its format: the reader is picked by
 content (:func:`roofline.importers.base.detect`, over the readers the
-package registered on import), every reader's result passes the same
-checks (:func:`roofline.importers.base.checked`), and kernels the file gave
-no family get one from their names."""
+package registered on import; a profiler's output folder by
+:mod:`.ranks.rank_rule`). Every result is checked as it is made
+(:class:`roofline.core.import_result.ImportResult`), and kernels the file
+gave no family get one from their names."""
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import InputError, RooflineError
 from ..core.families import family_of
-from ..core.model import KernelRows
-from .base import ImportResult, checked, detect
+from ..core.import_result import ImportResult
+from .base import detect, named
+from .options import DEFAULT, ReadOptions
 
 # an exception message quoted in a one-line error is cut here (it may quote
 # a whole cell or name of the file)
 _MESSAGE_CHARS = 200
 
 
-def read_profile(path: str | Path) -> ImportResult:
+def read_profile(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
     """Read any supported profile into kernels (each with a family, from its
     name when the file gives none); raises InputError on bad input: what
     is no regular file, text that cannot be read, and times, counts or
     counters that are no measurement. An exception a reader did not turn
     into an InputError itself (an OverflowError, RecursionError, MemoryError
-    ...) becomes one, naming the file (:func:`reader_failure`)."""
+    ...) becomes one, naming the file (:func:`reader_failure`).
+    ``options.format`` names the reader instead of sniffing the content."""
     path = Path(path)
     try:
-        result = checked(_folder(path) or detect(path).read(path))
+        reader = named(options.format) if options.format else detect(path)
+        result = reader.read(path, options)
     except RooflineError:
         raise
     except Exception as exc:   # noqa: BLE001 - any reader's failure is one line naming the file
         raise reader_failure(path, exc) from exc
-    if isinstance(result.kernels, KernelRows):
-        fill_families(result.kernels.columns)
-        return result
-    if all(k.family for k in result.kernels):
-        return result
-    kernels = tuple(k if k.family else replace(k, family=family_of(k.name)) for k in result.kernels)
-    return replace(result, kernels=kernels)
+    fill_families(result.kernels)
+    return result
 
 
 def reader_failure(path, exc: BaseException) -> InputError:
@@ -66,23 +64,6 @@ def is_profiler_folder(path) -> bool:
     rule: :mod:`.rank_rule`)."""
     from .ranks.rank_rule import is_profile_folder
     return is_profile_folder(path)
-
-
-def _folder(path: Path) -> ImportResult | None:
-    """The result of a profiler's output folder (a rocprof-compute
-    workload, a Neutrino run, by :mod:`.rank_rule`), None for anything else
-    (files, and folders no reader takes: detect() then says what they are)."""
-    if not path.is_dir():
-        return None
-    from .neutrino import reader as neutrino
-    from .amd import rocprof_compute
-    from .ranks.rank_rule import NEUTRINO, ROCPROF_COMPUTE, folder_kind
-    kind = folder_kind(path)
-    if kind == ROCPROF_COMPUTE:
-        return rocprof_compute.read_workload(path)
-    if kind == NEUTRINO:
-        return neutrino.read_run(path)
-    return None
 
 
 def fill_families(ks) -> None:

@@ -15,7 +15,7 @@ from typing import Iterable
 from ..core.errors import Advice, InputError
 from ..core.families import COPIES
 from ..core.model import Kernel
-from .base import ImportResult
+from ..core.import_result import DeviceClues, ImportResult
 from .nvidia.counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
                        NVPROF_FLOP_METRICS, Counts)
 
@@ -164,17 +164,19 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
     tool = "ncu" if any(r.format.startswith("ncu") for r in results) else "nvprof"
     kept = [w for r in results for w in r.warnings if not w.message.startswith(MISSING)]
     missing = missing_counter_advice(kernels, tool=tool, subject="merge")
-    return ImportResult(
-        path=";".join(r.path for r in results),
-        format="+".join(r.format for r in results),
-        kernels=kernels,
-        device_name=next((r.device_name for r in results if r.device_name), None),
-        compute_capability=next((r.compute_capability for r in results if r.compute_capability), None),
-        device_kind=next((r.device_kind for r in results if r.device_kind), None),
-        device_properties=next((r.device_properties for r in results if r.device_properties), None),
-        program=next((r.program for r in results if r.program is not None), None),
-        warnings=tuple(_dedupe(kept + missing + warnings)),
-    )
+    return ImportResult(path=";".join(r.path for r in results), format="+".join(r.format for r in results),
+                        kernels=kernels,
+                        program=next((r.program for r in results if r.program is not None), None),
+                        warnings=tuple(_dedupe(kept + missing + warnings)),
+                        device=_first_clues([r.device for r in results]))
+
+
+def _first_clues(clues: list[DeviceClues]) -> DeviceClues:
+    """Each device fact from the first pass that gives it."""
+    def first(field):
+        return next((v for c in clues if (v := getattr(c, field))), None)
+    return DeviceClues(name=first("name"), capability=first("capability"), kind=first("kind"),
+                       properties=first("properties"))
 
 
 def merge_files(paths) -> ImportResult:

@@ -44,17 +44,20 @@ def report_schedules(report) -> list[BlockSchedule]:
 
 def has_block_clocks(report) -> bool:
     """Whether any input launch carries block clocks (cheap: no analysis)."""
-    return any(k.launch and k.launch.get("block_sched") is not None
-               for kernels in _kernel_lists(report) for k in kernels)
+    return any(_clocked(result.kernels) for result in getattr(report, "results", ()))
 
 
 def _kernel_lists(report):
-    """The Kernel objects of the report's inputs; column results (huge
-    traces, :class:`~roofline.core.model.KernelRows`) carry no launch
-    details and are not turned into objects."""
+    """The Kernel objects of the rows whose launch carries block clocks, per
+    input (no object is made for the other rows of a huge trace)."""
     for result in getattr(report, "results", ()):
-        if isinstance(result.kernels, (tuple, list)):
-            yield result.kernels
+        rows = _clocked(result.kernels)
+        if rows:
+            yield [result.kernels[i] for i in rows]
+
+
+def _clocked(kernels) -> list[int]:
+    return [i for i, launch in enumerate(kernels.launches.tolist()) if launch.get("block_sched") is not None]
 
 
 _CACHE: dict[int, tuple] = {}

@@ -65,7 +65,7 @@ def rank_launches(report) -> dict:
     """``{rank: CommLaunches}`` of the report's inputs that carry them."""
     out = {}
     for i, r in enumerate(report.results):
-        c = getattr(r, "communication", None)
+        c = r.communication
         if c is not None:
             out[r.rank if r.rank is not None else i] = c
     return out

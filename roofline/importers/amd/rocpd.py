@@ -46,10 +46,12 @@ from urllib.parse import quote
 
 import numpy as np
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.text_files import regular_file
 from .amd_counters import missing_advice
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
 from .rocprof_checks import AGENT_FIGURES, agent_figures
 from .rocprof_common import CONFIG, AmdDevice, Dispatches, advice, gfx_of_version, identity, kernel_name, \
     kernels_of, program_time
@@ -106,7 +108,7 @@ def sniff_db(path: Path, head: bytes) -> bool:
     return Path(path).name.lower().endswith(".db")
 
 
-def read(path) -> ImportResult:
+def read(path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
     regular_file(path)              # a FIFO would block the open
     with open(path, "rb") as fh:
@@ -153,9 +155,9 @@ def _read(conn, path: Path) -> ImportResult:
     warnings += missing_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
     starts = np.concatenate([r["start"] for r in runs])
     ends = np.concatenate([r["end"] for r in runs])
-    return checked(ImportResult(str(path), "rocpd", tuple(kernels), device_name=device.name,
-                                program=program_time(starts, ends), warnings=tuple(warnings), device_kind="gpu",
-                                device_properties=device.properties))
+    return ImportResult(str(path), "rocpd", tuple(kernels), program=program_time(starts, ends),
+                        warnings=tuple(warnings),
+                        device=DeviceClues(name=device.name, kind="gpu", properties=device.properties))
 
 
 # --------------------------------------------------------------------------

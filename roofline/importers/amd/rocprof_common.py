@@ -32,7 +32,7 @@ from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
 from .amd_counters import AmdWork, CounterError, Counters, amd_work
-from ..base import ProgramTime
+from ...core.import_result import ProgramTime
 from ..timeline import busy_time
 
 # launch figures a kernel group is keyed on; -1 where the file does not give one

@@ -12,16 +12,19 @@ their names, as their kernels ran on different hardware.
 ``roofline.csv`` is a measured device profile
 (:func:`roofline.devices.rocprof_roofline.read_rocprof_roofline`).
 
-Directories do not reach the readers registered by content (they sniff a
-file's first bytes), so this is called for a folder by name.
+The reader registers for folders (:mod:`..ranks.rank_rule` says which
+folders are a workload rather than a folder of rank traces).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...devices.rocprof_roofline import read_rocprof_roofline
-from ..base import ImportResult
+from ...core.import_result import ImportResult
+from ..base import Reader, register
+from ..ranks.rank_rule import ROCPROF_COMPUTE, folder_kind
 from .rocprof_csv import read_dispatches
 
 PMC = "pmc_perf.csv"
@@ -59,9 +62,9 @@ def workload_file(path) -> Path:
     return folders[0] / PMC
 
 
-def read_workload(path) -> ImportResult:
+def read_workload(path, options: ReadOptions = DEFAULT) -> ImportResult:
     """The kernels of a rocprof-compute workload folder (see the module docstring)."""
-    return read_dispatches(workload_file(path))
+    return read_dispatches(workload_file(path), options)
 
 
 def workload_device(path, device: int | None = None):
@@ -71,3 +74,7 @@ def workload_device(path, device: int | None = None):
         raise InputError(folder, None, "no roofline.csv: the roofline was not measured (rocprof-compute "
                          "profile --roof-only measures it)")
     return read_rocprof_roofline(folder / "roofline.csv", device)
+
+
+register(Reader("rocprof-compute", lambda path, head: False, read_workload,
+                folder=lambda path: folder_kind(path) == ROCPROF_COMPUTE))

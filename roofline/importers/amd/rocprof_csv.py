@@ -34,11 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
 from .amd_counters import missing_advice
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
 from .rocprof_common import (
     AmdDevice,
     advice,
@@ -83,9 +85,9 @@ def sniff_dispatches(path: Path, head: bytes) -> bool:
     return any(_has(cells, c) for c in ("Dispatch_ID", "Index"))
 
 
-def read_dispatches(path: Path) -> ImportResult:
+def read_dispatches(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
-    table = Table.read(path)
+    table = Table.read(path, options.max_text_bytes)
     device, tool = _device_beside(path, table)
     time, coarse, note = times(table)
     source = ""
@@ -154,9 +156,8 @@ def _result(path: Path, fmt: str, d, device: AmdDevice, program, tool: str) -> I
     warnings = advice(notes, subject) + missing_advice(kernels, tool=tool, subject=subject, gfx=device.gfx)
     if device.name is None:
         warnings.append(_no_device(path, tool))
-    return checked(ImportResult(str(path), fmt, tuple(kernels), device_name=device.name, program=program,
-                                warnings=tuple(warnings), device_kind="gpu",
-                                device_properties=device.properties))
+    return ImportResult(str(path), fmt, tuple(kernels), program=program, warnings=tuple(warnings),
+                        device=DeviceClues(name=device.name, kind="gpu", properties=device.properties))
 
 
 def _no_device(path: Path, tool: str) -> Advice:
@@ -174,9 +175,9 @@ def sniff_counters(path: Path, head: bytes) -> bool:
     return _has(header_cells(head), "Counter_Name", "Counter_Value", "Kernel_Name")
 
 
-def read_counters(path: Path) -> ImportResult:
+def read_counters(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
-    table = Table.read(path)
+    table = Table.read(path, options.max_text_bytes)
     keys = _dispatch_keys(table)
     inverse, first = row_groups(keys)
     name_codes, _ = table.codes(table.column("Counter_Name"))
@@ -255,13 +256,13 @@ def sniff_stats(path: Path, head: bytes) -> bool:
     return len(cells) >= 3 and [c.lower() for c in cells[:3]] == ["name", "calls", "totaldurationns"]
 
 
-def read_stats(path: Path) -> ImportResult:
+def read_stats(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
     if any(part in path.name for part in ("api_stats", "memory_copy_stats", "memory_allocation_stats",
                                           "scratch_memory_stats", "marker", "domain_stats")):
         raise InputError(path, None, "API or copy statistics, not kernels: read the *_kernel_stats.csv "
                          "(or *_kernel_trace.csv) of the same run")
-    table = Table.read(path)
+    table = Table.read(path, options.max_text_bytes)
     calls = table.integers(table.column("Calls"), default=-1)
     total = table.get(table.column("TotalDurationNs"))
     names = table.text(table.column("Name"))
@@ -273,8 +274,8 @@ def read_stats(path: Path) -> ImportResult:
     warnings = missing_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
     warnings.append(Advice("kernel statistics: no launch configuration", "read the *_kernel_trace.csv of the "
                            "same run for grids and workgroups", path.name))
-    return checked(ImportResult(str(path), "rocprofv3-csv", tuple(kernels), device_name=device.name,
-                                warnings=tuple(warnings), device_kind="gpu", device_properties=device.properties))
+    return ImportResult(str(path), "rocprofv3-csv", tuple(kernels), warnings=tuple(warnings),
+                        device=DeviceClues(name=device.name, kind="gpu", properties=device.properties))
 
 
 # --------------------------------------------------------------------------
@@ -303,7 +304,7 @@ def sniff_description(path: Path, head: bytes) -> bool:
     return _description(head) is not None
 
 
-def read_description(path: Path) -> ImportResult:
+def read_description(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     from ...core.text_files import read_head
     raise InputError(path, None, _description(read_head(path)) or "not a kernel profile")
 

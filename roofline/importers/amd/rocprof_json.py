@@ -54,12 +54,14 @@ from typing import Annotated
 import msgspec
 import numpy as np
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.gcpause import paused
 from ...core.model import Kernel
 from ...core.text_files import read_text
 from .amd_counters import missing_advice
-from ..base import ImportResult, ProgramTime, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult, ProgramTime
+from ..base import Reader, register
 from .rocprof_checks import AGENT_FIGURES, agent_figures, int64_column, int64_table, repeated_records, symbols_by_id
 from .rocprof_common import (
     CONFIG,
@@ -208,9 +210,9 @@ def sniff(path: Path, head: bytes) -> bool:
     return head.lstrip().startswith(b"{") and TOOL_KEY in head[:4096]
 
 
-def read(path: Path) -> ImportResult:
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, options.max_text_bytes)
     with paused():
         data = _decode(text, path)
     parts = [_process(p, i, path) for i, p in enumerate(data.tool)]
@@ -226,9 +228,9 @@ def read(path: Path) -> ImportResult:
     subject = path.name
     warnings = advice(notes + more, subject)
     warnings += missing_advice(kernels, tool="rocprofv3", subject=subject, gfx=device.gfx)
-    return checked(ImportResult(str(path), "rocprofv3-json", tuple(kernels), device_name=device.name,
-                                program=_program(parts), warnings=tuple(warnings), device_kind="gpu",
-                                device_properties=device.properties))
+    return ImportResult(str(path), "rocprofv3-json", tuple(kernels), program=_program(parts),
+                        warnings=tuple(warnings),
+                        device=DeviceClues(name=device.name, kind="gpu", properties=device.properties))
 
 
 def _decode(text: str, path: Path) -> _File:

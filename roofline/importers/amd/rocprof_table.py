@@ -75,8 +75,8 @@ class Table:
             self._rows = len(self._arrow[self.header[0]]) if self.header else 0
 
     @classmethod
-    def read(cls, path) -> Table:
-        return cls(path, read_text(path))
+    def read(cls, path, limit: int | None = None) -> Table:
+        return cls(path, read_text(path, limit))
 
     @classmethod
     def read_small(cls, path, what: str) -> Table:

@@ -34,11 +34,13 @@ from typing import Annotated, Union
 import msgspec
 import numpy as np
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.gcpause import paused
 from ...core.text_files import read_text
 from .amd_counters import missing_advice
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
 from .rocprof_common import advice, kernels_of, program_time
 from .rocprof_rows import dispatches, times
 from .rocprof_table import MAX_NS, Table
@@ -72,9 +74,9 @@ def sniff(path: Path, head: bytes) -> bool:
             and re.search(rb'"ts"\s*:\s*"', head) is not None)
 
 
-def read(path) -> ImportResult:
+def read(path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, options.max_text_bytes)
     with paused():
         events = _decode(text, path).traceEvents
     gpus = _gpu_pids(events)
@@ -96,8 +98,8 @@ def read(path) -> ImportResult:
     warnings.append(Advice("the file does not name its GPU", "pass --device (rocprof v1/v2 traces do not "
                            "record it)", path.name))
     start, end = table.timestamps("BeginNs")[0], table.timestamps("EndNs")[0]
-    return checked(ImportResult(str(path), "rocprof-json", tuple(kernels), device_name=None,
-                                program=program_time(start, end), warnings=tuple(warnings), device_kind="gpu"))
+    return ImportResult(str(path), "rocprof-json", tuple(kernels), program=program_time(start, end),
+                        warnings=tuple(warnings), device=DeviceClues(name=None, kind="gpu"))
 
 
 def _decode(text: str, path: Path) -> _File:

@@ -64,8 +64,10 @@ from pathlib import Path
 
 import msgspec
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import ImportResult
+from ..base import Reader, register
 from . import decode
 from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
@@ -140,7 +142,7 @@ def _inflated_head(head: bytes) -> bytes:
 STREAM_ABOVE_BYTES = 1 << 20
 
 
-def read(path: str | Path) -> ImportResult:
+def read(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
     try:
         info = path.stat()
@@ -168,11 +170,11 @@ def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
 
 
 def _checked(trace, path: Path) -> ImportResult:
-    """The import result of ``trace``, its times and counts checked as every
-    reader's are (:func:`..base.checked`)."""
+    """The import result of ``trace`` (its times and counts checked when it
+    is made, as every reader's are), any failure as one InputError."""
     try:
         with decode.no_gc():
-            return checked(_parse(trace, path))
+            return _parse(trace, path)
     except InputError:
         raise
     except CollectiveFieldError as exc:

@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 
 from ...core.errors import InputError
-from ..base import MAX_TIME_S
+from ...core.import_result import MAX_TIME_S
 from . import decode
 from .extras import Extras
 from .operators import OpEvents

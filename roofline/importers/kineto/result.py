@@ -3,13 +3,12 @@ work of the operators behind them, :mod:`.attribution`), copies and sets
 with their bytes, kernels known only from range-profiler counters, the
 program's API, busy and span times, the device the trace names and the
 rank of a distributed job; its communication launches with their exposed
-time (:mod:`.overlap`), carried by :class:`KinetoResult`.
+time (:mod:`.overlap`), carried in the result's ``communication``.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,7 @@ from ...core import reasons as R
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
-from ..base import ImportResult, ProgramTime
+from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..timeline import busy_time
 from . import attribution, cpu_rows, phases
 from .comms import Job
@@ -28,14 +27,6 @@ from .why import before_window, first_runtime_correlation
 from .operators import OpEvents
 
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class KinetoResult(ImportResult):
-    """A Kineto import result, with the trace's communication launches
-    (:class:`roofline.core.comm.CommLaunches`, None without any)."""
-
-    communication: object = None
 
 
 def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
@@ -72,10 +63,11 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
     properties = _cpu_identity(trace) if cpu_trace else _identity(device)
     communication = comm_launches(gpu, links["comm"]) if "comm" in links else None
-    return KinetoResult(str(path), "kineto", tuple(out), device_name=_named(device),
-                        program=program, warnings=tuple(warnings) + _device_notes(trace, gpu, cpu_trace),
-                        rank=_rank(trace.distributedInfo), device_kind="cpu" if cpu_trace else "gpu",
-                        device_properties=properties, phases=split, communication=communication)
+    return ImportResult(str(path), "kineto", tuple(out), program=program,
+                        warnings=tuple(warnings) + _device_notes(trace, gpu, cpu_trace),
+                        rank=_rank(trace.distributedInfo), phases=split, communication=communication,
+                        device=DeviceClues(name=_named(device), kind="cpu" if cpu_trace else "gpu",
+                                           properties=properties))
 
 
 # Runtime calls that launch work on a CUDA or ROCm GPU (cudaLaunchKernel,

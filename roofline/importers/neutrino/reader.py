@@ -55,9 +55,12 @@ from pathlib import Path
 
 import tomllib
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.model import Kernel
-from ..base import ImportResult, Reader, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
+from ..ranks.rank_rule import NEUTRINO, folder_kind
 from .neutrino_bin import (
     ENTRY,
     HEADER,
@@ -159,7 +162,7 @@ def sniff(path: Path, head: bytes) -> bool:
     return looks_like_result(raw, named_bin=path.suffix == ".bin")
 
 
-def read(path) -> ImportResult:
+def read(path, options: ReadOptions = DEFAULT) -> ImportResult:
     """A run folder, its event.log or probe.toml, or one result file."""
     path = Path(path)
     if path.is_dir() or path.name in ("event.log", "probe.toml"):
@@ -188,8 +191,8 @@ def read_run(folder) -> ImportResult:
         warnings.append(Advice("result/ holds no .bin file: no launch was probed and saved",
                                "check event.log for '[exec] backup' (probing failed) or the kernel filter",
                                subject=folder.name))
-    return ImportResult(path=str(folder), format="neutrino", kernels=tuple(kernels), device_kind="gpu",
-                        warnings=tuple(warnings))
+    return ImportResult(path=str(folder), format="neutrino", kernels=tuple(kernels),
+                        warnings=tuple(warnings), device=DeviceClues(kind="gpu"))
 
 
 def read_result(path) -> ImportResult:
@@ -205,8 +208,8 @@ def read_result(path) -> ImportResult:
     else:
         folder = None
     kernel = _kernel(path, hint, launches, names, folder, warnings)
-    return ImportResult(path=str(path), format="neutrino", kernels=(kernel,), device_kind="gpu",
-                        warnings=tuple(warnings))
+    return ImportResult(path=str(path), format="neutrino", kernels=(kernel,), warnings=tuple(warnings),
+                        device=DeviceClues(kind="gpu"))
 
 
 def _launch_order(p: Path):
@@ -405,4 +408,4 @@ def _float(text: str) -> float | None:
     return v if math.isfinite(v) else None
 
 
-register(Reader("neutrino", sniff, read))
+register(Reader("neutrino", sniff, read, folder=lambda path: folder_kind(path) == NEUTRINO))

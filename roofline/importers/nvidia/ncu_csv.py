@@ -32,9 +32,11 @@ import io
 import math
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.text_files import read_text
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
 from .counters import Counts, ncu_counts
 from .metrics import Metric, MetricSet
 from ..results import all_nan_advice, advice_for, family_for, kernel_from_counts, merge_files, merge_results
@@ -61,8 +63,8 @@ def sniff(path: Path, head: bytes) -> bool:
     return any(line.startswith(HEADER_START) for line in text.splitlines())
 
 
-def read(path: Path) -> ImportResult:
-    return parse(read_text(path), path)
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
+    return parse(read_text(path, options.max_text_bytes), path)
 
 
 def parse(text: str, path: str | Path = "<ncu.csv>") -> ImportResult:
@@ -89,7 +91,7 @@ def parse(text: str, path: str | Path = "<ncu.csv>") -> ImportResult:
         fmt = "ncu-csv-raw"
     if not launches:
         raise InputError(path, None, "no profiled kernel in the file (header only)")
-    return checked(_result(launches, path, fmt))
+    return _result(launches, path, fmt)
 
 
 # --------------------------------------------------------------------------
@@ -319,8 +321,8 @@ def _result(launches: dict, path, fmt: str) -> ImportResult:
             "performance and totals are unknown)",
             "merge it with the details CSV of the same launches: merge_files([details.csv, chart.csv])",
             Path(str(path)).name))
-    return ImportResult(str(path), fmt, tuple(kernels), device_name=device, warnings=tuple(warnings),
-                        compute_capability=capability, device_kind="gpu")
+    return ImportResult(str(path), fmt, tuple(kernels), warnings=tuple(warnings),
+                        device=DeviceClues(name=device, capability=capability, kind="gpu"))
 
 
 def _all_nan(metrics: dict) -> bool:

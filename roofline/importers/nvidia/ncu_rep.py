@@ -21,8 +21,10 @@ import math
 import struct
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError, RooflineError
-from ..base import ImportResult, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult
+from ..base import Reader, register
 from .counters import ncu_counts
 from .metrics import Metric, MetricSet
 from ..results import advice_for, all_nan_advice, family_for, kernel_from_counts
@@ -61,7 +63,7 @@ def check_framing(path, data: bytes) -> None:
                          f"{offset}, the file has {len(data)} bytes")
 
 
-def read(path: Path) -> ImportResult:
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     _ncu_report()           # a clear error when the package is missing
     try:
         data = Path(path).read_bytes()
@@ -101,10 +103,10 @@ def read(path: Path) -> ImportResult:
         raise InputError(path, None, "the report has no profiled kernel")
     nan_only = [i for i, act in enumerate(found["actions"])
                 if act["numbers"] and all(math.isnan(v) for v, _ in act["numbers"].values())]
-    return checked(ImportResult(str(path), "ncu-rep", tuple(kernels), device_name=device,
-                                compute_capability=capability, device_kind="gpu",
-                                warnings=tuple(advice_for(path, kernels, counted, tool="ncu")
-                                               + all_nan_advice(path, nan_only, len(kernels)))))
+    return ImportResult(str(path), "ncu-rep", tuple(kernels),
+                        warnings=tuple(advice_for(path, kernels, counted, tool="ncu")
+                                               + all_nan_advice(path, nan_only, len(kernels))),
+                        device=DeviceClues(name=device, capability=capability, kind="gpu"))
 
 
 CHILD_TIMEOUT_S = 600

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
-from ..base import ImportResult, Reader, register
+from ...core.import_result import ImportResult
+from ..base import Reader, register
 from ..cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from .nsys_csv import parse_csv, read_csv, sniff_csv
 from .nsys_sqlite import NAME_COLUMNS, SQLITE_MAGIC, read_sqlite, sniff_sqlite
@@ -27,7 +29,7 @@ def sniff_rep(path: Path, head: bytes) -> bool:
     return head.startswith(NSYS_REP_MAGIC)
 
 
-def read_rep(path: Path) -> ImportResult:
+def read_rep(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     raise InputError(path, None, "this is a binary Nsight Systems report: export it first with "
                      "'nsys export --type sqlite -o report.sqlite report.nsys-rep' (or "
                      "'nsys stats --report cuda_gpu_kern_sum --format csv report.nsys-rep') "

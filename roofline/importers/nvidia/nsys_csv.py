@@ -23,11 +23,12 @@ import math
 import re
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.families import family_of
 from ...core.model import Kernel
 from ...core.text_files import read_text
-from ..base import ImportResult, ProgramTime, checked
+from ...core.import_result import ImportResult, ProgramTime
 from ..cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
 from ..timeline import busy_time
 
@@ -137,9 +138,9 @@ def sniff_csv(path: Path, head: bytes) -> bool:
     return False
 
 
-def read_csv(path: str | Path) -> ImportResult:
+def read_csv(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, options.max_text_bytes)
     try:
         return parse_csv(text, path)
     except csv.Error as exc:
@@ -186,7 +187,7 @@ def parse_csv(text: str, path: str | Path = "<nsys stats csv>") -> ImportResult:
         reports = ", ".join(dict.fromkeys(_REPORT[k] for k in data))
         raise InputError(path, None, f"no kernels: the {reports} table(s) have a header but no rows")
     program = ProgramTime(api_s=api, gpu_busy_s=busy, span_s=span) if (api or busy is not None) else None
-    return checked(ImportResult(str(path), "nsys-stats-csv", tuple(kernels), program=program))
+    return ImportResult(str(path), "nsys-stats-csv", tuple(kernels), program=program)
 
 
 def _unit(factor_table, unit: str, path, line, column) -> float:

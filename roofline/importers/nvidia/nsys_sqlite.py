@@ -48,10 +48,11 @@ from urllib.parse import quote
 
 import numpy as np
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
-from ..base import ImportResult, ProgramTime, checked
+from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..cupti import api_totals, copy_bytes, copy_name
 from ..timeline import busy_time
 
@@ -108,7 +109,7 @@ def sniff_sqlite(path: Path, head: bytes) -> bool:
     return "StringIds" in tables and any(t.startswith(("CUPTI_ACTIVITY_KIND_", "TARGET_INFO_")) for t in tables)
 
 
-def read_sqlite(path: str | Path, names: str = "demangled") -> ImportResult:
+def read_sqlite(path: str | Path, options: ReadOptions = DEFAULT, names: str = "demangled") -> ImportResult:
     """Kernels, copies and program time from an nsys SQLite export.
 
     ``names`` picks the kernel name column: ``demangled`` (default, full
@@ -197,8 +198,8 @@ def _read_sqlite(conn, path: Path, names: str) -> ImportResult:
                          "was recorded)")
     program = _sqlite_program(conn, tables, present)
     warnings += _backwards_api_rows(conn, tables)
-    return checked(ImportResult(str(path), "nsys-sqlite", tuple(kernels), device_name=device_name,
-                                program=program, warnings=tuple(warnings)))
+    return ImportResult(str(path), "nsys-sqlite", tuple(kernels), program=program, warnings=tuple(warnings),
+                        device=DeviceClues(name=device_name))
 
 
 def _backwards_api_rows(conn, tables) -> list[Advice]:

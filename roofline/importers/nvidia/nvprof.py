@@ -40,10 +40,12 @@ import math
 import re
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.model import Kernel
 from ...core.text_files import read_text
-from ..base import ImportResult, ProgramTime, Reader, checked, register
+from ...core.import_result import DeviceClues, ImportResult, ProgramTime
+from ..base import Reader, register
 from .nvprof_rows import busy_union, counter_tables, summary_table, time_cell, trace_table, unified_table
 from ..results import advice_for, merge_results
 from .nvprof_tables import tables
@@ -60,8 +62,8 @@ def sniff(path: Path, head: bytes) -> bool:
     return bool(_SNIFF.search(head.decode("utf-8", errors="replace")))
 
 
-def read(path: Path) -> ImportResult:
-    return parse(read_text(path), path)
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
+    return parse(read_text(path, options.max_text_bytes), path)
 
 
 # --------------------------------------------------------------------------
@@ -96,8 +98,8 @@ def _check_one_run(text: str, path) -> None:
 def parse(text: str, path: str | Path = "<nvprof>") -> ImportResult:
     runs = _run_starts(text)
     if len(runs) > 1:
-        return checked(_merged_runs(text, runs, path))
-    return checked(_parse_run(text, path))
+        return _merged_runs(text, runs, path)
+    return _parse_run(text, path)
 
 
 _APP = re.compile(r"^==\d+== Profiling application:\s*(.*)$")
@@ -151,9 +153,9 @@ def _merged_runs(text: str, starts: list[int], path) -> ImportResult:
                      "were not used" if len(timed) > 1 else ""),
                   "read the runs one by one to compare them", subject="nvprof runs")
     base = parts[time_run] if time_run is not None else parts[0]
-    device = next((r.device_name for r in parts if r.device_name), None)
-    return ImportResult(str(path), merged.format, merged.kernels, device_name=device,
-                        program=base.program, warnings=(note,) + merged.warnings)
+    device = next((r.device.name for r in parts if r.device.name), None)
+    return ImportResult(str(path), merged.format, merged.kernels, program=base.program,
+                        warnings=(note,) + merged.warnings, device=DeviceClues(name=device))
 
 
 def _run_between(lines: list[str], a: int, b: int, path) -> ImportResult:
@@ -223,8 +225,8 @@ def _parse_run(text: str, path) -> ImportResult:
         program = ProgramTime(
             api_s=api, gpu_busy_s=busy_union(intervals) if intervals else None,
             span_s=(max(b for _, b in intervals) - min(a for a, _ in intervals)) if intervals else None)
-    return ImportResult(str(path), merged.format, merged.kernels, device_name=device,
-                        program=program, warnings=tuple(notes) + merged.warnings)
+    return ImportResult(str(path), merged.format, merged.kernels, program=program,
+                        warnings=tuple(notes) + merged.warnings, device=DeviceClues(name=device))
 
 
 register(Reader("nvprof", sniff, read))

@@ -161,18 +161,15 @@ def read_rank(path: str) -> RankPart:
 
 def _read_rank(path: str) -> RankPart:
     from ..read import read_profile
-    from ...core.model import KernelSet
     r = read_profile(path)
-    rank = getattr(r, "rank", None)
+    rank = r.rank
     if rank is not None and not 0 <= rank <= MAX_RANK:
         raise InputError(path, None, f"distributedInfo rank {rank} is not a rank: "
                          f"expected a whole number from 0 to {MAX_RANK}")
     if rank is None:
         rank = rank_from_name(Path(path))
-    ks = r.kernels.columns if hasattr(r.kernels, "columns") else KernelSet.from_kernels(r.kernels)
-    return RankPart(-1 if rank is None else int(rank), str(path), summarise(ks), r.device_name,
-                    tuple(str(w) for w in r.warnings), getattr(r, "device_properties", None),
-                    getattr(r, "communication", None))
+    return RankPart(-1 if rank is None else int(rank), str(path), summarise(r.kernels), r.device.name,
+                    tuple(str(w) for w in r.warnings), r.device.properties, r.communication)
 
 
 def read_batch(paths: list[str]) -> list[RankPart] | Refused:

@@ -32,9 +32,11 @@ import re
 from array import array
 from pathlib import Path
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.text_files import regular_file
-from ..base import ImportResult, Reader, register
+from ...core.import_result import ImportResult
+from ..base import Reader, register
 from .xplane_capture import CORRELATION, USED_STATS, Capture
 from .xplane_json import read_trace_json, sniff_trace_json
 from .xplane_kernels import import_result
@@ -80,7 +82,7 @@ def _skip_varint(data: bytes, i: int) -> int | None:
     return None
 
 
-def read(path: Path) -> ImportResult:
+def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     return import_result(capture(path))
 
 

@@ -27,8 +27,9 @@ from pathlib import Path
 
 import msgspec
 
+from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
-from ..base import ImportResult
+from ...core.import_result import ImportResult
 from .xplane_capture import CORRELATION, Capture, Interner
 from .xplane_json_chunks import event_chunks
 from .xplane_kernels import import_result
@@ -68,7 +69,7 @@ def sniff_trace_json(path: Path, head: bytes) -> bool:
     return text.startswith(b"{") and b'"traceEvents"' in text and _TF_PROCESS.search(text) is not None
 
 
-def read_trace_json(path: Path) -> ImportResult:
+def read_trace_json(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     return import_result(capture(path))
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from ...core.errors import Advice, InputError
 from ...core.families import COPIES, family_of
 from ...core.model import LEVELS, KernelSet
-from ..base import ImportResult, ProgramTime, checked
+from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..timeline import busy_time
 from .xplane_capture import Capture
 from .xplane_rows import grouped
@@ -75,10 +75,10 @@ def import_result(cap: Capture) -> ImportResult:
                           span_s=(cap.span_ns[1] - cap.span_ns[0]) * 1e-9 if cap.span_ns else None)
     launch = {"launches": launches, "devices": cap.device_names.values, "device_id": rows["device_id"],
               "stream": rows["stream"], "correlation": rows["correlation"], "profile": rows["profile"]}
-    return checked(ImportResult(cap.path, cap.format, grouped(kernels, launch),
-                                device_name=props.pop("name", None), program=program,
-                                warnings=tuple(warnings), compute_capability=props.get("capability"),
-                                device_kind="gpu", device_properties=props or None))
+    return ImportResult(cap.path, cap.format, grouped(kernels, launch), program=program,
+                        warnings=tuple(warnings),
+                        device=DeviceClues(name=props.pop("name", None), capability=props.get("capability"),
+                                           kind="gpu", properties=props or None))
 
 
 def _level_rank(name: str) -> tuple[int, str]:

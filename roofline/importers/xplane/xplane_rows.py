@@ -1,59 +1,41 @@
 """The kernels of a TensorFlow/JAX profile as columns, one row per kernel
-name, device and operator with its calls (:func:`grouped`), seen as Kernel
-objects with their launches when iterated.
-
-``roofline classify`` takes the columns (``.columns``, a KernelSet: no
-object per kernel); code that iterates the kernels (tests, ``roofline
-import``) gets each Kernel with its ``launch``: the launch configuration of
-its stats (shared by every kernel with the same stats), its device,
-stream and correlation id, built on first use.
+name, device and operator with its calls (:func:`grouped`); each row's
+``launches`` cell holds the launch configuration of its stats (shared by
+every kernel with the same stats), its device, and its stream where all
+its launches share one.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 
 from ...core.aggregate import aggregate_set, factorize
-from ...core.model import Kernel, KernelRows, KernelSet, carry_labels
+from ...core.model import KernelSet, carry_labels
 from .xplane_capture import NO_ID
 
 NO_STREAM = -1          # a row whose launches ran on more than one stream
 
 
-class XplaneRows(KernelRows):
-    """KernelRows whose Kernels carry the launch of each row."""
-
-    def __init__(self, columns: KernelSet, launch: dict):
-        super().__init__(columns)
-        self._launch = launch
-
-    def _all(self) -> list[Kernel]:
-        if self._rows is None:
-            self._rows = [replace(k, launch=self.launch_of(i)) for i, k in enumerate(self.columns.kernels())]
-        return self._rows
-
-    def launch_of(self, i: int) -> dict:
-        """Row ``i``'s launch: configuration, device, stream, correlation id."""
-        x = self._launch
-        out = dict(x["launches"][int(x["profile"][i])])
-        out["device"] = x["devices"][int(x["device_id"][i])]
-        if int(x["stream"][i]) != NO_STREAM:
-            out["stream"] = int(x["stream"][i])
-        correlation = int(x["correlation"][i])
-        if correlation != NO_ID:
-            out["id"] = correlation
-        return out
+def _launch_of(x: dict, i: int) -> dict:
+    """Row ``i``'s launch: configuration, device, stream, correlation id."""
+    out = dict(x["launches"][int(x["profile"][i])])
+    out["device"] = x["devices"][int(x["device_id"][i])]
+    if int(x["stream"][i]) != NO_STREAM:
+        out["stream"] = int(x["stream"][i])
+    correlation = int(x["correlation"][i])
+    if correlation != NO_ID:
+        out["id"] = correlation
+    return out
 
 
-def grouped(kernels: KernelSet, launch: dict) -> XplaneRows:
+def grouped(kernels: KernelSet, launch: dict) -> KernelSet:
     """One row per kernel name, device and operator, with its calls (time,
     FLOPs and bytes summed, in order of first launch); each row's launch is
     its first launch's configuration and device, its stream when all its
     launches share one, and no correlation id (a row is many launches)."""
     n = len(kernels)
     if not n:
-        return XplaneRows(kernels, launch)
+        return kernels
     name_codes, _ = factorize(kernels.names)
     op_codes, _ = factorize(kernels.operators)
     device = np.asarray(launch["device_id"], dtype=np.int64)
@@ -77,4 +59,4 @@ def grouped(kernels: KernelSet, launch: dict) -> XplaneRows:
     out = {"launches": launch["launches"], "devices": launch["devices"], "device_id": device[heads],
            "stream": np.where(lo == hi, lo, NO_STREAM), "correlation": np.full(m, NO_ID, dtype=np.int64),
            "profile": np.asarray(launch["profile"])[heads]}
-    return XplaneRows(rows, out)
+    return rows.with_columns(launches=[_launch_of(out, i) for i in range(m)])

@@ -19,7 +19,7 @@ class Context:
     @classmethod
     def of(cls, report, rules: Rules | None = None) -> "Context":
         rules = rules or getattr(report, "rules", None) or Rules()
-        formats = tuple(str(getattr(r, "format", "")) for r in report.results)
+        formats = tuple(str(r.format) for r in report.results)
         return cls(rules, report.device.kind == "cpu", formats)
 
     @property

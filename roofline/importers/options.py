@@ -1,0 +1,54 @@
+"""How a file is read: which reader, which engine, and the limits.
+
+Every reader takes a :class:`ReadOptions` (``read(path, options)``), so a
+user can state the format where sniffing guesses wrong (``--input-format``)
+and a test can run a reader's other engine or small chunks by asking for
+them, not by patching the reader's constants.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.errors import RooflineError
+from ..core.text_files import MAX_TEXT_BYTES
+
+ENGINES = ("auto", "python")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """``format``: a reader's name (``roofline import --help`` lists them),
+    None to recognise the format from the content.
+
+    ``csv_engine``: how kernels.csv is parsed. "auto" takes Arrow's C++
+    reader (a million rows in a second) and falls back to the careful
+    reader on any cell Arrow cannot type, so that an error names its line;
+    "python" is the careful reader alone (``csv.reader`` and numpy).
+
+    ``stream``: whether a Kineto trace is decoded in chunks (bounded
+    memory) or whole; None decides by size (:data:`STREAM_ABOVE_BYTES`, and
+    every gzip file streams). ``chunk_bytes``: the chunk size where a
+    reader reads in chunks (None: the reader's own).
+
+    ``max_text_bytes``: the largest text a reader reads whole (a gzip
+    file's inflated size included).
+    """
+
+    format: str | None = None
+    csv_engine: str = "auto"
+    stream: bool | None = None
+    chunk_bytes: int | None = None
+    max_text_bytes: int = MAX_TEXT_BYTES
+
+    def __post_init__(self):
+        if self.csv_engine not in ENGINES:
+            raise RooflineError(f"csv_engine {self.csv_engine!r}: expected one of {', '.join(ENGINES)}")
+        if self.chunk_bytes is not None and self.chunk_bytes < 64:
+            raise RooflineError(f"chunk_bytes {self.chunk_bytes}: expected at least 64")
+
+
+# Plain files over this stream (bounded memory); smaller ones decode whole,
+# which is faster.
+STREAM_ABOVE_BYTES = 1 << 20
+
+DEFAULT = ReadOptions()
