@@ -76,3 +76,28 @@ def test_a_new_gpu_is_one_datasheet_entry_and_its_profile_is_generated():
     what the regenerator writes from them (no YAML edited by hand)."""
     from roofline.devices import regenerate
     assert {k: v for k, v in regenerate.compare_with_files().items() if v} == {}
+
+
+def test_a_new_output_field_is_one_row_of_the_schema():
+    """CSV's header and JSON's keys are the schema's names, in its order."""
+    import csv
+    import io
+    import json
+    from roofline.core.row_schema import NAMES
+
+    def classify(*fmt):
+        done = subprocess.run([sys.executable, "-m", "roofline.cli.main", "classify",
+                               str(ROOT / "examples" / "ece408_kernels.csv"), "-d", "v100-sxm2", *fmt],
+                              capture_output=True, text=True, check=True, cwd=ROOT)
+        return done.stdout
+    def fields(columns):
+        """Each column's field: bytes_DRAM and intensity_L2 are the bytes and
+        intensity fields (one column per memory level in CSV)."""
+        return [c if c in NAMES else c.split("_", 1)[0] for c in columns]
+    header = fields(next(csv.reader(io.StringIO(classify("--format", "csv")))))
+    keys = fields(json.loads(classify("--format", "json"))[0])
+    for got in (header, keys):
+        assert set(got) <= set(NAMES), set(got) - set(NAMES)
+        order = [NAMES.index(f) for f in got]
+        assert order == sorted(order)                   # in the schema's order
+    assert set(header) == set(keys)
