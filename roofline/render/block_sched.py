@@ -67,7 +67,7 @@ def verdicts(report) -> dict[str, dict]:
     """The report's grouped record of each kernel name that has a time (a
     profile with work counters or times beside the trace)."""
     out = {}
-    for rec in report.grouped.records():
+    for rec in report.grouped_records():
         t = rec.get("time_s")
         if t is not None and math.isfinite(t) and rec.get("count"):
             prev = out.get(rec["name"])

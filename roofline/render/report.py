@@ -75,6 +75,15 @@ class Report:
     doubts: tuple = ()                    # why the profile's roofs may not hold (devices.trust)
     result_rows: tuple = ()               # first placement row of each result's kernels (None: unknown)
     rules: Rules = Rules()                # the thresholds the kernels were classified with
+    _records: list | None = field(default=None, repr=False, compare=False)
+
+    def grouped_records(self) -> list[dict]:
+        """The grouped rows as records, made once per report (the kernels
+        table, top kernels, variants and block clocks all read them); each
+        a copy, so a caller may add keys."""
+        if self._records is None:
+            self._records = self.grouped.records()
+        return [dict(r) for r in self._records]
 
     def banner(self) -> str:
         """One paragraph on why the device profile's roofs may not hold for
@@ -114,7 +123,7 @@ class Report:
     def top_kernels(self, n: int | None = None) -> list[dict]:
         """The longest kernels (rows summed by name and variant), as records
         with ``share`` of total time."""
-        records = self.grouped.records()
+        records = self.grouped_records()
         total = self.total_time_s
         records.sort(key=lambda r: -(r["time_s"] or 0.0))
         for r in records:

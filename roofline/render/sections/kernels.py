@@ -21,7 +21,7 @@ def row_id(group: int) -> str:
 
 def build(r, ctx):
     g = r.grouped
-    records = g.records()
+    records = r.grouped_records()
     t = np.nan_to_num(g.kernels.time_s)
     order = np.argsort(-t, kind="stable")[:MAX_ROWS]
     total = float(t.sum())
