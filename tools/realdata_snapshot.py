@@ -46,8 +46,14 @@ def _run(argv: list[str], cwd: Path) -> str:
     done = subprocess.run([sys.executable, "-m", "roofline.cli.main", *argv], cwd=cwd, env=env,
                           capture_output=True, text=True, errors="backslashreplace", timeout=900)
     out = f"$ roofline {' '.join(argv)}\nexit {done.returncode}\n--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
-    # Paths differ between checkouts and temporary folders: name them once.
-    out = out.replace(str(cwd), "<tmp>").replace(HOME, "<home>").replace(str(CHECKOUT), "<checkout>")
+    return masked(out, cwd, HOME, CHECKOUT)
+
+
+def masked(out: str, cwd, home, checkout) -> str:
+    """``out`` with what differs between runs named once: the working
+    folder, the empty ROOFLINE_HOME, the checkout, and wall-clock times
+    (tests/test_golden_outputs.py masks its outputs the same way)."""
+    out = out.replace(str(cwd), "<tmp>").replace(str(home), "<home>").replace(str(checkout), "<checkout>")
     return ELAPSED.sub(r"\1, <elapsed>)", out)
 
 
