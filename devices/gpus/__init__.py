@@ -6,8 +6,13 @@ One module per group of architectures (:mod:`.kepler_to_volta`,
 :mod:`.amd` for CDNA2, :mod:`.cdna3`, :mod:`.cdna4`, :mod:`.variants` for
 the H100 NVL, A30, RTX 2070 SUPER and MI210), the parameter type in
 :mod:`.spec` and the cited documents and shared per-architecture figures in
-:mod:`.sources` (and :mod:`.sources_2025`). Nothing here computes a ceiling: that is
+:mod:`.sources` (which merges the documents of :mod:`.sources_2025` and
+:mod:`.sources_variants`). Nothing here computes a ceiling: that is
 :mod:`roofline.devices.datasheet`.
+
+May import: ``roofline.core`` and the rest of ``roofline.devices``
+(:mod:`.sources` takes link figures from :mod:`roofline.devices.links`);
+the standard library only, so the table is plain data.
 """
 from __future__ import annotations
 

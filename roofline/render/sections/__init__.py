@@ -6,8 +6,23 @@ section does not apply to the data. :func:`report_sections` runs them in
 :data:`ORDER`; the HTML and Markdown writers only format what it returns.
 A new section is a module here and its name in :data:`ORDER`.
 
+- :mod:`.summary` (headline numbers, time by bound and by reason, top
+  kernels), :mod:`.steps` (time by phase of the training step),
+  :mod:`.rooflines` (the charts), :mod:`.kernels` (every name, most time
+  first), :mod:`.variants` (each version of a kernel against the previous),
+  :mod:`.families` (kernels grouped by what they do);
+- multi-rank jobs: :mod:`.ranks` (time per rank) and :mod:`.communication`
+  (collectives on their roofs, exposed communication);
+- :mod:`.operators` (time by kind of work and per framework operator),
+  :mod:`.instruction` (instruction roofline, or what to collect for one),
+  :mod:`.overhead` (fixed costs, host API, idle time), :mod:`.block_sched`
+  (block scheduling inside kernels), :mod:`.warnings` (every step's advice,
+  once);
+- :mod:`.context`: what every section needs to word itself (CPU or GPU,
+  trace or table, the rules' thresholds).
+
 Part of :mod:`roofline.render`: imports ``core``, ``devices``,
-``analysis`` and the rest of ``render``, never the writers.
+``analysis`` and the rest of ``render``, never the writers; numpy.
 """
 from __future__ import annotations
 
