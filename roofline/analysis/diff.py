@@ -159,10 +159,9 @@ def _bound_label(record: dict) -> str:
 
 
 def _groups(p: Placements, by: str) -> dict[str, _Group]:
-    from ..core.families import family_of
     groups: dict[str, _Group] = {}
     for r in p.records():
-        key = r["name"] if by == "name" else (r["family"] or family_of(r["name"]))
+        key = r["name"] if by == "name" else r["family"]
         groups.setdefault(key, _Group()).add(r)
     return groups
 

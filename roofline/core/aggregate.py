@@ -41,26 +41,11 @@ def factorize(values) -> tuple[np.ndarray, list]:
     return codes, list(index)
 
 
-def kernel_families(ks: KernelSet) -> np.ndarray:
-    """Each row's family: its own, else :func:`roofline.core.families.family_of`
-    its name (each distinct name classified once)."""
-    from .families import family_of
-    fams = ks.families
-    missing = np.flatnonzero(fams == "")
-    if not len(missing):
-        return fams
-    codes, names = factorize(ks.names[missing])
-    table = np.array([family_of(str(n)) for n in names], dtype=object)
-    out = fams.copy()
-    out[missing] = table[codes]
-    return out
-
-
 def group_keys(ks: KernelSet, by: str = "name") -> tuple[np.ndarray, int]:
     """Group codes in order of first appearance, by ``name``, ``variant``
     (name and variant: the variants of one kernel stay apart) or ``family``."""
     if by == "family":
-        codes, keys = factorize(kernel_families(ks))
+        codes, keys = factorize(ks.families)
         return codes, len(keys)
     if by not in ("name", "variant"):
         raise ValueError(f"group by 'name', 'variant' or 'family', not {by!r}")
@@ -128,13 +113,13 @@ def aggregate_set(ks: KernelSet, by: str = "variant", groups=None) -> KernelSet:
 
     Names are the kernel name (``by="name"``/``"variant"``) or the family;
     a group keeps a variant only when all its members share it, and its
-    family is its first member's (``family_of`` the name when empty).
+    family is its first member's.
     ``groups``: the ``(codes, n)`` of :func:`group_keys`, when known.
     """
     codes, n = groups if groups is not None else group_keys(ks, by)
     first = np.full(n, len(ks), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(ks)))
-    fams = kernel_families(ks)
+    fams = ks.families
     variants = ks.variants[first].copy() if by == "variant" else _shared_label(codes, n, first, ks.variants)
     names = fams[first] if by == "family" else ks.names[first]
     # A group is modelled when all its members are; it names an operator
@@ -165,7 +150,7 @@ def condense(ks: KernelSet, max_points: int = MAX_MARKERS, grouped: KernelSet | 
     keep, rest = np.sort(order[:max_points]), order[max_points:]
     tail = _take(grouped, rest)
     folded = aggregate_set(tail, "family")
-    fam_codes, fams = factorize(kernel_families(tail))
+    fam_codes, fams = factorize(tail.families)
     counts = np.bincount(fam_codes, minlength=len(fams))
     folded.names = np.array([f"other {f} kernels ({c:,} names)" for f, c in zip(folded.names, counts)],
                             dtype=object)

@@ -1,4 +1,4 @@
-"""Kernel families from kernel names, and aggregation by family or name.
+"""Kernel families from kernel names, and what each family is (:data:`TABLE`).
 
 A family says what kind of work a kernel does, so that a report can put
 cuDNN's implicit GEMM next to its Winograd and FFT kernels and a hand-written
@@ -146,7 +146,6 @@ hundred regex searches.
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -154,7 +153,6 @@ from typing import Iterable
 
 import numpy as np
 
-from .model import Kernel
 
 FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
             "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax", "embedding",
@@ -167,13 +165,17 @@ class Family:
     multiply-adds a matrix (tensor) unit can run; ``copies``: it moves data
     and does no arithmetic (left out of GPU kernel-time totals); ``split``:
     the report's work split it counts under; ``kernel``: for an operator
-    family (``roofline.ops``), the kernel family its launches take."""
+    family (``roofline.ops``), the kernel family its launches take;
+    ``algorithm``: the convolution a layer model of its kernels runs."""
 
     name: str
     matrix: bool = False
     copies: bool = False
     split: str = "other"
     kernel: str = ""
+    # the convolution algorithm a bare layer model of a kernel of this family
+    # runs (roofline.ops.layers); None: one stage of a multi-kernel algorithm
+    algorithm: str | None = None
 
 
 # Kernel families (from names, above) and operator families (the operator
@@ -183,9 +185,9 @@ TABLE: dict[str, Family] = {f.name: f for f in (
     Family("attention", matrix=True, split="attention", kernel="attention"),
     Family("winograd", matrix=True, split="convolution"), Family("fft", matrix=True, split="convolution"),
     Family("explicit_gemm", matrix=True, split="convolution"),
-    Family("implicit_gemm", matrix=True, split="convolution"),
-    Family("conv_custom", matrix=True, split="convolution"),
-    Family("gemm", matrix=True, split="GEMM", kernel="gemm"),
+    Family("implicit_gemm", matrix=True, split="convolution", algorithm="implicit_gemm"),
+    Family("conv_custom", matrix=True, split="convolution", algorithm="direct"),
+    Family("gemm", matrix=True, split="GEMM", kernel="gemm", algorithm="implicit_gemm"),
     Family("convolution", matrix=True, split="convolution", kernel="conv_custom"),
     Family("normalization", split="normalisation", kernel="normalization"),
     Family("softmax", split="normalisation", kernel="softmax"),
@@ -193,7 +195,7 @@ TABLE: dict[str, Family] = {f.name: f for f in (
     Family("copy", split="element-wise", kernel="elementwise"),
     Family("embedding", kernel="embedding"), Family("pooling", kernel="pooling"),
     Family("reduction", kernel="reduction"), Family("optimizer", kernel="optimizer"), Family("view", kernel="view"),
-    Family("other"),
+    Family("other", algorithm="direct"),
 )}
 # the families whose work runs on matrix units, and those that only copy
 MATRIX = frozenset(name for name, f in TABLE.items() if f.matrix)
@@ -351,51 +353,36 @@ def family_of(name: str) -> str:
 def families_of(names: Iterable[str]) -> np.ndarray:
     """Families of many names (an object array), each distinct name
     classified once."""
-    names = list(names) if not isinstance(names, (list, tuple, np.ndarray)) else names
-    table = {n: family_of(str(n)) for n in set(names)}
-    return np.array([table[n] for n in names], dtype=object)
+    names = np.asarray(list(names) if not isinstance(names, (list, tuple, np.ndarray)) else names, dtype=object)
+    distinct, codes = _distinct(names)
+    return np.array([family_of(str(n)) for n in distinct] or [""], dtype=object)[codes] if len(names) \
+        else np.zeros(0, dtype=object)
 
 
-def aggregate(kernels: Iterable[Kernel], by: str = "family") -> list[Kernel]:
-    """Sum kernels into one row per family (``by="family"``) or per name.
+def _distinct(names: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct names (in order of first appearance) and each row's
+    index into them: Arrow's hash encoding of the strings (fast on a
+    million rows), a Python dict where a name is no string or Arrow is
+    missing."""
+    try:
+        import pyarrow as pa
+        encoded = pa.array(names, type=pa.string()).dictionary_encode()
+        if encoded.null_count == 0:
+            return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+    except (ImportError, ValueError, TypeError):    # no pyarrow; None, a number, a lone surrogate
+        pass
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in names.tolist()), dtype=np.int64,
+                        count=len(names))
+    return list(index), codes
 
-    Time, count, FLOPs per precision, bytes per level, instructions and
-    transactions are summed. A member without a value for a quantity
-    contributes nothing to it; the group has no value (NaN time, no key)
-    only when no member has one. Kernels without a family get
-    :func:`family_of` their name. Rows come in order of first appearance.
-    ``launch`` is dropped (it differs between members); ``source`` and
-    ``variant`` are kept when all members agree.
-    """
-    if by not in ("family", "name"):
-        raise ValueError(f"aggregate by 'family' or 'name', not {by!r}")
-    groups: dict[str, dict] = {}
-    for k in kernels:
-        family = k.family or family_of(k.name)
-        key = family if by == "family" else k.name
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = {"time": math.nan, "count": 0, "flops": {}, "bytes": {},
-                               "inst": None, "txn": {}, "family": family,
-                               "source": k.source, "variant": k.variant}
-        if not math.isnan(k.time_s):
-            g["time"] = k.time_s if math.isnan(g["time"]) else g["time"] + k.time_s
-        g["count"] += k.count
-        for p, v in k.flops.items():
-            g["flops"][p] = g["flops"].get(p, 0.0) + v
-        for lv, v in k.bytes.items():
-            g["bytes"][lv] = g["bytes"].get(lv, 0.0) + v
-        for lv, v in k.transactions.items():
-            g["txn"][lv] = g["txn"].get(lv, 0.0) + v
-        if k.instructions is not None:
-            g["inst"] = k.instructions + (g["inst"] or 0.0)
-        if g["source"] != k.source:
-            g["source"] = ""
-        if g["variant"] != k.variant:
-            g["variant"] = ""
-        if by == "name" and g["family"] != family:
-            g["family"] = g["family"] or family
-    return [Kernel(name=key, time_s=g["time"], count=g["count"], flops=g["flops"],
-                   bytes=g["bytes"], instructions=g["inst"], transactions=g["txn"],
-                   family=g["family"], source=g["source"], variant=g["variant"])
-            for key, g in groups.items()]
+
+def filled(names: np.ndarray, families: np.ndarray) -> np.ndarray:
+    """``families`` with every empty one named from its kernel's name (a
+    copy where any was empty)."""
+    empty = families == ""
+    if not empty.any():
+        return families
+    out = families.copy()
+    out[empty] = families_of(names[empty])
+    return out

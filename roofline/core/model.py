@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from .errors import Advice
+from .families import filled
 
 # Memory level names, nearest the cores first. HBM/GDDR is "DRAM"; the host
 # link is "PCIe" (NVLink-C2C and the like also go there).
@@ -269,7 +270,9 @@ class KernelSet:
         self.count = _column(np.ones(n) if count is None else count, n, "count")
         self.flops = {k: _column(v, n, f"flops[{k}]") for k, v in (flops or {}).items()}
         self.bytes = {k: _column(v, n, f"bytes[{k}]") for k, v in (bytes or {}).items()}
-        self.families = np.asarray([""] * n if families is None else families, dtype=object)
+        # every row has a family: the file's, else the one its name gives
+        # (roofline.core.families), so no caller falls back to family_of
+        self.families = filled(self.names, np.asarray([""] * n if families is None else families, dtype=object))
         self.variants = np.asarray([""] * n if variants is None else variants, dtype=object)
         self.instructions = None if instructions is None else _column(instructions, n, "instructions")
         self.transactions = {k: _column(v, n, f"transactions[{k}]") for k, v in (transactions or {}).items()}

@@ -40,6 +40,6 @@ from .nvidia import ncu_rep  # noqa: F401  (Nsight Compute .ncu-rep, needs ncu-r
 from .nvidia import ncu_csv  # noqa: F401  (Nsight Compute CSV: details, raw, section exports)
 from .nvidia import nvprof  # noqa: F401  (nvprof summary, GPU trace, metrics/events; CSV or text)
 from . import neutrino  # noqa: F401  (Neutrino probe traces: result/*.bin, a run's event.log or probe.toml)
-from .read import fill_families, read_profile  # noqa: F401
+from .read import read_profile  # noqa: F401
 
 __all__ = ["DeviceClues", "ImportResult", "ProgramTime", "Reader", "read_profile", "readers", "register"]

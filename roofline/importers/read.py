@@ -2,16 +2,12 @@
 content (:func:`roofline.importers.base.detect`, over the readers the
 package registered on import; a profiler's output folder by
 :mod:`.ranks.rank_rule`). Every result is checked as it is made
-(:class:`roofline.core.import_result.ImportResult`), and kernels the file
-gave no family get one from their names."""
+(:class:`roofline.core.import_result.ImportResult`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..core.errors import InputError, RooflineError
-from ..core.families import family_of
 from ..core.import_result import ImportResult
 from .base import detect, named
 from .options import DEFAULT, ReadOptions
@@ -37,7 +33,6 @@ def read_profile(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResu
         raise
     except Exception as exc:   # noqa: BLE001 - any reader's failure is one line naming the file
         raise reader_failure(path, exc) from exc
-    fill_families(result.kernels)
     return result
 
 
@@ -64,35 +59,3 @@ def is_profiler_folder(path) -> bool:
     rule: :mod:`.rank_rule`)."""
     from .ranks.rank_rule import is_profile_folder
     return is_profile_folder(path)
-
-
-def fill_families(ks) -> None:
-    """Empty families of a KernelSet from the names, each distinct name once."""
-    empty = ks.families == ""
-    if not empty.any():
-        return
-    every = bool(empty.all())
-    names = ks.names if every else ks.names[empty]
-    distinct, codes = _distinct(names)
-    families = np.array([family_of(name) for name in distinct], dtype=object)[codes]
-    if every:
-        ks.families[:] = families
-    else:
-        ks.families[empty] = families
-
-
-def _distinct(names: np.ndarray) -> tuple[list, np.ndarray]:
-    """The distinct names (in order of first appearance) and each row's
-    index into them: Arrow's hash encoding of the strings, a Python dict
-    where a name is no string."""
-    try:
-        import pyarrow as pa
-        encoded = pa.array(names, type=pa.string()).dictionary_encode()
-        if encoded.null_count == 0:
-            return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
-    except (ImportError, ValueError, TypeError):    # no pyarrow; None, a number, a lone surrogate
-        pass
-    index: dict = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in names.tolist()), dtype=np.int64,
-                        count=len(names))
-    return list(index), codes

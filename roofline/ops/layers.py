@@ -409,12 +409,6 @@ def predicted_time(cost: Cost, device: Device) -> float:
     return roofline_time_s(cost, device)
 
 
-# Kernel family (roofline.core.families) -> algorithm for a bare layer.
-# Winograd, FFT and explicit GEMM run as several kernels: map each kernel to
-# a stage instead, e.g. fft(layer).stage("pointwise").
-FAMILY_ALGORITHM = {"": "direct", "other": "direct", "conv_custom": "direct",
-                    "implicit_gemm": "implicit_gemm", "gemm": "implicit_gemm"}
-
 Model = Union[Cost, Conv2d, Gemm]
 
 
@@ -424,7 +418,8 @@ def apply_model(kernels: Iterable[Kernel], layer_by_kernel_name: Mapping[str, Mo
 
     ``layer_by_kernel_name`` maps an exact kernel name to a :class:`Cost`
     (e.g. ``fft(layer).stage("pointwise")``), a :class:`Conv2d` (algorithm
-    from the kernel's family, :data:`FAMILY_ALGORITHM`) or a :class:`Gemm`.
+    from the kernel's family: its ``algorithm`` in
+    :data:`roofline.core.families.TABLE`) or a :class:`Gemm`.
     With ``per_call`` the cost is per invocation and multiplied by the
     kernel's ``count``; otherwise it is the total. Counters the profile
     already has are kept unless ``overwrite``; kernels that receive any
@@ -453,11 +448,10 @@ def _cost_for(k: Kernel, model: Model) -> Cost:
     if isinstance(model, Gemm):
         return gemm(model)
     if isinstance(model, Conv2d):
-        family = k.family
-        if not family:
-            from ..core.families import family_of
-            family = family_of(k.name)
-        algorithm = FAMILY_ALGORITHM.get(family)
+        from ..core.families import TABLE, family_of
+        family = k.family or family_of(k.name)          # a Kernel object may come without one
+        # Winograd, FFT and explicit GEMM run as several kernels: each maps to a stage
+        algorithm = TABLE[family].algorithm if family in TABLE else None
         if algorithm is None:
             raise RooflineError(
                 f"{k.name}: a {family} kernel is one stage of a multi-kernel algorithm; map it to a "

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.aggregate import factorize, group_keys, kernel_families
+from ..core.aggregate import factorize, group_keys
+from ..core.families import TABLE
 from ..core.placement import BANDWIDTH, CLASSES, COMPUTE, OVERHEAD, UNKNOWN, Placements
 from .cells import _bound_text
 from .style import CLASS_STYLE, LEVEL_COLOR
@@ -70,15 +71,8 @@ class SplitRow:
     share: float
 
 
-# Kernel families by the kind of work the seeds' BERT lecture splits time into.
-SPLIT_OF_FAMILY = {
-    "gemm": "GEMM",
-    "implicit_gemm": "convolution", "explicit_gemm": "convolution", "winograd": "convolution",
-    "fft": "convolution", "conv_custom": "convolution", "convolution": "convolution",
-    "attention": "attention",
-    "normalization": "normalisation", "softmax": "normalisation",
-    "elementwise": "element-wise", "copy": "element-wise",
-}
+# The kinds of work the seeds' BERT lecture splits time into (each family's
+# is its ``split`` in roofline.core.families.TABLE).
 SPLIT_ORDER = ("GEMM", "convolution", "attention", "normalisation", "element-wise", "other")
 
 
@@ -156,7 +150,7 @@ def family_rows(r) -> list[FamilyRow]:
     ks = r.placements.kernels
     g = r.grouped.kernels
     row_group = r.row_group if r.row_group is not None else group_keys(ks, "variant")[0]
-    group_fam, fams = factorize(kernel_families(g))  # families of the groups, then of the rows
+    group_fam, fams = factorize(g.families)  # families of the groups, then of the rows
     fam_codes = group_fam[row_group]
     nf = len(fams)
     name_codes, names = factorize(g.names)
@@ -193,7 +187,7 @@ def work_split(r) -> list[SplitRow]:
     """Time by kind of work (GEMM, convolution, attention,
     normalisation, element-wise, other), from the kernels' families."""
     ks = r.placements.kernels
-    cats = np.array([SPLIT_OF_FAMILY.get(str(f), "other") for f in kernel_families(ks)], dtype=object)
+    cats = np.array([TABLE[f].split if f in TABLE else "other" for f in ks.families.tolist()], dtype=object)
     codes = np.array([SPLIT_ORDER.index(c) for c in cats], dtype=np.int64)
     n = len(SPLIT_ORDER)
     t = np.nan_to_num(ks.time_s)
