@@ -101,3 +101,34 @@ def test_a_new_output_field_is_one_row_of_the_schema():
         order = [NAMES.index(f) for f in got]
         assert order == sorted(order)                   # in the schema's order
     assert set(header) == set(keys)
+
+
+# Literals that hold family names but are no list of families: Kineto's
+# event categories (memcpy/memset events become copies), an HLO opcode ->
+# family pair, the multi-kernel convolution algorithms a GEMM stage belongs to.
+NOT_FAMILY_LISTS = {("importers/kineto/events.py", "_COPY_OR"), ("importers/xplane/xla_hlo_cost.py", "opcode"),
+                    ("importers/xplane/xplane_kernels.py", "algorithm")}
+
+
+def test_a_new_family_is_one_row_of_the_table():
+    """No module but core/families.py holds a literal set, tuple, list or
+    dict made only of family names: what a family is (matrix work, a copy,
+    its split, its algorithm) is read from the table, so a new family is one
+    row there."""
+    from roofline.core.families import TABLE
+    names = set(TABLE)
+    found = []
+    for path in sorted((ROOT / "roofline").rglob("*.py")):
+        rel = str(path.relative_to(ROOT / "roofline"))
+        if rel == "core/families.py":
+            continue
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            items = (node.elts if isinstance(node, (ast.Set, ast.Tuple, ast.List))
+                     else node.keys if isinstance(node, ast.Dict) else [])
+            strings = [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+            if len(strings) >= 2 and len(strings) == len(items) and set(strings) <= names:
+                line = lines[node.lineno - 1]
+                if not any(rel == f and word in line for f, word in NOT_FAMILY_LISTS):
+                    found.append(f"{rel}:{node.lineno} {strings}")
+    assert not found, found

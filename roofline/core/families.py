@@ -19,7 +19,7 @@ Itanium-mangled name is first reduced to its identifiers
 ``test0``; :func:`demangle_identifiers`), so it is classified like its
 demangled form.
 
-Rules, in order (``FAMILIES`` lists the names)
+Rules, in order (``FAMILIES`` lists the names, from :data:`TABLE`)
 ----------------------------------------------
 0. TorchInductor's Triton kernels (``triton_{poi,red,per,tem,for,spl}_fused_<ops>_<n>``)
    are read from their kind and the fused ops their name lists, not from
@@ -154,11 +154,6 @@ from typing import Iterable
 import numpy as np
 
 
-FAMILIES = ("memcpy", "memset", "communication", "attention", "winograd", "fft",
-            "explicit_gemm", "implicit_gemm", "gemm", "normalization", "softmax", "embedding",
-            "pooling", "conv_custom", "reduction", "elementwise", "other")
-
-
 @dataclass(frozen=True)
 class Family:
     """What a family is, for every module that asks: ``matrix``: its work is
@@ -176,6 +171,8 @@ class Family:
     # the convolution algorithm a bare layer model of a kernel of this family
     # runs (roofline.ops.layers); None: one stage of a multi-kernel algorithm
     algorithm: str | None = None
+    # a kernel family the name rules above give (False: an operator family only)
+    named: bool = True
 
 
 # Kernel families (from names, above) and operator families (the operator
@@ -188,16 +185,19 @@ TABLE: dict[str, Family] = {f.name: f for f in (
     Family("implicit_gemm", matrix=True, split="convolution", algorithm="implicit_gemm"),
     Family("conv_custom", matrix=True, split="convolution", algorithm="direct"),
     Family("gemm", matrix=True, split="GEMM", kernel="gemm", algorithm="implicit_gemm"),
-    Family("convolution", matrix=True, split="convolution", kernel="conv_custom"),
+    Family("convolution", matrix=True, split="convolution", kernel="conv_custom", named=False),
     Family("normalization", split="normalisation", kernel="normalization"),
     Family("softmax", split="normalisation", kernel="softmax"),
     Family("elementwise", split="element-wise", kernel="elementwise"),
-    Family("copy", split="element-wise", kernel="elementwise"),
+    Family("copy", split="element-wise", kernel="elementwise", named=False),
     Family("embedding", kernel="embedding"), Family("pooling", kernel="pooling"),
-    Family("reduction", kernel="reduction"), Family("optimizer", kernel="optimizer"), Family("view", kernel="view"),
+    Family("reduction", kernel="reduction"), Family("optimizer", kernel="optimizer", named=False),
+    Family("view", kernel="view", named=False),
     Family("other", algorithm="direct"),
 )}
 # the families whose work runs on matrix units, and those that only copy
+# the families a kernel's name can give (family_of)
+FAMILIES = tuple(name for name, f in TABLE.items() if f.named)
 MATRIX = frozenset(name for name, f in TABLE.items() if f.matrix)
 COPIES = frozenset(name for name, f in TABLE.items() if f.copies)
 # operator families (roofline.ops models answer with one of these)
