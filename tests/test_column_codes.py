@@ -8,10 +8,10 @@ import numpy as np
 
 from roofline.core import reasons as R
 from roofline.core.evidence import _codes
+from roofline.core import families as F
 from roofline.core.families import family_of
 from roofline.core.model import KernelSet
 from roofline.importers.kernels_csv import parse
-from roofline.importers.read import fill_families
 
 
 def _first_appearance(values) -> list[int]:
@@ -35,19 +35,40 @@ def test_codes_of_keys_that_are_no_strings_group_by_their_text():
     assert _codes(values).tolist() == [0, 0, 1, 0]
 
 
-def test_fill_families_fills_only_empty_families_each_from_its_name():
+def test_a_kernel_set_fills_only_empty_families_each_from_its_name():
     names = np.array(["volta_sgemm_128x64_nn", "my_kernel", "volta_sgemm_128x64_nn", "softmax_fwd"], dtype=object)
     families = np.array(["", "custom", "", ""], dtype=object)
     ks = KernelSet(names=names, time_s=np.ones(4), families=families)
-    fill_families(ks)
     assert ks.families.tolist() == [family_of(names[0]), "custom", family_of(names[0]), family_of(names[3])]
+    assert families.tolist() == ["", "custom", "", ""]      # the caller's column is not written
 
 
-def test_fill_families_of_every_row():
+def test_a_kernel_set_without_families_has_each_rows_from_its_name():
     names = np.array(["volta_sgemm_128x64_nn", "softmax_fwd"], dtype=object)
     ks = KernelSet(names=names, time_s=np.ones(2))
-    fill_families(ks)
     assert ks.families.tolist() == [family_of(n) for n in names.tolist()]
+    assert ks.with_columns(families=["", ""]).families.tolist() == ks.families.tolist()
+
+
+def test_families_of_names_arrow_cannot_encode_as_per_row():
+    # a number, a lone surrogate: Arrow refuses them, the dict path classifies their text
+    names = np.array(["volta_sgemm_128x64_nn", 7, "\ud800conv", "volta_sgemm_128x64_nn", 7], dtype=object)
+    assert F.families_of(names).tolist() == [family_of(str(n)) for n in names.tolist()]
+    assert F.families_of([]).tolist() == []
+
+
+def test_families_of_without_pyarrow_as_with_it(monkeypatch):
+    import builtins
+    names = np.array(["softmax_fwd", "nccl_allreduce", "softmax_fwd", "x"], dtype=object)
+    with_arrow = F.families_of(names).tolist()
+    real_import = builtins.__import__
+
+    def no_arrow(name, *args, **kwargs):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_arrow)
+    assert F.families_of(names).tolist() == with_arrow == [family_of(n) for n in names.tolist()]
 
 
 def test_without_work_gives_each_why_its_reason_and_the_rest_by_time():
