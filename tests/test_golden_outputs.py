@@ -4,9 +4,12 @@ that must not change what users see (docs/architecture.md) is held to it.
 For each real file (tests/realdata_registry.json) and the examples:
 ``classify`` as JSON on the device the file names and on a fixed one, as
 CSV, and ``report`` to Markdown (its text; PNG bytes depend on the
-matplotlib and FreeType build, so pictures are left out), each with its
-exit status and standard error. A CPU trace also runs on a fixed CPU
-profile (the machine's own would differ everywhere). Wall-clock times and
+matplotlib and FreeType build, so pictures count by name only), each with its
+exit status and standard error. A CPU trace (one the CLI would place on
+this machine's CPU) also runs on a fixed measured CPU profile,
+tests/data/zen3_cpu.yaml: the machine's own would differ everywhere. The
+CLI runs in this process (``roofline.cli.main.main(argv)``, its own
+folder, an empty ROOFLINE_HOME). The input's path, wall-clock times and
 temporary paths are masked (:func:`realdata_snapshot.masked`).
 
 A change that is meant to change an output regenerates the files and the
@@ -14,8 +17,10 @@ commit shows the difference:
 
     ROOFLINE_UPDATE_GOLDEN=1 python -m pytest tests/test_golden_outputs.py
 
-A missing golden file fails (when its real file is here): a new file or
-command needs its golden file committed.
+A difference fails with a unified diff (its first 40 lines) and that
+command. A missing golden file fails (when its real file is here): a new
+file or command needs its golden file committed. Real files absent: their
+cases skip, the examples are still checked.
 """
 from __future__ import annotations
 
@@ -38,9 +43,13 @@ sys.path.insert(0, str(ROOT / "tools"))
 from realdata_snapshot import masked  # noqa: E402
 
 FIXED_GPU = "v100-sxm2"
-FIXED_CPU = ROOT / "tests" / "fixtures" / "cpu_sweeps" / "amd-zen4-2vcpu-full.yaml"
+# A measured CPU profile (schema 1), the same file on every machine: the
+# machine's own would change every CPU figure. (A cpu_sweeps/ fixture is a
+# trimmed sweep, not a profile: --device refuses it.)
+FIXED_CPU = ROOT / "tests" / "data" / "zen3_cpu.yaml"
 EXAMPLES = ("ece408_kernels.csv", "ece408_nvprof_m1.txt", "pytorch_cpu_trace.json.gz")
 CPU_TRACES = {"examples/pytorch_cpu_trace.json.gz"}
+ASKS_FOR_MY_CPU = "calibrate this CPU"      # a file the CLI would place on this machine's CPU
 UPDATE = os.environ.get("ROOFLINE_UPDATE_GOLDEN") == "1"
 
 
@@ -49,14 +58,17 @@ def _real_names() -> list[str]:
     return sorted(f["name"] for f in files)
 
 
-def _commands(key: str, path: str):
-    yield "classify.json", ["classify", path, "--format", "json"]
-    yield "classify.fixed.json", ["classify", path, "--device", FIXED_GPU, "--format", "json"]
-    yield "classify.csv", ["classify", path, "--format", "csv"]
-    yield "report.md", ["report", path, "-o", "report.md"]
-    if key in CPU_TRACES:
-        yield "cpu.classify.json", ["classify", path, "--device", str(FIXED_CPU), "--format", "json"]
-        yield "cpu.report.md", ["report", path, "--device", str(FIXED_CPU), "-o", "report.md"]
+GPU_COMMANDS = ("classify.json", "classify.fixed.json", "classify.csv", "report.md")
+CPU_COMMANDS = ("cpu.classify.json", "cpu.report.md")
+
+
+def _argv(what: str, path: str) -> list[str]:
+    return {"classify.json": ["classify", path, "--format", "json"],
+            "classify.fixed.json": ["classify", path, "--device", FIXED_GPU, "--format", "json"],
+            "classify.csv": ["classify", path, "--format", "csv"],
+            "report.md": ["report", path, "-o", "report.md"],
+            "cpu.classify.json": ["classify", path, "--device", str(FIXED_CPU), "--format", "json"],
+            "cpu.report.md": ["report", path, "--device", str(FIXED_CPU), "-o", "report.md"]}[what]
 
 
 def _cases():
@@ -94,6 +106,21 @@ def _golden_file(key: str, what: str) -> Path:
     return GOLDEN / (key.replace("/", "__") + "." + what + ".gz")
 
 
+def _seen(argv: list[str], key: str, path: Path, work: Path, home: Path) -> str:
+    # The input's own path first (it may lie inside the checkout), then the
+    # snapshot tool's masks.
+    return masked(_run(argv, work).replace(str(path), f"<{key}>"), work, str(home), ROOT)
+
+
+def test_every_golden_file_belongs_to_a_case():
+    """A renamed or dropped case leaves no stale golden file behind (it would
+    hold nothing)."""
+    keys = [p.values[0] for p in _cases()]
+    known = {_golden_file(k, w).name for k in keys for w in GPU_COMMANDS + CPU_COMMANDS}
+    stale = sorted(p.name for p in GOLDEN.glob("*.gz") if p.name not in known)
+    assert not stale, f"golden files of no case: {stale}"
+
+
 @pytest.mark.parametrize("key, path", list(_cases()))
 def test_outputs_are_what_they_were(key, path, tmp_path, monkeypatch):
     if path is None:
@@ -108,11 +135,14 @@ def test_outputs_are_what_they_were(key, path, tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
     failures = []
-    for what, argv in _commands(key, str(path)):
-        got = masked(_run(argv, work), work, str(home), ROOT).replace(str(path), f"<{key}>")
+    whats = list(GPU_COMMANDS)
+    for what in whats:
+        argv = _argv(what, str(path))
+        got = _seen(argv, key, path, work, home)
+        if what == "classify.json" and (key in CPU_TRACES or ASKS_FOR_MY_CPU in got):
+            whats += CPU_COMMANDS           # the CLI would use this machine's CPU: a fixed one instead
         if what == "report.md" and "\nexit 2\n" in got and "--device" in got:   # names no GPU: on a fixed one
-            fixed = _run(argv + ["--device", FIXED_GPU], work)
-            got += "\n\n" + masked(fixed, work, str(home), ROOT).replace(str(path), f"<{key}>")
+            got += "\n\n" + _seen(argv + ["--device", FIXED_GPU], key, path, work, home)
         golden = _golden_file(key, what)
         if UPDATE:
             golden.parent.mkdir(exist_ok=True)
@@ -125,5 +155,6 @@ def test_outputs_are_what_they_were(key, path, tmp_path, monkeypatch):
         if got != want:
             diff = list(difflib.unified_diff(want.splitlines(), got.splitlines(), "golden", "now", lineterm="", n=1))
             failures.append(f"{golden.name} differs:\n" + "\n".join(diff[:40]))
-    assert not failures, "\n\n".join(failures) + "\n\nif the change is meant: ROOFLINE_UPDATE_GOLDEN=1 pytest " \
-        "tests/test_golden_outputs.py, and say why in the commit"
+    if failures:                    # the diffs alone, not this function's source around them
+        pytest.fail("\n\n".join(failures) + "\n\nif the change is meant: ROOFLINE_UPDATE_GOLDEN=1 python -m "
+                    "pytest tests/test_golden_outputs.py, and say why in the commit", pytrace=False)
