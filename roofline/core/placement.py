@@ -51,18 +51,12 @@ CLASSES = (COMPUTE, BANDWIDTH, OVERHEAD, UNKNOWN)
 _CODE = {c: i for i, c in enumerate(CLASSES)}
 # The reasons that make a kernel overhead-bound name its kind of overhead.
 OVERHEAD_REASONS = (R.DISPATCH, R.NO_WORK, R.FIXED, R.UNDER_FILLED)
-# Kernel families whose FLOPs are matrix multiply-adds (tensor-core candidates).
-MATRIX_FAMILIES = MATRIX
 
 
 def _quiet():
     """Ratios of work and time: 0/0, x/0 and overflow (work / 1e-300 s) are
     NaN or inf, which callers treat as not finite, not numpy warnings."""
     return np.errstate(divide="ignore", invalid="ignore", over="ignore")
-
-
-# Families that do no FLOPs by nature: no "missing FLOP counter" warning.
-NO_FLOP_FAMILIES = COPIES
 
 
 @dataclass(frozen=True)
@@ -267,9 +261,8 @@ def place(kernels: KernelSet, device: Device, rules: Rules = Rules(), fixed: Fix
     compulsory = place_compulsory(kernels, device, _bandwidths(device, one, single))
     kernels = compulsory.kernels
     warnings: list[Advice] = []
-    no_flop_family = np.zeros(len(kernels), dtype=bool)
-    for family in NO_FLOP_FAMILIES:
-        no_flop_family |= kernels.families == family
+    # families that do no FLOPs by nature (copies): no "missing FLOP counter" warning
+    no_flop_family = np.isin(kernels.families, list(COPIES))
     work = kernels.work()
     work = np.where(np.isnan(work) & no_flop_family, 0.0, work)
 
@@ -442,7 +435,7 @@ def _precision_assumed(kernels: KernelSet, device: Device, work: np.ndarray) -> 
     if device.kind != "gpu" or fp32 is None or not kernels.modelled.any():
         return np.zeros(n, dtype=bool)
     only_fp32 = kernels.modelled & (np.nan_to_num(fp32) > 0) & (np.nan_to_num(fp32) >= work)
-    matrix = np.isin(kernels.families, list(MATRIX_FAMILIES))
+    matrix = np.isin(kernels.families, list(MATRIX))
     rows = np.flatnonzero(only_fp32 & matrix)
     out = np.zeros(n, dtype=bool)
     named = {name: precision_from_name(str(name)) is not None for name in set(kernels.names[rows].tolist())}

@@ -150,9 +150,9 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
                 merged[key] = k
             else:
                 merged[key] = _merge_two(merged[key], k, warnings)
-    # copies and sets never appear in a metrics file: they do not count
-    work = [key for key, k in merged.items()
-            if (k.family or family_for(k.name)) not in COPIES]
+    # copies and sets never appear in a metrics file: they do not count (every
+    # kernel here came from an ImportResult's KernelSet, so it has its family)
+    work = [key for key, k in merged.items() if k.family not in COPIES]
     partial = [key for key in work if len(seen_in[key]) < len(results)]
     if partial:
         what = "launch ID and name" if by_id else "name"

@@ -31,8 +31,6 @@ from .xplane_capture import Capture
 from .xplane_costs import MODELLED_OPS, op_cost
 from .xplane_stats import precision_key, split_op, xla_cost
 
-_MATRIX = MATRIX
-
 
 def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray, names: np.ndarray,
                  warnings: list[Advice]):
@@ -80,7 +78,7 @@ def work_columns(cap: Capture, rows: dict, ops: np.ndarray, families: np.ndarray
             continue
         if len(total) > 4:
             _name_family(total[4], members, rows, names, families)
-        matrix = members[np.isin(families[members], list(_MATRIX))] if total[2] else members[:0]
+        matrix = members[np.isin(families[members], list(MATRIX))] if total[2] else members[:0]
         chosen = matrix if len(matrix) else members
         if total[3] == "hlo":
             total = _executions(total, chosen, rows)
@@ -145,7 +143,7 @@ def _name_family(family: str, members, rows, names, families) -> None:
     """The HLO's family for kernels whose name says none (``fusion_12``; an
     ``input_*`` fusion is a reduction only when its body reduces), unless
     the instruction is matrix work some kernel of its own names."""
-    if not family or (family in _MATRIX and np.isin(families[members], list(_MATRIX)).any()):
+    if not family or (family in MATRIX and np.isin(families[members], list(MATRIX)).any()):
         return              # a library's matrix kernel did the work: the others are its helpers (im2col)
     for name_id in np.unique(rows["name_id"][members]).tolist():
         if family_of(str(names[name_id])) == "other":
