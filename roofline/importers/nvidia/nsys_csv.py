@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
-from ...core.families import family_of
 from ...core.model import Kernel
 from ...core.text_files import read_text
 from ...core.import_result import ImportResult, ProgramTime
@@ -234,7 +233,7 @@ def _kern_sum(rows, cols, path) -> list[Kernel]:
         if count != int(count) or count < 1:
             raise InputError(path, line, f"column Instances: expected a whole number >= 1, found {count!r}")
         name = _name(cells, cols, "name", path, line)
-        out.append(Kernel(name=name, time_s=total * scale, count=int(count), family=family_of(name)))
+        out.append(Kernel(name=name, time_s=total * scale, count=int(count)))
     return out
 
 
@@ -341,7 +340,7 @@ def _gpu_trace(rows, cols, path):
             kernels.append(Kernel(name="[CUDA memset]", time_s=t, count=n,
                                   bytes={"DRAM": nb} if all_bytes else {}, family="memset"))
         else:
-            kernels.append(Kernel(name=name, time_s=t, count=n, family=family_of(name)))
+            kernels.append(Kernel(name=name, time_s=t, count=n))
     busy = busy_time(starts, ends) if starts else 0.0
     span = (max(ends) - min(starts)) if starts else None
     return _merge_by_name(kernels), busy, span

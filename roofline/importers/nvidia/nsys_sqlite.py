@@ -50,7 +50,6 @@ import numpy as np
 
 from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
-from ...core.families import family_of
 from ...core.model import Kernel
 from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..cupti import api_totals, copy_bytes, copy_name
@@ -261,7 +260,7 @@ def _sqlite_kernels(conn, path, table, names) -> tuple[list[Kernel], dict]:
     kernels = []
     for value, (n, total, bounds) in groups.items():
         name = _text(value)
-        kernels.append(Kernel(name=name, time_s=total * 1e-9, count=n, family=family_of(name),
+        kernels.append(Kernel(name=name, time_s=total * 1e-9, count=n,
                               launch=_uniform_launch(launch_cols, bounds)))
     return kernels, device_time
 
