@@ -8,8 +8,9 @@ each row says
     % of roof (efficiency = roofline time / time) on each side, bound on each side
 
 For a group of kernels the efficiency is sum(t_roof) / sum(t) over the
-members that have a roof (a time-weighted mean), and the bound is the one of
-the member with the most time. Rows come by descending |delta|.
+members that have a roof (a time-weighted mean), and the bound is the class
+with the most time, as in the report (:mod:`.groups`). Rows come by
+descending |delta|.
 
 Two device profiles: every ceiling (compute per precision, bandwidth per
 level, instruction rate, launch overhead) side by side with ratio B / A.
@@ -20,8 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ..core.aggregate import factorize
 from ..core.model import Device
 from ..core.placement import Placements
+from .groups import GroupSummary, summarize
 
 
 @dataclass(frozen=True)
@@ -117,58 +122,39 @@ def diff_placements(a: Placements, b: Placements, by: str = "name") -> Placement
     """Match the kernels of two placements by ``name`` or ``family``."""
     if by not in ("name", "family"):
         raise ValueError(f"diff by 'name' or 'family', not {by!r}")
-    groups_a, groups_b = _groups(a, by), _groups(b, by)
-    keys = list(groups_a) + [k for k in groups_b if k not in groups_a]
-    empty = _Group()
-    rows = [_change(key, groups_a.get(key, empty), groups_b.get(key, empty)) for key in keys]
+    keys_a, sum_a = _groups(a, by)
+    keys_b, sum_b = _groups(b, by)
+    index_a, index_b = {k: i for i, k in enumerate(keys_a)}, {k: i for i, k in enumerate(keys_b)}
+    keys = keys_a + [k for k in keys_b if k not in index_a]
+    rows = [_change(key, sum_a, index_a.get(key), sum_b, index_b.get(key)) for key in keys]
     rows.sort(key=lambda r: -abs(r.delta_s if r.delta_s is not None else (r.time_a_s or r.time_b_s or 0.0)))
     return PlacementDiff(by, a.device.name, b.device.name, tuple(rows),
-                         sum(g.time for g in groups_a.values()), sum(g.time for g in groups_b.values()))
+                         _total(sum_a), _total(sum_b))
 
 
-@dataclass
-class _Group:
-    time: float = 0.0
-    timed: bool = False
-    count: int = 0
-    roof_time: float = 0.0
-    roof_covered_time: float = 0.0
-    top_time: float = -1.0
-    bound: str | None = None
-
-    def add(self, record: dict) -> None:
-        t = record["time_s"]
-        self.count += record["count"]
-        if t is not None:
-            self.time, self.timed = self.time + t, True
-        if t is not None and record["roofline_time_s"] is not None:
-            self.roof_time += record["roofline_time_s"]
-            self.roof_covered_time += t
-        if (t or 0.0) > self.top_time:
-            self.top_time = t or 0.0
-            self.bound = _bound_label(record)
-
-    @property
-    def efficiency(self) -> float | None:
-        return self.roof_time / self.roof_covered_time if self.roof_covered_time > 0 else None
+def _groups(p: Placements, by: str) -> tuple[list[str], GroupSummary]:
+    """The keys in order of first appearance and their summary."""
+    codes, keys = factorize(p.kernels.names if by == "name" else p.kernels.families)
+    return [str(k) for k in keys], summarize(p, codes, len(keys))
 
 
-def _bound_label(record: dict) -> str:
-    extra = record.get("level") or record.get("overhead_kind")
-    return record["bound"] + (f" ({extra})" if extra else "")
+def _total(s: GroupSummary) -> float:
+    # the groups' times added in key order, as the totals always were (a
+    # pairwise sum could differ in the last digit JSON writes)
+    return float(sum(s.time_s.tolist()))
 
 
-def _groups(p: Placements, by: str) -> dict[str, _Group]:
-    groups: dict[str, _Group] = {}
-    for r in p.records():
-        key = r["name"] if by == "name" else r["family"]
-        groups.setdefault(key, _Group()).add(r)
-    return groups
-
-
-def _change(key: str, a: _Group, b: _Group) -> KernelChange:
-    return KernelChange(key, a.time if a.timed else None, b.time if b.timed else None,
-                        a.count, b.count, a.efficiency, b.efficiency, a.bound, b.bound)
+def _change(key: str, a: GroupSummary, i: int | None, b: GroupSummary, j: int | None) -> KernelChange:
+    """One key's row; a side without the key has no time, no calls and no bound."""
+    def side(s: GroupSummary, k: int | None):
+        if k is None:
+            return None, 0, None, None
+        eff = s.efficiency[k]
+        return (float(s.time_s[k]) if s.timed[k] else None, int(s.calls[k]),
+                None if np.isnan(eff) else float(eff), str(s.bound[k]))
+    ta, ca, ea, ba = side(a, i)
+    tb, cb, eb, bb = side(b, j)
+    return KernelChange(key, ta, tb, ca, cb, ea, eb, ba, bb)
 
 
 def diff_devices(a: Device, b: Device) -> DeviceDiff:

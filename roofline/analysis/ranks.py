@@ -6,8 +6,9 @@ FLOPs and bytes summed) where it is read, so only these small summaries
 travel between processes. Placed on one device, they give per kernel
 family and per rank the time, the share of it the roofline explains
 (% of roof: roofline time / time) and the bound that takes most of the
-family's time; per rank the total kernel time, from which the slowest rank
-and the spread across ranks follow. Collective and point-to-point kernels
+family's time (:mod:`.groups`, as in the report and ``diff``); per rank
+the total kernel time, from which the slowest rank and the spread across
+ranks follow. Collective and point-to-point kernels
 (family ``communication``: NCCL, RCCL) are their own class of time.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ..core.model import KernelSet
 from ..core.placement import Placements
 from ..core.aggregate import concat, factorize
+from .groups import summarize
 
 COLLECTIVES = "communication"
 
@@ -91,32 +93,17 @@ def family_rank_table(placements: Placements, rank: np.ndarray) -> list[FamilyRa
     rank_codes, ranks = factorize(rank)
     n_ranks = len(ranks)
     cell = fam_codes * n_ranks + rank_codes
-    size = len(families) * n_ranks
-    time = np.nan_to_num(ks.time_s)
-    roof = np.where(np.isfinite(placements.roofline_time_s) & np.isfinite(ks.time_s),
-                    placements.roofline_time_s, 0.0)
-    t = np.bincount(cell, weights=time, minlength=size)
-    r = np.bincount(cell, weights=roof, minlength=size)
-    calls = np.bincount(cell, weights=ks.count, minlength=size)
-    bounds = _main_bound(cell, size, placements.bound, time)
+    st = summarize(placements, cell, len(families) * n_ranks)
     rows = []
-    for c in np.flatnonzero(calls > 0):
+    for c in np.flatnonzero(st.calls > 0):
         f, k = divmod(int(c), n_ranks)
-        rows.append(FamilyRank(str(families[f]), int(ranks[k]), int(calls[c]), float(t[c]),
-                               float(r[c]), bounds[c]))
+        rows.append(FamilyRank(str(families[f]), int(ranks[k]), int(st.calls[c]), float(st.time_s[c]),
+                               float(st.roofline_time_s[c]), str(st.bound[c])))
     # families by their time over all ranks, summed once (per row it was quadratic: 20 s at 10k ranks)
     totals: dict[str, float] = {}
     for row in rows:
         totals[row.family] = totals.get(row.family, 0.0) + row.time_s
     return sorted(rows, key=lambda row: (-totals[row.family], row.family, row.rank))
-
-
-def _main_bound(cell: np.ndarray, size: int, bound: np.ndarray, time: np.ndarray) -> list[str]:
-    codes, labels = factorize(bound)
-    per = np.zeros((size, len(labels)))
-    np.add.at(per, (cell, codes), time)
-    best = per.argmax(axis=1)
-    return [str(labels[b]) if per[i, b] > 0 else "" for i, b in enumerate(best)]
 
 
 def rank_spread(placements: Placements, rank: np.ndarray) -> RankSpread:

@@ -16,7 +16,8 @@ names or .yaml paths): the kind is recognised from the arguments.
 columns (runs):
   speed-up   time A / time B (above 1: B is faster)
   roof A/B   % of the roofline time: roofline time / measured time
-  bound A/B  compute, bandwidth (level) or overhead (its kind)
+  bound A/B  the class with the most time: compute, bandwidth (level),
+             overhead or unknown (docs/concepts.md, "A group's bound")
 
 examples:
   roofline diff baseline.csv tiled.csv --device v100-sxm2

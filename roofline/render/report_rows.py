@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analysis.groups import one_group, summarize
 from ..core.aggregate import factorize, group_keys
 from ..core.families import TABLE
-from ..core.placement import BANDWIDTH, CLASSES, COMPUTE, OVERHEAD, UNKNOWN, Placements
+from ..core.placement import BANDWIDTH, COMPUTE, OVERHEAD, UNKNOWN
 from .cells import _bound_text
 from .style import CLASS_STYLE, LEVEL_COLOR
 
@@ -118,28 +119,14 @@ def lost_by_reason(r) -> list[LostRow]:
 
 
 def bound_shares(r) -> list[BoundShare]:
-    """Kernel time by class over every row, bandwidth split by level."""
+    """Kernel time by bound label over every row (bandwidth split by
+    level): :func:`roofline.analysis.groups.one_group`."""
     p = r.placements
-    time = np.nan_to_num(p.kernels.time_s)
-    total = time.sum()
-    nlim = len(p.limiter_names) + 1
-    key = p.code.astype(np.int64) * nlim + (p.limiter_index.astype(np.int64) + 1)
-    t = np.bincount(key, weights=time, minlength=len(CLASSES) * nlim)
-    n = np.bincount(key, minlength=len(CLASSES) * nlim)
-    out = []
-    for code, cls in enumerate(CLASSES):
-        if cls == BANDWIDTH:
-            for j, lv in enumerate(p.limiter_names):
-                k = code * nlim + j + 1
-                if n[k]:
-                    out.append(BoundShare(f"bandwidth ({lv})", LEVEL_COLOR.get(lv, "#0072B2"),
-                                          float(t[k]), float(t[k] / total) if total else 0.0, int(n[k])))
-            continue
-        sl = slice(code * nlim, (code + 1) * nlim)
-        if n[sl].sum():
-            tt = float(t[sl].sum())
-            out.append(BoundShare(CLASS_LABEL[cls], CLASS_COLOR[cls], tt, tt / total if total else 0.0,
-                                  int(n[sl].sum())))
+    s = one_group(p)
+    color = dict(CLASS_COLOR, **{f"{BANDWIDTH} ({lv})": LEVEL_COLOR.get(lv, "#0072B2") for lv in p.limiter_names})
+    out = [BoundShare(label, color.get(label, "#0072B2"), float(s.label_time_s[0, j]),
+                      float(s.label_time_s[0, j] / s.time_s[0]) if s.time_s[0] else 0.0, int(s.label_rows[0, j]))
+           for j, label in enumerate(s.labels) if s.label_rows[0, j]]
     return sorted(out, key=lambda b: -b.time_s)
 
 
@@ -156,10 +143,11 @@ def family_rows(r) -> list[FamilyRow]:
     name_codes, names = factorize(g.names)
     pairs = np.unique(group_fam * max(len(names), 1) + name_codes)
     n_names = np.bincount(pairs // max(len(names), 1), minlength=nf)
-    st = _group_stats(r.placements, fam_codes, nf)
-    rows = [FamilyRow(family=str(fams[f]), names=int(n_names[f]), calls=st.calls[f], time_s=st.time_s[f],
-                      share=st.share[f], flop_s=st.flop_s[f], efficiency=st.efficiency[f],
-                      bound=st.bound[f], bound_share=st.bound_share[f]) for f in range(nf)]
+    st = summarize(r.placements, fam_codes, nf)
+    rows = [FamilyRow(family=str(fams[f]), names=int(n_names[f]), calls=int(st.calls[f]),
+                      time_s=float(st.time_s[f]), share=float(st.share[f]), flop_s=_known(st.flop_s[f]),
+                      efficiency=_known(st.efficiency[f]), bound=str(st.bound[f]),
+                      bound_share=float(st.bound_share[f])) for f in range(nf)]
     return sorted(rows, key=lambda r: -r.time_s)
 
 
@@ -172,13 +160,13 @@ def operator_rows(r) -> list[OperatorRow]:
         return []
     idx = np.flatnonzero(has)
     codes, ops = factorize(ks.operators[idx])
-    st = _group_stats(p, codes, len(ops), rows=idx, grand=float(np.nansum(ks.time_s)))
-    t = np.nan_to_num(ks.time_s[idx])
-    modelled_t = np.bincount(codes, weights=np.where(ks.modelled[idx], t, 0.0), minlength=len(ops))
-    n_rows = np.bincount(codes, minlength=len(ops))
-    out = [OperatorRow(operator=str(ops[o]), rows=int(n_rows[o]), calls=st.calls[o], time_s=st.time_s[o],
-                       share=st.share[o], flop_s=st.flop_s[o], efficiency=st.efficiency[o], bound=st.bound[o],
-                       modelled=float(modelled_t[o] / st.time_s[o]) if st.time_s[o] > 0 else 0.0)
+    st = summarize(p, codes, len(ops), rows=idx, grand=float(np.nansum(ks.time_s)))
+    # the modelled rows as groups of their own: their time is what the models explain
+    modelled = summarize(p, codes[ks.modelled[idx]], len(ops), rows=idx[ks.modelled[idx]])
+    out = [OperatorRow(operator=str(ops[o]), rows=int(st.rows[o]), calls=int(st.calls[o]),
+                       time_s=float(st.time_s[o]), share=float(st.share[o]), flop_s=_known(st.flop_s[o]),
+                       efficiency=_known(st.efficiency[o]), bound=str(st.bound[o]),
+                       modelled=float(modelled.time_s[o] / st.time_s[o]) if st.time_s[o] > 0 else 0.0)
            for o in range(len(ops))]
     return sorted(out, key=lambda r: -r.time_s)
 
@@ -189,15 +177,9 @@ def work_split(r) -> list[SplitRow]:
     ks = r.placements.kernels
     cats = np.array([TABLE[f].split if f in TABLE else "other" for f in ks.families.tolist()], dtype=object)
     codes = np.array([SPLIT_ORDER.index(c) for c in cats], dtype=np.int64)
-    n = len(SPLIT_ORDER)
-    t = np.nan_to_num(ks.time_s)
-    time = np.bincount(codes, weights=t, minlength=n)
-    calls = np.bincount(codes, weights=ks.count, minlength=n)
-    rows = np.bincount(codes, minlength=n)
-    grand = time.sum()
-    return [SplitRow(category=c, rows=int(rows[i]), calls=int(calls[i]), time_s=float(time[i]),
-                     share=float(time[i] / grand) if grand else 0.0)
-            for i, c in enumerate(SPLIT_ORDER) if rows[i]]
+    st = summarize(r.placements, codes, len(SPLIT_ORDER))
+    return [SplitRow(category=c, rows=int(st.rows[i]), calls=int(st.calls[i]), time_s=float(st.time_s[i]),
+                     share=float(st.share[i])) for i, c in enumerate(SPLIT_ORDER) if st.rows[i]]
 
 
 def variant_rows(r) -> list[list[VariantRow]]:
@@ -222,62 +204,6 @@ def variant_rows(r) -> list[list[VariantRow]]:
     return out
 
 
-@dataclass(frozen=True)
-class _Stats:
-    calls: list
-    time_s: list
-    share: list
-    flop_s: list
-    efficiency: list
-    bound: list
-    bound_share: list
-
-
-def _group_stats(p: Placements, codes: np.ndarray, n: int, rows=None, grand: float | None = None) -> _Stats:
-    """Per group of rows (``codes`` for the rows at ``rows``, all by
-    default): calls, time, share of ``grand`` (all time), achieved FLOP/s
-    over members with work, roofline time over measured time, and the fine
-    bound class with the most time."""
-    ks = p.kernels
-    sel = slice(None) if rows is None else rows
-    time = ks.time_s[sel]
-    timed = np.isfinite(time)
-    t = np.nan_to_num(time)
-    total_t = np.bincount(codes, weights=t, minlength=n)
-    calls = np.bincount(codes, weights=ks.count[sel], minlength=n)
-    work_all = p.work[sel]
-    has_work = timed & np.isfinite(work_all) & (work_all > 0)
-    work = np.bincount(codes, weights=np.where(has_work, work_all, 0.0), minlength=n)
-    work_t = np.bincount(codes, weights=np.where(has_work, t, 0.0), minlength=n)
-    roof_all = p.roofline_time_s[sel]
-    roofed = timed & np.isfinite(roof_all)
-    roof = np.bincount(codes, weights=np.where(roofed, roof_all, 0.0), minlength=n)
-    roof_t = np.bincount(codes, weights=np.where(roofed, t, 0.0), minlength=n)
-    lab_codes, lab_names = _fine_label_codes(p)
-    lab_codes = lab_codes[sel]
-    by = np.bincount(codes * len(lab_names) + lab_codes, weights=t,
-                     minlength=n * len(lab_names)).reshape(n, len(lab_names))
-    grand = float(t.sum()) if grand is None else grand
-    best = np.argmax(by, axis=1) if n else np.zeros(0, dtype=int)
-    return _Stats(
-        calls=[int(c) for c in calls], time_s=[float(x) for x in total_t],
-        share=[float(x / grand) if grand else 0.0 for x in total_t],
-        flop_s=[float(work[f] / work_t[f]) if work_t[f] > 0 else None for f in range(n)],
-        efficiency=[float(roof[f] / roof_t[f]) if roof_t[f] > 0 else None for f in range(n)],
-        bound=[str(lab_names[best[f]]) for f in range(n)],
-        bound_share=[float(by[f, best[f]] / total_t[f]) if total_t[f] > 0 else 0.0 for f in range(n)])
-
-
-def _fine_label_codes(p: Placements) -> tuple[np.ndarray, list[str]]:
-    """Each row's class as a code into labels such as ``bandwidth (DRAM)``."""
-    nlim = len(p.limiter_names) + 1
-    labels = []
-    for cls in CLASSES:
-        if cls == BANDWIDTH:
-            labels += ["bandwidth"] + [f"bandwidth ({lv})" for lv in p.limiter_names]
-        else:
-            labels += [CLASS_LABEL[cls]] * nlim
-    codes = p.code.astype(np.int64) * nlim
-    bw = p.code == CLASSES.index(BANDWIDTH)
-    codes = np.where(bw, codes + p.limiter_index.astype(np.int64) + 1, codes)
-    return codes, labels
+def _known(x) -> float | None:
+    """A rate or ratio of the summary, None where it is NaN (no member had one)."""
+    return None if np.isnan(x) else float(x)
