@@ -389,3 +389,28 @@ AMD = [
 @pytest.mark.parametrize("name, family", AMD, ids=lambda x: x[:48] if isinstance(x, str) else None)
 def test_family_of_amd_kernels(name, family):
     assert family_of(name) == family
+
+
+def test_every_family_fact_is_one_the_readers_of_the_table_know():
+    """A new family is one row of TABLE: its split must be a row of the
+    report's work split, its algorithm a layer model's, its kernel family a
+    row, or the report and apply_model fail on it."""
+    from roofline.core.families import TABLE
+    from roofline.ops.layers import ALGORITHMS
+    from roofline.render.report_rows import SPLIT_ORDER
+    for name, f in TABLE.items():
+        assert f.name == name
+        assert f.split in SPLIT_ORDER, name
+        assert f.algorithm is None or f.algorithm in ALGORITHMS, name
+        assert not f.kernel or f.kernel in TABLE, name
+        assert not (f.copies and f.matrix), name
+    # a family the names never give is an operator family: it says its kernels'
+    assert all(f.kernel for f in TABLE.values() if not f.named)
+
+
+def test_a_kernel_set_names_the_families_of_its_rows_as_family_of():
+    from roofline.core.model import KernelSet
+    names = ["volta_sgemm_128x64_nn", "[CUDA memcpy HtoD]", "volta_sgemm_128x64_nn", "nccl_allreduce"]
+    ks = KernelSet(names=names, time_s=np.ones(4), families=["", "", "custom", ""])
+    assert ks.families.tolist() == [family_of(names[0]), "memcpy", "custom", "communication"]
+    assert ks.with_columns(time_s=np.zeros(4)).families.tolist() == ks.families.tolist()
