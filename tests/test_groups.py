@@ -145,3 +145,19 @@ def test_step_split_counts_time_per_class_from_the_summary(placed):
     assert forward.phase == "forward" and forward.by_bound == pytest.approx({"bandwidth": 4e-3, "compute": 3e-3})
     assert backward.by_bound == pytest.approx({"compute": 3e-3, OUTSIDE: 1e-3})
     assert split.outside_s == pytest.approx(1e-3) and forward.share == pytest.approx(7 / 11)
+
+
+def test_distinct_values_per_group():
+    from roofline.analysis.groups import distinct
+    assert list(distinct(np.array([0, 0, 1, 0, 2]), np.array([5, 5, 5, 7, 1]), 4)) == [2, 1, 1, 0]
+    assert list(distinct(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 2)) == [0, 0]
+
+
+def test_time_lost_by_reason(placed):
+    from roofline.analysis.groups import lost_by_reason
+    from roofline.core.reasons import REASONS
+    lost, rows = lost_by_reason(placed)
+    assert len(lost) == len(REASONS) == len(rows)
+    # copyish loses 10 % of 4 ms, mm1 and mm2 half of 3 ms each; the rest have no roof or no time
+    assert lost.sum() == pytest.approx(0.4e-3 + 1.5e-3 + 1.5e-3) and rows.sum() == 3
+    assert lost[placed.reason_code[1]] >= 3e-3 - 1e-12

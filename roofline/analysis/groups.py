@@ -111,6 +111,25 @@ def one_group(p: Placements) -> GroupSummary:
     return summarize(p, np.zeros(len(p), dtype=np.int64), 1)
 
 
+def distinct(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """How many distinct ``values`` (int codes) each of ``n`` groups holds."""
+    codes, values = np.asarray(codes, dtype=np.int64), np.asarray(values, dtype=np.int64)
+    width = int(values.max()) + 1 if len(values) else 1
+    pairs = np.unique(codes * width + values)
+    return np.bincount(pairs // width, minlength=n).astype(np.int64)
+
+
+def lost_by_reason(p: Placements) -> tuple[np.ndarray, np.ndarray]:
+    """(time lost against the roof, rows that lose any) per reason code
+    (roofline.core.reasons.REASONS): t - t_roof where both are known and
+    positive; a row without a roof loses nothing that can be counted."""
+    from ..core.reasons import REASONS
+    lost = np.where(np.isfinite(p.lost_s), np.maximum(p.lost_s, 0.0), 0.0)
+    codes = p.reason_code.astype(np.int64)
+    return (_sum(codes, lost, len(REASONS)),
+            np.bincount(codes, weights=(lost > 0).astype(float), minlength=len(REASONS)).astype(np.int64))
+
+
 def _sum(codes: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(codes, weights=weights, minlength=n).astype(float)
 

@@ -1,8 +1,9 @@
-"""The tables of a report, computed from its placements over every kernel
-row, vectorised (a million rows take seconds): time by bound class, per
-kernel family, per framework operator, by kind of work, and before/after
-rows of a kernel's variants. Each function takes a
-:class:`~roofline.render.report.Report` and returns small frozen rows.
+"""The tables of a report as small frozen rows: time by bound class, per
+kernel family, per framework operator, by kind of work, time lost by
+reason, and before/after rows of a kernel's variants. Every sum comes from
+:mod:`roofline.analysis.groups` (one summary per group, vectorised: a
+million rows take seconds); this module picks the groups and shapes the
+rows. Each function takes a :class:`~roofline.render.report.Report`.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.groups import one_group, summarize
+from ..analysis.groups import distinct, lost_by_reason as lost_time, one_group, summarize
 from ..core.aggregate import factorize, group_keys
 from ..core.families import TABLE
 from ..core.placement import BANDWIDTH, COMPUTE, OVERHEAD, UNKNOWN
@@ -106,12 +107,8 @@ def lost_by_reason(r) -> list[LostRow]:
     without a roof (unknown) lose nothing that can be counted."""
     from ..core.reasons import REASON_FIXES, REASONS
     p = r.placements
-    time = np.nan_to_num(p.kernels.time_s)
-    total = time.sum()
-    lost = np.where(np.isfinite(p.lost_s), np.maximum(p.lost_s, 0.0), 0.0)
-    codes = p.reason_code.astype(np.int64)
-    t = np.bincount(codes, weights=lost, minlength=len(REASONS))
-    n = np.bincount(codes, weights=(lost > 0).astype(float), minlength=len(REASONS))
+    total = np.nan_to_num(p.kernels.time_s).sum()
+    t, n = lost_time(p)
     out = [LostRow(REASONS[c] or "near the roof", float(t[c]), float(t[c] / total) if total else 0.0, int(n[c]),
                    REASON_FIXES.get(REASONS[c], ""))
            for c in range(len(REASONS)) if t[c] > 0]
@@ -140,9 +137,7 @@ def family_rows(r) -> list[FamilyRow]:
     group_fam, fams = factorize(g.families)  # families of the groups, then of the rows
     fam_codes = group_fam[row_group]
     nf = len(fams)
-    name_codes, names = factorize(g.names)
-    pairs = np.unique(group_fam * max(len(names), 1) + name_codes)
-    n_names = np.bincount(pairs // max(len(names), 1), minlength=nf)
+    n_names = distinct(group_fam, factorize(g.names)[0], nf)
     st = summarize(r.placements, fam_codes, nf)
     rows = [FamilyRow(family=str(fams[f]), names=int(n_names[f]), calls=int(st.calls[f]),
                       time_s=float(st.time_s[f]), share=float(st.share[f]), flop_s=_known(st.flop_s[f]),
