@@ -46,15 +46,24 @@ What becomes of the events (complete events, ``ph == "X"``, only):
   Inductor's C++ kernels, unsized work (:mod:`.compiled`).
 
 The reader is a pipeline, one module per stage, each importing only the
-stages before it: :mod:`.decode` (bytes -> typed events; :mod:`.stream`
-for files larger than memory, and every gzip file, with :mod:`.scan` to
-find the top-level keys and where events end) -> :mod:`.events` (events -> columns: GPU
-activity, and the operator columns :mod:`.operators` defines) ->
-:mod:`.operators` (operator nesting, self time and modelled work) ->
-:mod:`.attribution` (operator work -> the kernels it launched; on a CPU
-trace :mod:`.cpu_rows`, every operator a row, each with its dtype from
-:mod:`.dtypes`) ->
-:mod:`.result` (the import result). This module runs it.
+modules drawn before it in docs/architecture.md ("The PyTorch reader",
+held by tests/test_kineto_stages.py): :mod:`.decode` (bytes -> typed
+events; :mod:`.stream` for files larger than memory, and every gzip file,
+with :mod:`.scan` to find the top-level keys and where events end) ->
+:mod:`.events` (events -> columns: GPU activity, and the operator columns
+of :mod:`.op_columns`) -> :mod:`.nesting` (each operator's parent, self
+time and depth, computed once) and :mod:`.operators` (modelled work) ->
+:mod:`.attribution` (operator work -> the kernels it launched, handed on
+as an ``Attribution`` record; on a CPU trace :mod:`.cpu_rows`, every
+operator a row, each with its dtype from :mod:`.dtypes`) -> :mod:`.phases`
+(the step split) and :mod:`.result` (the import result). This module runs
+it. Beside the stages: :mod:`.extras` (the events' collective and Inductor
+fields), :mod:`.replay` (kernels replayed from a CUDA/HIP graph),
+:mod:`.geometry`, :mod:`.layout` and :mod:`.serving` (calls settled from
+their neighbours: convolution geometry, layout copies, fused MoE routing),
+:mod:`.why` (why a row got no work), :mod:`.notes` (what the models
+assumed), :mod:`.comms` (collectives and their sizes), :mod:`.overlap`
+(exposed communication) and :mod:`.columns` (column codes).
 """
 from __future__ import annotations
 
@@ -72,7 +81,7 @@ from . import decode
 from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
 from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
-from .operators import OpEvents
+from .op_columns import OpEvents
 from .result import copy_levels  # noqa: F401  (part of the reader's API)
 from .result import kineto_result
 

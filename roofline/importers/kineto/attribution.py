@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,11 +41,14 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
+from .columns import codes
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
 from .notes import add_notes, joined_notes
-from .operators import OpEvents, OpTree, build
+from .nesting import Nesting
+from .op_columns import OpEvents
+from .operators import OpTree, build
 from .replay import capture_operators, captured_launches, replayed
 from .why import WhyOf, warn_unknown
 
@@ -55,18 +59,17 @@ COUNTER_CHECK_TOLERANCE = 0.10
 
 
 def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
-                   share: np.ndarray, links: dict | None = None, comm=None,
-                   aside: np.ndarray | None = None) -> dict[tuple, dict]:
+                   share: np.ndarray, comm=None,
+                   aside: np.ndarray | None = None) -> tuple[dict[tuple, dict], np.ndarray]:
     """Rows keyed by (kernel name, operator name, whether it got work, its
     collective's index in ``comm.collectives`` or -1): time and calls
     summed, and the operators' work times each kernel's share summed per
     precision (bincounts over row codes, no loop per kernel). ``aside``:
     launches that take their operator's ``aside`` work (a fused MoE's
-    routing and finalize kernels), not its main work."""
-    codes, keys = _row_codes(gpu.kernel_names, ops.names, op_of, working,
+    routing and finalize kernels), not its main work. Also each launch's
+    row (its index in the dict's order)."""
+    codes, keys = _rowcodes(gpu.kernel_names, ops.names, op_of, working,
                              None if comm is None else comm.code)
-    if links is not None:
-        links["launch_row"] = codes
     m = len(keys)
     t = np.bincount(codes, weights=np.asarray(gpu.kernel_dur, dtype=float), minlength=m)
     calls = np.bincount(codes, minlength=m)
@@ -126,7 +129,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
                        "assumed": joined_notes(assumed[c])}
     for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
         g["dtype"] = dtype
-    return groups
+    return groups, codes
 
 
 def _unaligned_share(works: list, gather: np.ndarray, codes: np.ndarray, durations: np.ndarray,
@@ -153,12 +156,12 @@ def _row_notes(assumed: list, works: list, codes: np.ndarray, gather: np.ndarray
         add_notes(assumed[row], works[k].assumptions)
 
 
-def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
+def _rowcodes(kernel_names: list, op_names: list, op_of: np.ndarray,
                working: np.ndarray, comm: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple]]:
     """A row code per launch for (kernel name, operator name, working,
     collective), rows numbered by first launch, and the keys of the rows."""
-    kernel_code = _codes(kernel_names)
-    op_code = np.append(_codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
+    kernel_code = codes(kernel_names)
+    op_code = np.append(codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
     combined = (kernel_code * (len(op_names) + 2) + (op_code + 1)) * 2 + working
     if comm is not None and (comm >= 0).any():           # one row per message of a collective
         combined = combined * (int(comm.max()) + 2) + (comm + 1)
@@ -174,7 +177,7 @@ def _row_codes(kernel_names: list, op_names: list, op_of: np.ndarray,
     return rank[inverse.ravel()], keys
 
 
-def _op_family(name: str, op_family: str) -> str:
+def op_family(name: str, op_family: str) -> str:
     if op_family and op_family != "view":
         return op_family
     fam = family_of(name)
@@ -193,7 +196,7 @@ def _named_precision(name: str, flops: dict) -> dict | None:
     return {named.precision: total}
 
 
-def _add_work(g: dict, w, share: float, gpu: bool) -> None:
+def add_work(g: dict, w, share: float, gpu: bool) -> None:
     for precision, flop in w.flops.items():
         # a CPU's bf16/int8 matrix work is keyed for its matrix units (AMX);
         # the device decides at placement whether it has them (core.cpu_units)
@@ -203,18 +206,32 @@ def _add_work(g: dict, w, share: float, gpu: bool) -> None:
     g["bytes"] += float(w.bytes) * float(share)
 
 
-def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None = None) -> list[Kernel]:
-    """One row per (kernel name, operator that launched it). ``links``, when
-    given, receives each launch's row (``launch_row``) and operator
-    (``op_of``) and the operators' parents, for the step split (.phases)."""
+@dataclass(frozen=True, slots=True, eq=False)
+class Attribution:
+    """What attribution hands on (.result, .phases): the rows, and per
+    kernel launch (file order) its row, operator and runtime call."""
+
+    rows: tuple[Kernel, ...]   # one per (kernel name, operator, got work, collective)
+    launch_row: np.ndarray     # int64: the launch's index in ``rows``
+    op_of: np.ndarray          # int64: the operator that launched it (-1: none)
+    call: np.ndarray           # int64: its runtime call's index in the API columns (-1: none)
+    comm: C.LaunchComms | None  # its collectives (None: no launch)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) -> Attribution:
+    """One row per (kernel name, operator that launched it), with each
+    launch's row, operator and runtime call for the step split (.phases)."""
     n = len(gpu.kernel_names)
     if n == 0:
-        return []
-    tree = build(ops) if len(ops) and (ops.has_shapes or gpu.extras.op_counts) else None
+        return Attribution((), _NONE, _NONE, _NONE, None)
+    tree = build(ops, nesting) if len(ops) and (ops.has_shapes or gpu.extras.op_counts) else None
     if tree is not None and gpu.extras.op_counts:      # Inductor's own counts win (.compiled)
         apply_inductor_counts(tree, ops, gpu.extras)
-    call = _runtime_calls(gpu)
-    enclosing = _Enclosing(ops, tree.parent if tree is not None else None) if len(ops) else None
+    call = runtime_calls(gpu)
+    enclosing = _Enclosing(ops, nesting.parent) if len(ops) else None
     op_of = _launch_operators(gpu, ops, enclosing, call)
     replays = replayed(call, gpu.api_graph)
     kernels = captures = np.zeros(0, dtype=np.int64)
@@ -224,18 +241,15 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
                                               replays)
         op_of[kernels] = captures
     if len(ops):
-        _warn_no_shapes(ops, warnings)
+        warn_no_shapes(ops, warnings)
     takes, aside = _takes_work(gpu, op_of, tree)
     share = _time_shares(op_of + len(ops) * aside, gpu.kernel_dur, 2 * len(ops), takes | aside)
     share[kernels] = share[kernels] > 0     # each replay of a graph does its captured launch's whole work
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
-    comm = C.launch_comms(gpu, ops, op_of, tree.parent if tree is not None else None,
-                          getattr(gpu.extras, "job", None) or C.Job())
-    why = WhyOf(gpu, ops, tree, op_of, comm, replays=replays)
-    groups = _kernel_groups(gpu, ops, tree, op_of, working, share, links, comm, aside)
-    if links is not None:
-        links.update(op_of=op_of, parent=tree.parent if tree is not None else None, comm=comm, call=call)
+    comm = C.launch_comms(gpu, ops, op_of, nesting.parent, getattr(gpu.extras, "job", None) or C.Job())
+    why = WhyOf(gpu, ops, tree, nesting.parent, op_of, comm, replays=replays)
+    groups, launch_row = _kernel_groups(gpu, ops, tree, op_of, working, share, comm, aside)
     out = []
     counted = _counter_rows(gpu, groups)
     assumed_fp32 = False
@@ -271,8 +285,8 @@ def gpu_kernels(gpu, ops: OpEvents, warnings: list[Advice], links: dict | None =
                                "stay on fp32)", subject="precision"))
     if tree is not None:
         warn_unknown(out, warnings, what="kernel")
-        _check_torch_flops(ops, tree, warnings)
-    return out
+        check_torch_flops(ops, tree, warnings)
+    return Attribution(tuple(out), launch_row, op_of, call, comm)
 
 
 def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: np.ndarray) -> np.ndarray:
@@ -303,7 +317,7 @@ def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: 
     return op_of
 
 
-def _runtime_calls(gpu) -> np.ndarray:
+def runtime_calls(gpu) -> np.ndarray:
     """Row of the runtime call with each kernel's correlation id (-1: none;
     the last call of an id when several share it)."""
     row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
@@ -324,33 +338,26 @@ def _first_operator_by_id(external_ids: list) -> dict:
     return by_ext
 
 
-def _codes(values: list) -> np.ndarray:
-    """An integer per value, equal for equal values (not contiguous)."""
-    code: dict = {}
-    return np.fromiter(map(code.setdefault, values, itertools.count()), dtype=np.int64, count=len(values))
-
-
 class _Enclosing:
     """Innermost operator of a thread that holds a given time."""
 
-    def __init__(self, ops: OpEvents, parent):
-        from .operators import _nesting
-        self.parent = parent if parent is not None else _nesting(ops)[0]
+    def __init__(self, ops: OpEvents, parent: np.ndarray):
+        self.parent = parent
         self.ts = np.asarray(ops.ts, dtype=float)
         self.end = self.ts + np.asarray(ops.dur, dtype=float)
         self.threads: dict = {}
-        codes = _codes(ops.thread)
-        for c in np.unique(codes).tolist():
-            idx = np.flatnonzero(codes == c)
+        code = codes(ops.thread)
+        for c in np.unique(code).tolist():
+            idx = np.flatnonzero(code == c)
             order = np.argsort(self.ts[idx], kind="stable")
             self.threads[ops.thread[int(idx[0])]] = (idx[order], self.ts[idx][order])
 
     def at_many(self, threads: list, times: np.ndarray) -> np.ndarray:
         """:meth:`at` for many (thread, time) pairs, one search per thread."""
         out = np.full(len(times), -1, dtype=np.int64)
-        codes = _codes(threads)
-        for c in np.unique(codes).tolist():
-            members = np.flatnonzero(codes == c)
+        code = codes(threads)
+        for c in np.unique(code).tolist():
+            members = np.flatnonzero(code == c)
             found = self.threads.get(threads[int(members[0])])
             if found is None:
                 continue
@@ -434,14 +441,14 @@ def _check_counters(name: str, counted: dict, model: dict, warnings: list[Advice
             subject=name))
 
 
-def _warn_no_shapes(ops: OpEvents, warnings: list[Advice]) -> None:
+def warn_no_shapes(ops: OpEvents, warnings: list[Advice]) -> None:
     if len(ops) and not ops.has_shapes:
         warnings.append(Advice(
             f"the trace's {len(ops)} PyTorch operators have no input shapes, so their work cannot be modelled",
             "record with torch.profiler.profile(record_shapes=True)", subject="kineto"))
 
 
-def _check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:
+def check_torch_flops(ops: OpEvents, tree: OpTree, warnings: list[Advice]) -> None:
     """Compare torch's own FLOP count (``flops`` arg, with_flops=True) with
     the models' FLOPs of the same operator and everything below it."""
     torch_flops = np.asarray(ops.torch_flops, dtype=float)

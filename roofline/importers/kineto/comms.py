@@ -112,7 +112,7 @@ class LaunchComms:
     why: dict = field(default_factory=dict)      # launch -> reason
 
 
-def launch_comms(gpu, ops, op_of: np.ndarray, parent: np.ndarray | None, job: Job) -> LaunchComms:
+def launch_comms(gpu, ops, op_of: np.ndarray, parent: np.ndarray, job: Job) -> LaunchComms:
     n = len(gpu.kernel_names)
     out = LaunchComms(np.full(n, -1, dtype=np.int64))
     comm_names = {k for k in set(gpu.kernel_names) if family_of(k) == "communication"}
@@ -138,17 +138,10 @@ def launch_comms(gpu, ops, op_of: np.ndarray, parent: np.ndarray | None, job: Jo
 class _Context:
     def __init__(self, gpu, ops, parent, job: Job):
         self.gpu, self.ops, self.job = gpu, ops, job
-        self._parent = parent
+        self.parent = parent              # the operators' nesting (.nesting)
         self._api = None
         self._ann = None
         self._shapes: dict = {}
-
-    @property
-    def parent(self) -> np.ndarray:
-        if self._parent is None:
-            from .operators import _nesting
-            self._parent = _nesting(self.ops)[0]
-        return self._parent
 
     def launch_call(self, j: int):
         """(thread, start) of the runtime call that launched kernel ``j``."""

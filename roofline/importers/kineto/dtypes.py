@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 from ...ops.call import Args, OpCall
-from .operators import OpEvents
+from .op_columns import OpEvents
 
 # C++ dtype names of Kineto traces -> the short names rows carry
 SHORT = {

@@ -25,7 +25,7 @@ from ...core.errors import InputError
 from ...core.import_result import MAX_TIME_S
 from . import decode
 from .extras import Extras
-from .operators import OpEvents
+from .op_columns import OpEvents
 from .replay import graph_launch_rows
 
 KERNEL_CATS = frozenset({"kernel"})

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 
 from .decode import has_comm_fields
-from .operators import json_or_none
+from .op_columns import json_or_none
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""PyTorch operators of a Kineto trace: nesting, self time, and the work
-each one does according to the operator models (:mod:`roofline.ops`).
+"""PyTorch operators of a Kineto trace: the work each one does according
+to the operator models (:mod:`roofline.ops`), on the nesting :mod:`.nesting`
+worked out (parent, self time, depth).
 
 A trace recorded with ``record_shapes=True`` gives every ``cpu_op`` its
 ATen name, input shapes, dtypes, strides and concrete scalar arguments.
@@ -34,18 +35,17 @@ trace its work goes to the kernels it launched (see :mod:`.attribution`).
 """
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-import msgspec
 import numpy as np
 
 from ...core.families import MATRIX
 from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
-from .decode import external_ids
 from .geometry import settled_calls
 from .layout import keeps_beside_layout_copies
+from .nesting import Nesting
+from .op_columns import OpEvents
 from .serving import moe_settled
 
 GIVE_AWAY_SHARE = 0.5
@@ -54,121 +54,15 @@ GIVE_AWAY_SHARE = 0.5
 # its child); below it the difference is the models' rounding.
 MIN_RESIDUAL_SHARE = 0.1
 WRAPPER_SELF_SHARE = 0.5
-# Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
-# touch within this are siblings, not parent and child.
-_NEST_SLACK_US = 2e-3
 
 
-@dataclass
-class Annotations:
-    """``record_function`` ranges (``user_annotation``) as columns: the
-    ProfilerStep#N, Optimizer.step#... and user ranges the step split reads."""
-
-    names: list = field(default_factory=list)
-    ts: list = field(default_factory=list)
-    dur: list = field(default_factory=list)
-    thread: list = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def extend(self, names: list, ts: list, dur: list, threads: list) -> None:
-        self.names += names
-        self.ts += ts
-        self.dur += dur
-        self.thread += threads
-
-
-@dataclass
-class OpEvents:
-    """The ``cpu_op`` events of a trace as columns, in file order. The
-    arguments of a call (shapes, dtypes, strides, concrete inputs) are kept
-    once per distinct call, as raw JSON (``calls``), and each operator
-    points at its call (``call``: -1 without shapes)."""
-
-    names: list = field(default_factory=list)
-    ts: list = field(default_factory=list)
-    dur: list = field(default_factory=list)
-    thread: list = field(default_factory=list)
-    external_id: list = field(default_factory=list)
-    call: list = field(default_factory=list)
-    torch_flops: list = field(default_factory=list)
-    calls: list = field(default_factory=list)          # (dims, types, strides, concrete) raw JSON bytes
-    backward: list = field(default_factory=list)       # autograd ran it (its Fwd thread id is not 0)
-    annotations: Annotations = field(default_factory=Annotations)
-    _call_ids: dict = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def extend(self, names: list, ts: list, dur: list, threads: list, args: list) -> None:
-        """Add a batch of operators (columns of equal length, file order)."""
-        self.names += names
-        self.ts += ts
-        self.dur += dur
-        self.thread += threads
-        self.external_id += external_ids(args)
-        self.call += [self._call(a) for a in args]
-        # forward operators carry Fwd thread id 0; autograd's nodes the forward's thread
-        self.backward += [a is not None and a.fwd_thread not in (None, 0, "0") for a in args]
-        flops = [None if a is None else a.flops for a in args]
-        if flops.count(None) == len(flops):
-            self.torch_flops += [math.nan] * len(flops)
-        else:
-            self.torch_flops += [f if _is_count(f) else math.nan for f in flops]
-
-    def _call(self, args) -> int:
-        """Index of the call's distinct arguments (-1: no shapes)."""
-        if args is None:
-            return -1
-        dims = args.input_dims if args.input_dims is not None else args.input_dims_2021
-        if dims is None:
-            return -1
-        # inline: under cProfile a call per field was 0.33 s of this function's 1.15 s (300k calls)
-        t, st, c = args.input_type, args.input_strides, args.concrete
-        key = (bytes(dims), t if t is None else bytes(t), st if st is None else bytes(st),
-               c if c is None else bytes(c))
-        call = self._call_ids.get(key)
-        if call is None:
-            call = self._call_ids[key] = len(self.calls)
-            self.calls.append(key)
-        return call
-
-    @property
-    def has_shapes(self) -> bool:
-        return bool(self.calls)
-
-    def decoded(self, call: int) -> tuple:
-        """(dims, types, strides, concrete) of a distinct call as Python
-        values (None where the trace has no such field or it is not JSON)."""
-        return tuple(json_or_none(raw) for raw in self.calls[call])
-
-
-def json_or_none(raw: bytes | None):
-    """Raw JSON bytes decoded (None for None and for bytes that are not JSON)."""
-    if raw is None:
-        return None
-    try:
-        return msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return None
-
-
-def _is_count(x) -> bool:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return False
-    try:
-        return math.isfinite(x) and x >= 0
-    except OverflowError:        # an integer past any float: no count
-        return False
-
-
-@dataclass
+@dataclass(frozen=True, slots=True, eq=False)
 class OpTree:
-    """Nesting and work of every operator (arrays indexed like OpEvents)."""
+    """Work of every operator (arrays indexed like OpEvents; its nesting
+    is the :class:`.nesting.Nesting` it was built on). Only
+    :func:`.compiled.apply_inductor_counts` writes into it, before any
+    other stage reads it."""
 
-    parent: np.ndarray        # index of the enclosing operator, -1 at the top
-    self_time_us: np.ndarray
     work: list                # OpWork or None per operator (the model's answer)
     counted: list             # OpWork counted at the operator itself (None: none)
     does_work: np.ndarray     # bool: work is counted here (not all given to descendants)
@@ -176,15 +70,14 @@ class OpTree:
     subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
 
 
-def build(ops: OpEvents) -> OpTree:
-    parent, self_time = _nesting(ops)
+def build(ops: OpEvents, nesting: Nesting) -> OpTree:
+    parent, self_time, levels = nesting.parent, nesting.self_time_us, nesting.levels
     distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent)})
     work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
     own_flops = _per_work(distinct, lambda w: sum(w.flops.values()))[which]
     is_matrix = _per_work(distinct, lambda w: w.family in MATRIX, bool)[which]
-    levels = _levels(parent)
     desc_bytes, desc_flops, desc_matrix_flops = _descendant_sums(
         parent, levels, np.vstack([own_bytes, own_flops, np.where(is_matrix, own_flops, 0.0)]))
     has_work = (own_bytes > 0) | (own_flops > 0)
@@ -228,7 +121,7 @@ def build(ops: OpEvents) -> OpTree:
     delegated = (modelled & has_work & gives_away) | wrapper
     own_counted = np.where(does_work, own_flops * share_flops, 0.0)
     subtree = own_counted + _descendant_sums(parent, levels, own_counted[None, :])[0]
-    return OpTree(parent, self_time, work, counted, does_work, delegated, subtree)
+    return OpTree(work, counted, does_work, delegated, subtree)
 
 
 def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
@@ -247,24 +140,7 @@ def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_b
     return counted
 
 
-def _levels(parent: np.ndarray) -> list[np.ndarray]:
-    """Operators by depth below the top (index 0: depth 1), by pointer
-    jumping: one pass per level of nesting, not one per operator."""
-    depth = np.zeros(len(parent), dtype=np.int64)
-    above = parent.copy()
-    active = np.flatnonzero(above >= 0)
-    while len(active):
-        depth[active] += 1
-        above[active] = parent[above[active]]
-        active = active[above[active] >= 0]
-    if not len(depth) or depth.max() == 0:
-        return []
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
-    return [order[bounds[d]:bounds[d + 1]] for d in range(len(bounds) - 1)]
-
-
-def _descendant_sums(parent: np.ndarray, levels: list[np.ndarray], own: np.ndarray) -> np.ndarray:
+def _descendant_sums(parent: np.ndarray, levels: tuple[np.ndarray, ...], own: np.ndarray) -> np.ndarray:
     """Per row of ``own`` (values x operators): the sum over each operator's
     descendants, deepest level first."""
     desc = np.zeros_like(own)
@@ -290,43 +166,6 @@ _AUTOGRAD = re.compile(r"^(autograd::|torch::autograd::|[A-Z]\w*Backward\d*$|det
 def is_autograd(name: str) -> bool:
     """A node of the autograd engine rather than an operator."""
     return bool(_AUTOGRAD.match(name))
-
-
-def _start_order(ops: OpEvents) -> np.ndarray:
-    ts = np.asarray(ops.ts, dtype=float)
-    dur = np.asarray(ops.dur, dtype=float)
-    # Longest first among equal starts: a parent and its first child may share ts.
-    return np.lexsort((-dur, ts))
-
-
-def _nesting(ops: OpEvents) -> tuple[np.ndarray, np.ndarray]:
-    """Parent of each operator (per thread, by interval containment) and
-    its self time (duration minus its direct children's durations)."""
-    n = len(ops)
-    # Python lists, not numpy scalars, inside the loop: an element access
-    # of an array costs several times a list's (0.4 s -> 0.2 s at 300k operators)
-    parent = [-1] * n
-    child_time = [0.0] * n
-    ts, thread = ops.ts, ops.thread
-    ends = [t + d for t, d in zip(ts, ops.dur)]
-    stacks: dict[object, list[int]] = {}
-    for i in _start_order(ops).tolist():
-        stack = stacks.get(thread[i])
-        if stack is None:
-            stack = stacks[thread[i]] = []
-        start = ts[i] + _NEST_SLACK_US
-        end = ends[i]
-        # The top encloses i unless it ended before i began or i outlasts it
-        # (timestamps are rounded, so siblings may touch).
-        while stack and (ends[stack[-1]] <= start or end > ends[stack[-1]] + _NEST_SLACK_US):
-            stack.pop()
-        if stack:
-            p = stack[-1]
-            parent[i] = p
-            child_time[p] += ops.dur[i]
-        stack.append(i)
-    self_time = np.maximum(np.asarray(ops.dur, dtype=float) - np.array(child_time), 0.0)
-    return np.array(parent, dtype=np.int64), self_time
 
 
 def _works(ops: OpEvents, settled: dict | None = None) -> tuple[list, np.ndarray]:

@@ -36,7 +36,9 @@ import numpy as np
 
 from ...core.families import family_of
 from ...core.phases import PHASES
-from .operators import OpEvents, _levels, _nesting
+from .columns import codes
+from .nesting import Nesting, parents
+from .op_columns import OpEvents
 
 FORWARD, BACKWARD, OPTIMIZER, COMMUNICATION, DATA, OTHER = range(len(PHASES))
 OUTSIDE_OPERATORS = -1       # row of host time in a range but in no operator
@@ -101,11 +103,10 @@ def _groups(threads, n: int):
     if threads is None:
         yield None, np.arange(n)
         return
-    from .attribution import _codes
     threads = list(threads)
-    codes = _codes(threads)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    code = codes(threads)
+    order = np.argsort(code, kind="stable")
+    bounds = np.flatnonzero(np.diff(code[order])) + 1
     for idx in np.split(order, bounds):
         if len(idx):
             yield threads[int(idx[0])], idx
@@ -140,15 +141,14 @@ def _step_of(steps, times) -> np.ndarray:
     return np.where(k >= 0, numbers[np.maximum(k, 0)], -1)
 
 
-def operator_phases(ops: OpEvents, parent: np.ndarray | None = None) -> np.ndarray:
+def operator_phases(ops: OpEvents, nesting: Nesting) -> np.ndarray:
     """The phase of every operator (FORWARD, BACKWARD, OPTIMIZER or DATA)."""
     n = len(ops)
-    if parent is None:
-        parent = _nesting(ops)[0]
+    parent = nesting.parent
     names = {name: bool(_AUTOGRAD_OP.search(str(name))) for name in set(ops.names)}
     backward = np.fromiter(map(names.__getitem__, ops.names), dtype=bool, count=n)
     backward |= np.asarray(ops.backward, dtype=bool) if len(ops.backward) == n else False
-    for level in _levels(parent):          # what autograd runs, it runs all the way down
+    for level in nesting.levels:          # what autograd runs, it runs all the way down
         backward[level] |= backward[parent[level]]
     ts, threads = np.asarray(ops.ts, dtype=float), ops.thread
     phase = np.where(backward, BACKWARD, FORWARD).astype(np.int8)
@@ -168,26 +168,23 @@ def _basis(ops: OpEvents, steps) -> tuple[str, ...]:
     return tuple(out)
 
 
-def gpu_phases(gpu, ops: OpEvents, launch_row: np.ndarray, op_of: np.ndarray, parent,
-               extra_rows: list[tuple[int, float]], call: np.ndarray | None = None) -> PhaseTable | None:
-    """Time per (row, step, phase) of a GPU trace's kernel launches;
+def gpu_phases(gpu, ops: OpEvents, nesting: Nesting, launch_row: np.ndarray, op_of: np.ndarray,
+               call: np.ndarray, extra_rows: list[tuple[int, float]]) -> PhaseTable | None:
+    """Time per (row, step, phase) of a GPU trace's kernel launches, each
+    with its row, operator and runtime call (.attribution's);
     ``extra_rows``: (row, seconds) of the rows with no launches of their own
-    (copies, range-profiler rows), put under "other"; ``call``: each
-    launch's runtime call (attribution's, found again when not given)."""
+    (copies, range-profiler rows), put under "other"."""
     n = len(gpu.kernel_names)
     if n == 0 and not extra_rows:
         return None
     steps = _steps(ops)
-    if call is None or len(call) != n:
-        from .attribution import _runtime_calls
-        call = _runtime_calls(gpu) if n else np.zeros(0, dtype=np.int64)
     api_ts = np.asarray(gpu.api_ts, dtype=float)
     op_ts = np.asarray(ops.ts, dtype=float) if len(ops) else np.zeros(0)
     when = np.where(call >= 0, api_ts[np.maximum(call, 0)] if len(api_ts) else np.nan,
                     np.where(op_of >= 0, op_ts[np.maximum(op_of, 0)] if len(op_ts) else np.nan, np.nan))
     phase = np.full(n, OTHER, dtype=np.int8)
     if len(ops):
-        by_op = operator_phases(ops, parent)
+        by_op = operator_phases(ops, nesting)
         phase[op_of >= 0] = by_op[op_of[op_of >= 0]]
     comm = {name: family_of(name) == "communication" for name in set(gpu.kernel_names)}
     phase[np.fromiter(map(comm.__getitem__, gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
@@ -200,19 +197,19 @@ def gpu_phases(gpu, ops: OpEvents, launch_row: np.ndarray, op_of: np.ndarray, pa
                    np.concatenate([time, [t for _, t in extra_rows]]), _basis(ops, steps))
 
 
-def cpu_phases(ops: OpEvents, op_row: np.ndarray, self_time_us: np.ndarray, parent) -> PhaseTable | None:
+def cpu_phases(ops: OpEvents, nesting: Nesting, op_row: np.ndarray) -> PhaseTable | None:
     """Time per (row, step, phase) of a CPU trace's operators, and the
     ranges' own time outside every operator (row -1)."""
     if not len(ops):
         return None
     steps = _steps(ops)
     ts = np.asarray(ops.ts, dtype=float)
-    phase = operator_phases(ops, parent)
+    phase = operator_phases(ops, nesting)
     host_row, host_step, host_phase, host_time = _outside_operators(ops, steps)
     return _summed(np.concatenate([np.asarray(op_row, dtype=np.int64), host_row]),
                    np.concatenate([_step_of(steps, ts), host_step]),
                    np.concatenate([phase, host_phase]),
-                   np.concatenate([np.asarray(self_time_us, dtype=float) * 1e-6, host_time]),
+                   np.concatenate([nesting.self_time_us * 1e-6, host_time]),
                    _basis(ops, steps))
 
 
@@ -221,8 +218,10 @@ def _outside_operators(ops: OpEvents, steps):
     a = ops.annotations
     if not len(a):
         return (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.int8), np.zeros(0))
-    both = _Intervals(list(ops.ts) + list(a.ts), list(ops.dur) + list(a.dur), list(ops.thread) + list(a.thread))
-    parent, self_time = _nesting(both)
+    # operators and ranges nest together: a range's own time is what no
+    # operator or range inside it covers
+    parent, self_time = parents(list(ops.ts) + list(a.ts), list(ops.dur) + list(a.dur),
+                                list(ops.thread) + list(a.thread))
     own = self_time[len(ops):]
     # a range inside an operator (a compiled graph's "## Call CompiledFxGraph"
     # inside CompiledFunction) adds no time: the operator's self time has it
@@ -248,18 +247,6 @@ def _inside_operator(parent: np.ndarray, n_ops: int) -> np.ndarray:
         above[active] = parent[above[active]]
         active = active[(above[active] >= 0) & ~inside[active]]
     return inside
-
-
-@dataclass
-class _Intervals:
-    """Operators and ranges together, for their common nesting."""
-
-    ts: list
-    dur: list
-    thread: list
-
-    def __len__(self) -> int:
-        return len(self.ts)
 
 
 def _summed(row, step, phase, time_s, basis) -> PhaseTable:

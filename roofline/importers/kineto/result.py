@@ -11,8 +11,6 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
-
 from ...core import reasons as R
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
@@ -24,7 +22,8 @@ from .comms import Job
 from .events import GpuEvents
 from .overlap import comm_launches
 from .why import before_window, first_runtime_correlation
-from .operators import OpEvents
+from .nesting import nest
+from .op_columns import OpEvents
 
 _DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
 
@@ -36,20 +35,23 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
         lost = lost_gpu_work(gpu, trace)
         if lost:
             raise InputError(path, None, lost)
-    links: dict = {}
+    nesting = nest(ops)                      # once; every later stage reads it
+    communication = None
     if cpu_trace:
-        out = cpu_rows.cpu_kernels(ops, warnings, threads=_intra_op_threads(trace), links=links)
-        split = phases.cpu_phases(ops, links["op_row"], links["self_time_us"], links["parent"])
+        rows = cpu_rows.cpu_kernels(ops, nesting, warnings, threads=_intra_op_threads(trace))
+        out = list(rows.rows)
+        split = phases.cpu_phases(ops, nesting, rows.op_row)
     else:
         gpu.extras.job = Job.of(trace)       # the job's groups, for collectives (.comms)
-        out = attribution.gpu_kernels(gpu, ops, warnings, links=links)
+        launches = attribution.gpu_kernels(gpu, ops, nesting, warnings)
+        out = list(launches.rows)
         launched = len(out)
         out += _range_only_kernels(gpu, warnings)
         out += _copy_kernels(gpu, warnings)
-        split = phases.gpu_phases(gpu, ops, links.get("launch_row", np.zeros(0, dtype=np.int64)),
-                                  links.get("op_of", np.zeros(0, dtype=np.int64)), links.get("parent"),
-                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])],
-                                  call=links.get("call"))
+        split = phases.gpu_phases(gpu, ops, nesting, launches.launch_row, launches.op_of, launches.call,
+                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])])
+        if launches.comm is not None:
+            communication = comm_launches(gpu, launches.comm)
     device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)
     if len(gpu.device_time) > 1:
         warnings.append(Advice(f"kernels ran on {len(gpu.device_time)} devices; each name is one row over all",
@@ -62,7 +64,6 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
         raise InputError(path, None, "no PyTorch operator, GPU kernel, copy, range or CUDA API events: "
                          "record with torch.profiler (ProfilerActivity.CPU and/or CUDA)")
     properties = _cpu_identity(trace) if cpu_trace else _identity(device)
-    communication = comm_launches(gpu, links["comm"]) if "comm" in links else None
     return ImportResult(str(path), "kineto", tuple(out), program=program,
                         warnings=tuple(warnings) + _device_notes(trace, gpu, cpu_trace),
                         rank=_rank(trace.distributedInfo), phases=split, communication=communication,

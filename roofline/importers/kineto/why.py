@@ -48,20 +48,13 @@ class WhyOf:
     """``why(j)``: the reason launch ``j`` got no work (computed once per
     operator)."""
 
-    def __init__(self, gpu, ops, tree, op_of: np.ndarray, comms, parent=None, replays=None):
+    def __init__(self, gpu, ops, tree, parent: np.ndarray, op_of: np.ndarray, comms, replays=None):
         self.gpu, self.ops, self.tree, self.op_of, self.comms = gpu, ops, tree, op_of, comms
+        self.parent = parent              # the operators' nesting (.nesting)
         self.replays = replays            # bool per launch: replayed from a CUDA/HIP graph (.replay)
-        self._parent = parent if parent is not None else (tree.parent if tree is not None else None)
         self._by_op: dict[int, str] = {}
         self._unknown: dict[tuple, str | None] = {}
         self._first_corr = None
-
-    @property
-    def parent(self):
-        if self._parent is None:
-            from .operators import _nesting
-            self._parent = _nesting(self.ops)[0]
-        return self._parent
 
     def __call__(self, j: int) -> str:
         o = int(self.op_of[j]) if len(self.op_of) else -1
