@@ -20,13 +20,15 @@ from roofline.core.errors import InputError
 from roofline.importers import kineto, read_profile
 from roofline.importers.kineto import decode as kineto_decode
 from roofline.importers.kineto import stream as kineto_stream
+from roofline.importers.options import ReadOptions
 from roofline.importers.kineto.stream import StreamedTrace, file_bytes
 
 
-def streamed(path):
+def streamed(path, chunk_bytes=None):
     """The chunked reader as ``kineto.read`` runs it: lines counted again
     from the file only for an error message."""
-    return kineto._checked(StreamedTrace(file_bytes(path), path, reread=lambda: file_bytes(path)), path)
+    return kineto._checked(StreamedTrace(file_bytes(path), path, reread=lambda: file_bytes(path),
+                                         chunk_bytes=chunk_bytes), path)
 
 
 def streamed_counting(path):
@@ -148,9 +150,9 @@ def test_fuzz_chunked_and_whole_readers_agree(tmp_path, monkeypatch):
             cut = rnd.randrange(len(raw) + 1)       # sometimes two gzip members
             raw = gzip.compress(raw[:cut]) + gzip.compress(raw[cut:])
         path.write_bytes(raw)
-        monkeypatch.setattr(kineto_stream, "CHUNK_BYTES", rnd.choice([64, 300, 1000, 4096]))
+        # pieces smaller than a chunk cut events and characters anywhere: READ_BYTES has no option
         monkeypatch.setattr(kineto_stream, "READ_BYTES", rnd.choice([7, 100, 1000]))
-        assert streamed(path) == whole(path), f"seed {seed}"
+        assert streamed(path, rnd.choice([64, 300, 1000, 4096])) == whole(path), f"seed {seed}"
     assert time.perf_counter() - started < 20
 
 
@@ -168,13 +170,12 @@ FAKE = [kernel(0, name="fake", dur=1e9)]
 
 @pytest.mark.parametrize("gz", [False, True])
 def test_a_nested_trace_events_array_before_the_real_one_is_not_read(tmp_path, monkeypatch, gz):
-    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)      # a plain file over a MiB, in small
     quoted = json.dumps(FAKE).replace('"', '\\"')          # the fake array again, inside a string
     text = (f'{{"metadata": {{"traceEvents": {json.dumps(FAKE)}}}, "note": "\\"traceEvents\\": {quoted}", '
             f'"traceEvents": {json.dumps(REAL)}}}')
     path = tmp_path / ("t.json.gz" if gz else "t.json")
     path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
-    result = kineto.read(path)
+    result = kineto.read(path, ReadOptions(stream=True))    # a plain file over a MiB would stream
     assert sorted(k.name for k in result.kernels) == sorted(e["name"] for e in REAL)
     assert result == whole(path)
 
@@ -192,9 +193,8 @@ def test_two_trace_events_arrays_are_an_error_on_both_paths(tmp_path, monkeypatc
             assert error.line == 2
     with pytest.raises(InputError, match="second traceEvents"):
         kineto.read(plain)                                    # small: decoded whole
-    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)
     with pytest.raises(InputError, match="second traceEvents"):
-        kineto.read(plain)                                    # in chunks
+        kineto.read(plain, ReadOptions(stream=True))          # in chunks
 
 
 # ---------------------------------------------------------------- finding 3: impossible times

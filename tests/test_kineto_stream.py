@@ -10,8 +10,8 @@ from conftest import REALDATA
 
 from roofline.core.errors import InputError
 from roofline.importers import kineto
-from roofline.importers.kineto import stream as kineto_stream
 from roofline.importers.kineto.stream import StreamedTrace, file_bytes
+from roofline.importers.options import ReadOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = [ROOT / "examples" / "pytorch_cpu_trace.json.gz",
@@ -19,10 +19,8 @@ TRACES = [ROOT / "examples" / "pytorch_cpu_trace.json.gz",
           REALDATA / "kineto_trace" / "facebookresearch__HolisticTraceAnalysis__mi250_minitoy_train_ROCm6_2_kineto.json.gz"]
 
 
-@pytest.fixture
-def tiny_chunks(monkeypatch):
-    monkeypatch.setattr(kineto_stream, "CHUNK_BYTES", 4096)
-    monkeypatch.setattr(kineto_stream, "READ_BYTES", 1000)
+# chunks of 4 KiB read in pieces of 1,000 bytes (ReadOptions.chunk_bytes)
+TINY = ReadOptions(stream=True, chunk_bytes=4096)
 
 
 def summary(result):
@@ -32,15 +30,15 @@ def summary(result):
 
 
 @pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name[:40])
-def test_streamed_equals_whole(path, tiny_chunks):
+def test_streamed_equals_whole(path):
     if not path.exists():
         pytest.skip(f"{path} is not present")
     whole = kineto._checked(kineto.decode.load(path), path)
-    streamed = kineto._checked(StreamedTrace(file_bytes(path), path), path)
+    streamed = kineto.read(path, TINY)
     assert summary(streamed) == summary(whole)
 
 
-def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path, tiny_chunks):
+def test_boundaries_inside_arguments_and_multi_member_gzip(tmp_path):
     events = []
     for i in range(400):
         events.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": i * 10,
@@ -67,8 +65,7 @@ def test_bare_lists_stream_and_what_is_no_trace_is_an_error_naming_the_line(tmp_
     odd.write_text('{"meta": 1}')
     with pytest.raises(InputError, match="no traceEvents list"):
         list(StreamedTrace(file_bytes(odd), odd).traceEvents)
-    monkeypatch.setattr(kineto, "STREAM_ABOVE_BYTES", 0)     # read() streams even these
-    assert kineto.read(path).kernels
+    assert kineto.read(path, ReadOptions(stream=True)).kernels      # streams even these
     bad = tmp_path / "bad.json"
     bad.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 1},\n{"ph": }]}')
     with pytest.raises(InputError, match=r"bad.json:2"):
@@ -86,7 +83,7 @@ def test_gzip_bomb_is_refused_whole_and_streamed_in_bounded_memory(tmp_path, mon
         kineto.read(bomb)                   # read in chunks: never all of it at once
 
 
-def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, tiny_chunks):
+def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path):
     """traceEvents may start after metadata bigger than a chunk; the range
     profiler's counters are read in the chunks that hold them (those are
     decoded with the counter fields, the others without)."""
@@ -97,7 +94,7 @@ def test_a_header_longer_than_a_chunk_and_counters_in_one_chunk_only(tmp_path, t
                    "dur": 1, "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000}})
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"deviceProperties": props, "traceEvents": events}))
-    assert len(json.dumps(props)) > kineto_stream.CHUNK_BYTES
+    assert len(json.dumps(props)) > TINY.chunk_bytes
     streamed = kineto._checked(StreamedTrace(file_bytes(path), path), path)
     whole = kineto._checked(kineto.decode.load(path), path)
     assert summary(streamed) == summary(whole)

@@ -26,8 +26,8 @@ class ReadOptions:
     "python" is the careful reader alone (``csv.reader`` and numpy).
 
     ``stream``: whether a Kineto trace is decoded in chunks (bounded
-    memory) or whole; None decides by size (:data:`STREAM_ABOVE_BYTES`, and
-    every gzip file streams). ``chunk_bytes``: the chunk size where a
+    memory) or whole; None decides by size (``kineto.STREAM_ABOVE_BYTES``, and
+    every gzip file streams: :mod:`.kineto`). ``chunk_bytes``: the chunk size where a
     reader reads in chunks (None: the reader's own).
 
     ``max_text_bytes``: the largest text a reader reads whole (a gzip
@@ -45,10 +45,5 @@ class ReadOptions:
             raise RooflineError(f"csv_engine {self.csv_engine!r}: expected one of {', '.join(ENGINES)}")
         if self.chunk_bytes is not None and self.chunk_bytes < 64:
             raise RooflineError(f"chunk_bytes {self.chunk_bytes}: expected at least 64")
-
-
-# Plain files over this stream (bounded memory); smaller ones decode whole,
-# which is faster.
-STREAM_ABOVE_BYTES = 1 << 20
 
 DEFAULT = ReadOptions()

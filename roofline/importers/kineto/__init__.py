@@ -161,9 +161,15 @@ def read(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise InputError(path, None, "not a regular file: save the trace to a file first")
-    if info.st_size > STREAM_ABOVE_BYTES or gz:
-        from .stream import StreamedTrace, file_bytes
-        return _checked(StreamedTrace(file_bytes(path), path, reread=lambda: file_bytes(path)), path)
+    stream = options.stream if options.stream is not None else (info.st_size > STREAM_ABOVE_BYTES or gz)
+    if stream:
+        from .stream import READ_BYTES, StreamedTrace, file_bytes
+        chunk = options.chunk_bytes
+        piece = None if chunk is None else min(chunk, READ_BYTES)   # a piece is at most a chunk
+
+        def pieces():
+            return file_bytes(path, piece)
+        return _checked(StreamedTrace(pieces(), path, reread=pieces, chunk_bytes=chunk), path)
     return _checked(decode.load(path), path)
 
 

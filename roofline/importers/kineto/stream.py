@@ -66,21 +66,23 @@ _CLOSE = np.array([ord("}"), ord("]")], dtype=np.uint8)
 _BLANKS_THEN_COMMA = re.compile(rb"[ \t\r\n]*,")
 
 
-def file_bytes(path: Path) -> Iterator[bytes]:
-    """The file's JSON bytes in pieces, gunzipped on the fly (every gzip member)."""
+def file_bytes(path: Path, piece_bytes: int | None = None) -> Iterator[bytes]:
+    """The file's JSON bytes in pieces of ``piece_bytes`` (default
+    :data:`READ_BYTES`), gunzipped on the fly (every gzip member)."""
+    piece = READ_BYTES if piece_bytes is None else piece_bytes
     try:
         f = open(path, "rb")
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror}") from None
     with f:
-        first = f.read(READ_BYTES)
+        first = f.read(piece)
         if first[:2] != GZIP_MAGIC:
             while first:
                 yield first
-                first = f.read(READ_BYTES)
+                first = f.read(piece)
             return
         unread = [first]
-        yield from gunzip(lambda n: unread.pop() if unread else f.read(n), path, READ_BYTES)
+        yield from gunzip(lambda n: unread.pop() if unread else f.read(n), path, piece)
 
 
 def utf8_pieces(pieces: Iterator[bytes], path) -> Iterator[bytes]:
@@ -119,10 +121,13 @@ class StreamedTrace:
     fields are filled when the iterator is exhausted."""
 
     def __init__(self, pieces: Iterator[bytes], path: str | Path = "<kineto trace>",
-                 reread: Callable[[], Iterator[bytes]] | None = None):
+                 reread: Callable[[], Iterator[bytes]] | None = None, chunk_bytes: int | None = None):
         """``reread``: the same pieces again from the start, where the source
         can give them twice (a file): lines are then counted only for an
-        error message, not for every chunk (a tenth of the decoding time)."""
+        error message, not for every chunk (a tenth of the decoding time).
+        ``chunk_bytes``: the bytes decoded at a time (default
+        :data:`CHUNK_BYTES`; ReadOptions.chunk_bytes)."""
+        self._chunk_bytes = chunk_bytes
         self.path = Path(str(path))
         self._pieces = utf8_pieces(pieces, self.path)
         self._reread = reread
@@ -140,7 +145,7 @@ class StreamedTrace:
         if head:       # report what is wrong before traceEvents first, as the whole-file reader does
             self._refuse_syntax_errors(head + b'"traceEvents":[]}', len(head))
         lines_before = None if self._reread is None else self._lines_before
-        array = _EventArray(rest, self._pieces, lines, base, self.path, lines_before)
+        array = _EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes)
         yield from array.chunks()
         self._metadata(head, array)
 
@@ -254,8 +259,9 @@ class _EventArray:
     whole events; then ``tail`` holds what follows its ``]``."""
 
     def __init__(self, rest: bytes, pieces: Iterator[bytes], line0: int, base: int, path: Path,
-                 lines_before: Callable[[int], int] | None = None):
+                 lines_before: Callable[[int], int] | None = None, chunk_bytes: int | None = None):
         self.rest, self.pieces, self.path = rest, pieces, path
+        self.chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
         self._line0 = line0         # lines of the file before the chunk being read (counted as read
         self._lines_before = lines_before    # or, with this, only when asked: lines before a byte)
         self.base = base            # bytes of the file before the chunk
@@ -269,7 +275,7 @@ class _EventArray:
         buf = bytearray(b"[")
         buf += self.rest
         self.rest = b""
-        ends, target = _Ends(), CHUNK_BYTES
+        ends, target = _Ends(), self.chunk_bytes
         while True:
             self._fill(buf, target)
             events, end, last = self._cut(buf, ends)
@@ -286,7 +292,7 @@ class _EventArray:
             self.first += len(events)
             del events
             buf = bytearray(b"[") + memoryview(buf)[end:]
-            ends, target = _Ends(), CHUNK_BYTES
+            ends, target = _Ends(), self.chunk_bytes
 
     def _cut(self, buf: bytearray, ends: _Ends) -> tuple[list[Event] | None, int, bool]:
         """(the events of ``buf`` up to the last boundary in it, or None;
