@@ -12,9 +12,12 @@ rocprofv3, rocprof-compute), :mod:`.xplane` (TensorFlow and JAX),
 own) and :mod:`.ranks` (a folder of one job's per-rank traces). At the top
 sit what they share and the formats of no tool: :mod:`.base` (the result
 type and the registry), :mod:`.read`, :mod:`.results` (kernels from
-counters, advice, merged passes), :mod:`.cupti` (copy kinds),
-:mod:`.timeline` (busy time), the project's own :mod:`.kernels_csv` (with
-:mod:`.kernels_csv_checks`) and :mod:`.ert`.
+counters, merged passes), :mod:`.copies` (the level a copy or memset
+moves its bytes on), :mod:`.recipes` (what to collect when counters are
+missing, per tool), :mod:`.sums` (kernels summed by name),
+:mod:`.cupti` (CUPTI API names), :mod:`.timeline` (busy time), the
+project's own :mod:`.kernels_csv` (with :mod:`.kernels_csv_checks`) and
+:mod:`.ert`.
 
 May import: ``roofline.core``, ``roofline.ops`` (operator cost models for
 traces without counters) and ``roofline.devices`` (what a file says of its

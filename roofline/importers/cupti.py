@@ -1,10 +1,6 @@
-"""CUPTI records as Nsight Systems exports them: copy kinds and API names.
+"""CUPTI records as Nsight Systems exports them: API names.
 
-Copies (CUPTI ``copyKind`` enum) become kernels of family ``memcpy`` named
-as nvprof names them (``[CUDA memcpy HtoD]``), one per copy kind. Their
-bytes go on the level they cross: host-device and peer copies on the host
-link (``PCIe``, where NVLink also goes), device-to-device copies on
-``DRAM`` twice (read and write), host-to-host copies nowhere.
+(Copy kinds and the level their bytes cross: :mod:`roofline.importers.copies`.)
 
 Runtime API names may carry a ``_v3020``-style version suffix; exports from
 about 2021 record each call twice, with and without it
@@ -12,28 +8,9 @@ about 2021 record each call twice, with and without it
 """
 from __future__ import annotations
 
-import math
 import re
 
-# CUpti_ActivityMemcpyKind -> (short name, level the bytes cross, bytes factor)
-COPY_KINDS = {
-    0: ("unknown", None, 1.0),
-    1: ("HtoD", "PCIe", 1.0), 2: ("DtoH", "PCIe", 1.0),
-    3: ("HtoA", "PCIe", 1.0), 4: ("AtoH", "PCIe", 1.0),
-    5: ("AtoA", "DRAM", 2.0), 6: ("AtoD", "DRAM", 2.0), 7: ("DtoA", "DRAM", 2.0),
-    8: ("DtoD", "DRAM", 2.0), 9: ("HtoH", None, 1.0), 10: ("PtoP", "PCIe", 1.0),
-}
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
-
-
-def copy_name(kind: int) -> str:
-    return f"[CUDA memcpy {COPY_KINDS.get(kind, COPY_KINDS[0])[0]}]"
-
-
-def copy_bytes(kind: int, nbytes: float) -> dict[str, float]:
-    """Bytes per level of ``nbytes`` copied with CUPTI copy kind ``kind``."""
-    _, level, factor = COPY_KINDS.get(kind, COPY_KINDS[0])
-    return {} if level is None or math.isnan(nbytes) else {level: nbytes * factor}
 
 
 def api_totals(rows) -> dict[str, float]:

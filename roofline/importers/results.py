@@ -16,8 +16,9 @@ from ..core.errors import Advice, InputError
 from ..core.families import COPIES
 from ..core.model import Kernel
 from ..core.import_result import DeviceClues, ImportResult
-from .nvidia.counters import (NCU_BYTE_METRICS, NCU_FLOP_METRICS, NCU_TIME_METRICS, NVPROF_BYTE_METRICS,
-                       NVPROF_FLOP_METRICS, Counts)
+from .nvidia.counters import Counts
+from .recipes import MISSING, missing_counter_advice
+from .sums import sum_by_name
 
 # --------------------------------------------------------------------------
 # shared helpers for readers
@@ -45,44 +46,6 @@ def family_for(name: str) -> str:
         return family_of(name)
     except Exception:  # noqa: BLE001 - a heuristic must never fail an import
         return ""
-
-
-MISSING = "kernels have"   # prefix of the missing-counter advice (merge recomputes it)
-
-
-def missing_counter_advice(kernels, *, tool: str, subject: str) -> list[Advice]:
-    """Advice naming the exact metrics to collect when no kernel has
-    CUDA-core FLOPs, bytes, or (ncu) a duration."""
-    kernels = list(kernels)
-    out: list[Advice] = []
-    if not kernels:
-        return out
-    cmd = "ncu --metrics" if tool == "ncu" else "nvprof --metrics"
-    if not any(any(not p.startswith("tensor") for p in k.flops) for k in kernels):
-        has_bytes = any(k.bytes for k in kernels if k.family not in COPIES)
-        tensor = sum(1 for k in kernels if k.flops)
-        what = "bytes but no floating-point work" if has_bytes else "no floating-point work"
-        if tensor:
-            what += f" (except tensor-core work in {tensor} kernel{'s' if tensor > 1 else ''})"
-        metrics = NCU_FLOP_METRICS if tool == "ncu" else NVPROF_FLOP_METRICS
-        out.append(Advice(f"{MISSING} {what}: the file has no floating-point instruction counters",
-                          f"collect them with: {cmd} {','.join(metrics)} ..."
-                          + (" (tensor-core kernels: add sm__ops_path_tensor_src_<type>_dst_<type>.sum)"
-                             if tool == "ncu" else ""), subject))
-    if not any(k.bytes for k in kernels if k.family not in COPIES):
-        metrics = NCU_BYTE_METRICS if tool == "ncu" else NVPROF_BYTE_METRICS
-        out.append(Advice(f"{MISSING} no memory traffic: the file has no byte counters",
-                          f"collect them with: {cmd} {','.join(metrics)} ...", subject))
-    if not any(math.isfinite(k.time_s) for k in kernels):
-        if tool == "ncu":
-            out.append(Advice(f"{MISSING} no duration",
-                              f"collect it with: ncu --metrics {','.join(NCU_TIME_METRICS)} ...",
-                              subject))
-        else:
-            out.append(Advice(f"{MISSING} no duration: nvprof --metrics/--events replays kernels "
-                              "and reports no time", "merge with the summary or --print-gpu-trace "
-                              "output of the same run: merge_results([...])", subject))
-    return out
 
 
 def advice_for(path, kernels, counts: list[Counts], *, tool: str) -> list[Advice]:
@@ -142,7 +105,7 @@ def merge_results(results: Iterable[ImportResult]) -> ImportResult:
     merged: dict[tuple, Kernel] = {}
     seen_in: dict[tuple, set[int]] = {}
     for i, r in enumerate(results):
-        kernels = list(r.kernels) if by_id else _per_name(r.kernels)
+        kernels = list(r.kernels) if by_id else sum_by_name(r.kernels).kernels()
         for k in kernels:
             key = (k.launch.get("id"), k.name) if by_id else (None, k.name)
             seen_in.setdefault(key, set()).add(i)
@@ -188,37 +151,6 @@ def merge_files(paths) -> ImportResult:
 
 def _dedupe(items: list[Advice]) -> list[Advice]:
     return list(dict.fromkeys(items))
-
-
-def _per_name(kernels) -> list[Kernel]:
-    """Per-launch kernels summed per name (counters kept only when every
-    launch has them)."""
-    groups: dict[str, list[Kernel]] = {}
-    for k in kernels:
-        groups.setdefault(k.name, []).append(k)
-    out = []
-    for name, ks in groups.items():
-        if len(ks) == 1:
-            k = ks[0]
-            launch = {key: v for key, v in k.launch.items() if key in ("time_source",)}
-            out.append(Kernel(name=k.name, time_s=k.time_s, count=k.count, flops=k.flops,
-                              bytes=k.bytes, instructions=k.instructions,
-                              transactions=k.transactions, launch=launch, family=k.family,
-                              variant=k.variant, source=k.source))
-            continue
-
-        def summed(attr):
-            keys = set.intersection(*(set(getattr(k, attr)) for k in ks))
-            return {key: sum(getattr(k, attr)[key] for k in ks) for key in keys}
-        insts = [k.instructions for k in ks]
-        sources = {k.launch.get("time_source", "") for k in ks}
-        out.append(Kernel(
-            name=name, time_s=sum(k.time_s for k in ks), count=sum(k.count for k in ks),
-            flops=summed("flops"), bytes=summed("bytes"), transactions=summed("transactions"),
-            instructions=None if any(i is None for i in insts) else sum(insts),
-            launch={"time_source": sources.pop()} if len(sources) == 1 and "" not in sources else {},
-            family=ks[0].family, variant=ks[0].variant, source=ks[0].source))
-    return out
 
 
 def _normalised(k: Kernel) -> bool:

@@ -77,8 +77,6 @@ from typing import Protocol
 
 import numpy as np
 
-from ...core.errors import Advice
-from ...core.families import COPIES
 
 MOP_FLOP = 512.0
 CACHE_LINE = 64.0          # bytes per vL1D access and per vL1D -> L2 request, as rocprof-compute counts them
@@ -290,37 +288,3 @@ def _clamp_note(clamped: list[tuple]) -> str:
             "from different replay passes of each kernel (what does not fit one hardware pass is collected in "
             "another run), so a total and the parts split off it need not match exactly; differences beyond "
             f"{REPLAY_TOLERANCE:.0%} of the total are refused")
-
-
-# --------------------------------------------------------------------------
-# advice
-# --------------------------------------------------------------------------
-
-_HOW = {"rocprofv3": "rocprofv3 --kernel-trace --pmc {} -- <app> (counters that do not fit one pass go "
-                     "in an input file, one 'pmc:' line per pass: rocprofv3 -i input.txt)",
-        "rocprof": "rocprof --timestamp on -i input.txt <app>, input.txt holding 'pmc: {}' "
-                   "(one 'pmc:' line per pass when they do not fit one)",
-        "rocprof-compute": "rocprof-compute profile --roof-only -n <name> -- <app>, which collects {}"}
-# GPUs without per-precision VALU counters (rocprof-compute's roofline starts at MI200)
-_NO_FLOP_COUNTERS = ("gfx906", "gfx908")
-
-
-def missing_advice(kernels, *, tool: str, subject: str, gfx: str | None = None) -> list[Advice]:
-    """Advice naming the counters to collect when no kernel has vector FP
-    work, or none has bytes."""
-    kernels = [k for k in kernels if k.family not in COPIES]
-    if not kernels:
-        return []
-    out = []
-    how = _HOW.get(tool, _HOW["rocprofv3"])
-    if not any(any(not p.startswith("tensor") for p in k.flops) for k in kernels):
-        fix = (f"{gfx} has no per-precision VALU counters (SQ_INSTS_VALU_ADD_F32 and the like start with "
-               "MI200, gfx90a): profile on a newer GPU" if gfx in _NO_FLOP_COUNTERS
-               else "collect them with: " + how.format(" ".join(FLOP_COUNTERS)))
-        out.append(Advice("kernels have no floating-point work: the file has no VALU/MFMA instruction "
-                          "counters", fix, subject))
-    if not any(k.bytes for k in kernels):
-        names = BYTE_COUNTERS_MI200 if gfx in ("gfx90a", "gfx908") else BYTE_COUNTERS_MI300
-        out.append(Advice("kernels have no memory traffic: the file has no cache or HBM request counters",
-                          "collect them with: " + how.format(" ".join(names)), subject))
-    return out

@@ -49,7 +49,7 @@ import numpy as np
 from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.text_files import regular_file
-from .amd_counters import missing_advice
+from ..recipes import missing_counter_advice
 from ...core.import_result import DeviceClues, ImportResult
 from ..base import Reader, register
 from .rocprof_checks import AGENT_FIGURES, agent_figures
@@ -152,7 +152,7 @@ def _read(conn, path: Path) -> ImportResult:
     kernels, notes = kernels_of(d)
     device, more = _device([a for r in runs for a in r["agents"]], d)
     warnings = advice(notes + more, path.name)
-    warnings += missing_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
+    warnings += missing_counter_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
     starts = np.concatenate([r["start"] for r in runs])
     ends = np.concatenate([r["end"] for r in runs])
     return ImportResult(str(path), "rocpd", tuple(kernels), program=program_time(starts, ends),

@@ -38,7 +38,7 @@ from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
-from .amd_counters import missing_advice
+from ..recipes import missing_counter_advice
 from ...core.import_result import DeviceClues, ImportResult
 from ..base import Reader, register
 from .rocprof_common import (
@@ -153,7 +153,7 @@ def _result(path: Path, fmt: str, d, device: AmdDevice, program, tool: str) -> I
     notes += [d_ if d_.startswith(device.source or "") else f"{device.source}: {d_}" for d_ in device.doubts
               if d_ not in said]
     subject = path.name
-    warnings = advice(notes, subject) + missing_advice(kernels, tool=tool, subject=subject, gfx=device.gfx)
+    warnings = advice(notes, subject) + missing_counter_advice(kernels, tool=tool, subject=subject, gfx=device.gfx)
     if device.name is None:
         warnings.append(_no_device(path, tool))
     return ImportResult(str(path), fmt, tuple(kernels), program=program, warnings=tuple(warnings),
@@ -271,7 +271,7 @@ def read_stats(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     kernels = [Kernel(name=kernel_name(n), time_s=float(t) * 1e-9, count=int(c), family=family_of(kernel_name(n)))
                for n, c, t in zip(names, calls.tolist(), total.tolist())]
     device = _agents_beside(path, set())
-    warnings = missing_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
+    warnings = missing_counter_advice(kernels, tool="rocprofv3", subject=path.name, gfx=device.gfx)
     warnings.append(Advice("kernel statistics: no launch configuration", "read the *_kernel_trace.csv of the "
                            "same run for grids and workgroups", path.name))
     return ImportResult(str(path), "rocprofv3-csv", tuple(kernels), warnings=tuple(warnings),

@@ -59,9 +59,10 @@ from ...core.errors import InputError
 from ...core.gcpause import paused
 from ...core.model import Kernel
 from ...core.text_files import read_text
-from .amd_counters import missing_advice
+from ..recipes import missing_counter_advice
 from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..base import Reader, register
+from ..copies import ROCPROFILER_KINDS, copy_bytes, copy_name
 from .rocprof_checks import AGENT_FIGURES, agent_figures, int64_column, int64_table, repeated_records, symbols_by_id
 from .rocprof_common import (
     CONFIG,
@@ -203,7 +204,6 @@ class _File(msgspec.Struct, gc=False):
 
 _DECODER = msgspec.json.Decoder(_File)
 _HEAP_FRAME_BUFFER = (1, 2)          # HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC / _PRIVATE
-_COPY = {1: ("HtoH", None, 0.0), 2: ("HtoD", "PCIe", 1.0), 3: ("DtoH", "PCIe", 1.0), 4: ("DtoD", "DRAM", 2.0)}
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -227,7 +227,7 @@ def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
     more += list(device.doubts)
     subject = path.name
     warnings = advice(notes + more, subject)
-    warnings += missing_advice(kernels, tool="rocprofv3", subject=subject, gfx=device.gfx)
+    warnings += missing_counter_advice(kernels, tool="rocprofv3", subject=subject, gfx=device.gfx)
     return ImportResult(str(path), "rocprofv3-json", tuple(kernels), program=_program(parts),
                         warnings=tuple(warnings),
                         device=DeviceClues(name=device.name, kind="gpu", properties=device.properties))
@@ -368,17 +368,16 @@ def _copies(p: _Process, e: int, path: Path) -> tuple[list[Kernel], list[tuple[i
         if c.end_timestamp < c.start_timestamp:
             raise InputError(path, None, f"record rocprofiler-sdk-tool[{e}].buffer_records.memory_copy[{i}]: "
                              f"end_timestamp {c.end_timestamp} is before start_timestamp {c.start_timestamp}")
-        short, level, factor = _COPY.get(c.operation, ("unknown", None, 0.0))
-        g = groups.setdefault(short, {"n": 0, "ns": 0, "bytes": 0, "level": level, "factor": factor,
-                                      "sized": True})
+        g = groups.setdefault(ROCPROFILER_KINDS.get(c.operation, "unknown"), {"n": 0, "ns": 0, "bytes": 0,
+                                                                              "sized": True})
         g["n"] += 1
         g["ns"] += c.end_timestamp - c.start_timestamp
         g["bytes"] += c.bytes or 0
         g["sized"] = g["sized"] and c.bytes is not None     # older SDKs do not record the size
         intervals.append((c.start_timestamp, c.end_timestamp))
-    kernels = [Kernel(name=f"[HIP memcpy {short}]", time_s=g["ns"] * 1e-9, count=g["n"], family="memcpy",
-                      bytes={g["level"]: g["bytes"] * g["factor"]} if g["level"] and g["sized"] else {})
-               for short, g in groups.items()]
+    kernels = [Kernel(name=copy_name(direction, "HIP"), time_s=g["ns"] * 1e-9, count=g["n"], family="memcpy",
+                      bytes=copy_bytes(direction, g["bytes"]) if g["sized"] else {})
+               for direction, g in groups.items()]
     return kernels, intervals
 
 

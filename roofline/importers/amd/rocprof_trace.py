@@ -38,7 +38,7 @@ from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.gcpause import paused
 from ...core.text_files import read_text
-from .amd_counters import missing_advice
+from ..recipes import missing_counter_advice
 from ...core.import_result import DeviceClues, ImportResult
 from ..base import Reader, register
 from .rocprof_common import advice, kernels_of, program_time
@@ -94,7 +94,7 @@ def read(path, options: ReadOptions = DEFAULT) -> ImportResult:
     d = dispatches(table, counters=table, time_ns=time, notes=notes)
     d.where = lambda i: (None, f"traceEvents[{picked[i]}]: ")
     kernels, more = kernels_of(d)
-    warnings = advice(more, path.name) + missing_advice(kernels, tool="rocprof", subject=path.name)
+    warnings = advice(more, path.name) + missing_counter_advice(kernels, tool="rocprof", subject=path.name)
     warnings.append(Advice("the file does not name its GPU", "pass --device (rocprof v1/v2 traces do not "
                            "record it)", path.name))
     start, end = table.timestamps("BeginNs")[0], table.timestamps("EndNs")[0]

@@ -16,6 +16,7 @@ from ...core.errors import Advice, InputError
 from ...core.families import family_of
 from ...core.model import Kernel
 from ...core.import_result import DeviceClues, ImportResult, ProgramTime
+from ..copies import copy_bytes, direction_in, set_bytes
 from ..timeline import busy_time
 from . import attribution, cpu_rows, phases
 from .comms import Job
@@ -24,8 +25,6 @@ from .overlap import comm_launches
 from .why import before_window, first_runtime_correlation
 from .nesting import nest
 from .op_columns import OpEvents
-
-_DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoP|PtoD)\b", re.IGNORECASE)
 
 
 def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, hi: float) -> ImportResult:
@@ -166,7 +165,7 @@ def _copy_kernels(gpu: GpuEvents, warnings: list[Advice]) -> list[Kernel]:
         if n:
             partial.append(name)
         if n < g["n"]:
-            nbytes = {"DRAM": g["bytes"]} if g["family"] == "memset" else copy_levels(name, g["bytes"], g["kind"])
+            nbytes = set_bytes(g["bytes"]) if g["family"] == "memset" else copy_levels(name, g["bytes"], g["kind"])
             out.append(Kernel(name=name, time_s=(g["t"] - t) * 1e-6, count=g["n"] - n, bytes=nbytes,
                               family=g["family"]))
         if n:
@@ -202,13 +201,7 @@ def _unsized_copies(gpu: GpuEvents) -> dict[int, tuple[int, float, bool]]:
 
 def copy_levels(name: str, nbytes: float, kind: str = "") -> dict[str, float]:
     """Bytes per level for a Kineto copy named ``name`` (or with arg ``kind``)."""
-    m = _DIRECTION.search(name) or _DIRECTION.search(kind or "")
-    direction = m.group(1).lower() if m else ""
-    if direction in ("htod", "dtoh", "ptop", "dtop", "ptod"):
-        return {"PCIe": nbytes}
-    if direction == "dtod":
-        return {"DRAM": 2.0 * nbytes}
-    return {}
+    return copy_bytes(direction_in(name) or direction_in(kind or ""), nbytes)
 
 
 def _device_entry(properties, device_time: dict) -> dict | None:

@@ -13,13 +13,13 @@ from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.import_result import ImportResult
 from ..base import Reader, register
-from ..cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
+from ..cupti import api_totals
 from .nsys_csv import parse_csv, read_csv, sniff_csv
 from .nsys_sqlite import NAME_COLUMNS, SQLITE_MAGIC, read_sqlite, sniff_sqlite
 from ..timeline import busy_time
 
-__all__ = ["COPY_KINDS", "NAME_COLUMNS", "NSYS_REP_MAGIC", "SQLITE_MAGIC", "api_totals", "busy_time",
-           "copy_bytes", "copy_name", "parse_csv", "read_csv", "read_rep", "read_sqlite", "sniff_csv",
+__all__ = ["NAME_COLUMNS", "NSYS_REP_MAGIC", "SQLITE_MAGIC", "api_totals", "busy_time",
+           "parse_csv", "read_csv", "read_rep", "read_sqlite", "sniff_csv",
            "sniff_rep", "sniff_sqlite"]
 
 NSYS_REP_MAGIC = b"NVIDIA Tegra Profiler Report"

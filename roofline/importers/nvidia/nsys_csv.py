@@ -25,10 +25,12 @@ from pathlib import Path
 
 from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
-from ...core.model import Kernel
+from ...core.model import Kernel, KernelSet
 from ...core.text_files import read_text
 from ...core.import_result import ImportResult, ProgramTime
-from ..cupti import COPY_KINDS, api_totals, copy_bytes, copy_name
+from ..copies import copy_bytes, copy_name, direction_in, set_bytes
+from ..cupti import api_totals
+from ..sums import sum_by_name
 from ..timeline import busy_time
 
 _HEADER_CELL = re.compile(r"^\s*(.*?)\s*(?:\(([^()]*)\))?\s*$")
@@ -243,22 +245,15 @@ def _api_sum(rows, cols, path) -> dict[str, float]:
                        _cell(cells, cols, "totaltime", path, line) * scale) for line, cells in rows)
 
 
-_KIND_BY_NAME = {v[0].lower(): k for k, v in COPY_KINDS.items()}
-_KIND_BY_NAME.update({"host-to-device": 1, "device-to-host": 2, "device-to-device": 8,
-                      "host-to-host": 9, "peer-to-peer": 10})
-_DIRECTION = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|HtoA|AtoH|AtoA|AtoD|DtoA|Host-to-Device|"
-                        r"Device-to-Host|Device-to-Device|Host-to-Host|Peer-to-Peer)\b", re.IGNORECASE)
-
-
-def _copy_kind(operation: str) -> int | None:
-    """CUPTI copy kind of an nsys operation name (``[CUDA memcpy HtoD]``,
-    ``[CUDA memcpy Host-to-Device]``, ``[CUDA Unified Memory memcpy DtoH]``);
-    None when it is not a copy (kernels are never bracketed)."""
+def _copy_kind(operation: str) -> str | None:
+    """Copy direction of an nsys operation name (``[CUDA memcpy HtoD]``,
+    ``[CUDA memcpy Host-to-Device]``, ``[CUDA Unified Memory memcpy DtoH]``),
+    ``unknown`` when it names none; None when it is not a copy (kernels are
+    never bracketed)."""
     text = operation.strip()
     if not text.startswith("[") or "memcpy" not in text.lower():
         return None
-    m = _DIRECTION.search(text)
-    return _KIND_BY_NAME.get(m.group(1).lower(), 0) if m else 0
+    return direction_in(text) or "unknown"
 
 
 def _mem_sum(rows, cols, path, with_time: bool) -> list[Kernel]:
@@ -281,7 +276,7 @@ def _mem_sum(rows, cols, path, with_time: bool) -> list[Kernel]:
         else:
             total = _cell(cells, cols, "total", path, line) * scale
             time_s = math.nan
-            nbytes = copy_bytes(kind, total) if kind is not None else {"DRAM": total}
+            nbytes = copy_bytes(kind, total) if kind is not None else set_bytes(total)
         if kind is not None:
             out.append(Kernel(name=copy_name(kind), time_s=time_s, count=int(count), bytes=nbytes,
                               family="memcpy"))
@@ -312,7 +307,7 @@ def _gpu_trace(rows, cols, path):
     b_scale = _SIZE_UNITS.get(cols["bytes"][1].lower(), None) if b_key else None
     if b_key and b_scale is None:
         raise InputError(path, None, f"column Bytes: unknown size unit {cols['bytes'][1]!r}")
-    groups: dict[str, list] = {}
+    names, times, moved, families = [], [], [], []
     starts, ends = [], []
     for line, cells in rows:
         name = _name(cells, cols, "name", path, line)
@@ -323,40 +318,27 @@ def _gpu_trace(rows, cols, path):
         nb = math.nan
         if b_key and cols[b_key][0] < len(cells) and cells[cols[b_key][0]].strip():
             nb = _cell(cells, cols, b_key, path, line) * b_scale
-        g = groups.setdefault(name, [0, 0.0, 0.0, True])
-        g[0] += 1
-        g[1] += dur
-        if math.isnan(nb):
-            g[3] = False
-        else:
-            g[2] += nb
-    kernels = []
-    for name, (n, t, nb, all_bytes) in groups.items():
-        kind = _copy_kind(name)
-        if kind is not None:
-            kernels.append(Kernel(name=copy_name(kind), time_s=t, count=n,
-                                  bytes=copy_bytes(kind, nb) if all_bytes else {}, family="memcpy"))
-        elif "memset" in name.lower() and name.strip().startswith("["):
-            kernels.append(Kernel(name="[CUDA memset]", time_s=t, count=n,
-                                  bytes={"DRAM": nb} if all_bytes else {}, family="memset"))
-        else:
-            kernels.append(Kernel(name=name, time_s=t, count=n))
+        name, nbytes, family = _activity(name, nb)
+        names.append(name)
+        times.append(dur)
+        moved.append(nbytes)
+        families.append(family)
+    levels = sorted({lv for m in moved for lv in m})
+    # copies of one kind named differently (pageable/pinned) are one row;
+    # a kind's bytes are known only when every copy of it has a size
+    ks = sum_by_name(KernelSet(names, times, families=families,
+                               bytes={lv: [m.get(lv, math.nan) for m in moved] for lv in levels}))
     busy = busy_time(starts, ends) if starts else 0.0
     span = (max(ends) - min(starts)) if starts else None
-    return _merge_by_name(kernels), busy, span
+    return ks.kernels(), busy, span
 
 
-def _merge_by_name(kernels: list[Kernel]) -> list[Kernel]:
-    """Copies of one kind named differently (pageable/pinned) become one row."""
-    out: dict[str, Kernel] = {}
-    for k in kernels:
-        if k.name in out:
-            o = out[k.name]
-            merged = dict(o.bytes)
-            for lv, v in k.bytes.items():
-                merged[lv] = merged.get(lv, 0.0) + v
-            out[k.name] = Kernel(name=k.name, time_s=o.time_s + k.time_s, count=o.count + k.count,
-                                 bytes=merged if (o.bytes and k.bytes) else {}, family=k.family)
-        else:
-            out[k.name] = k
-    return list(out.values())
+def _activity(name: str, nbytes: float) -> tuple[str, dict[str, float], str]:
+    """(row name, bytes per level, family) of one GPU trace activity: a
+    copy under its kind's name, a memset, or a kernel (no bytes)."""
+    kind = _copy_kind(name)
+    if kind is not None:
+        return copy_name(kind), copy_bytes(kind, nbytes), "memcpy"
+    if "memset" in name.lower() and name.strip().startswith("["):
+        return "[CUDA memset]", set_bytes(nbytes), "memset"
+    return name, {}, ""

@@ -52,7 +52,8 @@ from ..options import DEFAULT, ReadOptions
 from ...core.errors import Advice, InputError
 from ...core.model import Kernel
 from ...core.import_result import DeviceClues, ImportResult, ProgramTime
-from ..cupti import api_totals, copy_bytes, copy_name
+from ..copies import copy_bytes, copy_name, cupti_direction, set_bytes
+from ..cupti import api_totals
 from ..timeline import busy_time
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -289,9 +290,9 @@ def _sqlite_memcpy(conn, path, table) -> list[Kernel]:
         _check_durations(path, table, n, min_dur)
         if min_bytes is not None and min_bytes < 0:
             raise InputError(path, None, f"{table}: negative byte count")
-        kind = int(kind) if isinstance(kind, int) else 0
-        out.append(Kernel(name=copy_name(kind), time_s=float(total) * 1e-9, count=int(n),
-                          bytes=copy_bytes(kind, float(nbytes)), family="memcpy"))
+        direction = cupti_direction(int(kind) if isinstance(kind, int) else 0)
+        out.append(Kernel(name=copy_name(direction), time_s=float(total) * 1e-9, count=int(n),
+                          bytes=copy_bytes(direction, float(nbytes)), family="memcpy"))
     return out
 
 
@@ -305,7 +306,7 @@ def _sqlite_memset(conn, path, table) -> list[Kernel]:
     if min_bytes is not None and min_bytes < 0:
         raise InputError(path, None, f"{table}: negative byte count")
     return [Kernel(name="[CUDA memset]", time_s=float(total) * 1e-9, count=int(n),
-                   bytes={"DRAM": float(nbytes)}, family="memset")]
+                   bytes=set_bytes(float(nbytes)), family="memset")]
 
 
 def _sqlite_device(conn, tables, device_time: dict) -> str | None:

@@ -14,6 +14,7 @@ from ...core.units import parse_quantity, unit_factor
 from .metrics import Metric, MetricSet
 from .nvprof_counters import nvprof_counts
 from .nvprof_tables import Table
+from ..copies import copy_bytes, direction_named, set_bytes
 from ..results import family_for
 
 
@@ -114,18 +115,12 @@ def binary_prefixes(table: Table, path) -> bool:
 
 
 def _copy_bytes(name: str, size: float) -> tuple[str, dict[str, float]]:
+    """(family, bytes per level) of a copy or memset row; ("", {}) for a kernel."""
     m = _MEMCPY.search(name)
     if m:
-        kind = m.group(1)
-        if math.isnan(size):
-            return "memcpy", {}
-        if kind in ("DtoD", "DtoA", "AtoD", "AtoA"):
-            return "memcpy", {"DRAM": 2.0 * size}
-        if kind == "HtoH":
-            return "memcpy", {}
-        return "memcpy", {"PCIe": size}
+        return "memcpy", copy_bytes(direction_named(m.group(1)), size)
     if "[CUDA memset]" in name:
-        return "memset", ({} if math.isnan(size) else {"DRAM": size})
+        return "memset", set_bytes(size)
     return "", {}
 
 
@@ -296,7 +291,7 @@ def unified_table(table: Table, path, kernels: list) -> str | None:
             raise InputError(path, number, f"Total Time: expected a duration, found {_cut(cells[idx['Total Time']])}")
         kname = f"[Unified Memory Memcpy {direction}]"
         kernels.append(Kernel(name=kname, time_s=time_s, count=int(count),
-                              bytes={} if math.isnan(size) else {"PCIe": size},
+                              bytes=copy_bytes(direction, size),
                               launch={"time_source": "nvprof summary"}, family="memcpy"))
     return device
 

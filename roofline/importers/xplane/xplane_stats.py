@@ -9,9 +9,8 @@ import math
 import re
 
 from ...core.kernel_precision import precision_from_name
-from ..cupti import copy_bytes
+from ..copies import copy_bytes, direction_named, set_bytes
 
-_COPY_KINDS = {"H2D": 1, "D2H": 2, "D2D": 8, "P2P": 10}
 _COPY = re.compile(r"^Memcpy(H2D|D2H|D2D|P2P)\b")
 # a size of more than 20 digits is no copy (and int() of thousands of digits is slow)
 _SIZE = re.compile(r"(?:^|\s)size:(\d{1,20})(?!\d)")
@@ -103,10 +102,10 @@ def copy_bytes_of(name: str, stats: dict) -> dict:
     copy = _COPY.match(name)
     if copy:
         size = _SIZE.search(str(stats.get("memcpy_details", "")))
-        return copy_bytes(_COPY_KINDS[copy.group(1)], float(size.group(1))) if size else {}
+        return copy_bytes(direction_named(copy.group(1)), float(size.group(1))) if size else {}
     if name.startswith("Memset"):
         size = _SIZE.search(str(stats.get("Memset_details", stats.get("memset_details", ""))))
-        return {"DRAM": float(size.group(1))} if size else {}
+        return set_bytes(float(size.group(1))) if size else {}
     return {}
 
 
