@@ -46,6 +46,7 @@ and in device_properties its CU count, wavefront size, GFX version
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,12 +58,13 @@ import numpy as np
 from ..options import DEFAULT, ReadOptions
 from ...core.errors import InputError
 from ...core.gcpause import paused
-from ...core.model import Kernel
+from ...core.model import Kernel, KernelSet
 from ...core.text_files import read_text
 from ..recipes import missing_counter_advice
 from ...core.import_result import DeviceClues, ImportResult, ProgramTime
 from ..base import Reader, register
 from ..copies import ROCPROFILER_KINDS, copy_bytes, copy_name
+from ..sums import sum_by_name
 from .rocprof_checks import AGENT_FIGURES, agent_figures, int64_column, int64_table, repeated_records, symbols_by_id
 from .rocprof_common import (
     CONFIG,
@@ -362,23 +364,21 @@ def _symbol_name(sym: _Symbol) -> str:
 
 def _copies(p: _Process, e: int, path: Path) -> tuple[list[Kernel], list[tuple[int, int]]]:
     """One kernel per copy direction, and the copies' intervals."""
-    groups: dict[str, dict] = {}
-    intervals = []
-    for i, c in enumerate(p.buffer_records.memory_copy):
+    records = p.buffer_records.memory_copy
+    for i, c in enumerate(records):
         if c.end_timestamp < c.start_timestamp:
             raise InputError(path, None, f"record rocprofiler-sdk-tool[{e}].buffer_records.memory_copy[{i}]: "
                              f"end_timestamp {c.end_timestamp} is before start_timestamp {c.start_timestamp}")
-        g = groups.setdefault(ROCPROFILER_KINDS.get(c.operation, "unknown"), {"n": 0, "ns": 0, "bytes": 0,
-                                                                              "sized": True})
-        g["n"] += 1
-        g["ns"] += c.end_timestamp - c.start_timestamp
-        g["bytes"] += c.bytes or 0
-        g["sized"] = g["sized"] and c.bytes is not None     # older SDKs do not record the size
-        intervals.append((c.start_timestamp, c.end_timestamp))
-    kernels = [Kernel(name=copy_name(direction, "HIP"), time_s=g["ns"] * 1e-9, count=g["n"], family="memcpy",
-                      bytes=copy_bytes(direction, g["bytes"]) if g["sized"] else {})
-               for direction, g in groups.items()]
-    return kernels, intervals
+    directions = [ROCPROFILER_KINDS.get(c.operation, "unknown") for c in records]
+    # older SDKs do not record the size: a direction's bytes are known when every copy has one
+    moved = [copy_bytes(d, math.nan if c.bytes is None else float(c.bytes)) for d, c in zip(directions, records)]
+    levels = sorted({lv for m in moved for lv in m})
+    rows = sum_by_name(KernelSet([copy_name(d, "HIP") for d in directions],
+                                 [float(c.end_timestamp - c.start_timestamp) for c in records],
+                                 families=["memcpy"] * len(records),
+                                 bytes={lv: [m.get(lv, math.nan) for m in moved] for lv in levels}))
+    kernels = rows.with_columns(time_s=rows.time_s * 1e-9).kernels()     # nanoseconds summed exactly
+    return kernels, [(c.start_timestamp, c.end_timestamp) for c in records]
 
 
 def _api(p: _Process) -> tuple[dict[str, float], list[tuple[int, int]]]:
