@@ -181,3 +181,19 @@ def test_sum_by_name_keeps_a_total_only_where_every_launch_has_it():
 
 def test_sum_by_name_of_nothing_is_nothing():
     assert len(sum_by_name(KernelSet.from_kernels([]))) == 0
+
+
+def test_an_nsys_gpu_trace_sums_each_copy_kind_once_whatever_its_rows_are_called():
+    from roofline.importers.nvidia import nsys
+    head = "Start (ns),Duration (ns),Bytes (MB),Strm,Name\n"
+    rows = ["1000,500,4.000,7,[CUDA memcpy Host-to-Device]", "2000,100,1.000,7,[CUDA memcpy DtoD]",
+            "3000,250,2.000,7,[CUDA memcpy HtoD]", "4000,100,1.000,7,[CUDA memcpy DtoD]",
+            "5000,50,,7,[CUDA memcpy DtoH]", "6000,50,0.500,7,[CUDA memcpy Device-to-Host]",
+            "7000,1000,,7,gemm_kernel"]
+    got = {k.name: k for k in nsys.parse_csv(head + "\n".join(rows) + "\n").kernels}
+    assert list(got) == ["[CUDA memcpy HtoD]", "[CUDA memcpy DtoD]", "[CUDA memcpy DtoH]", "gemm_kernel"]
+    htod, dtod, dtoh = got["[CUDA memcpy HtoD]"], got["[CUDA memcpy DtoD]"], got["[CUDA memcpy DtoH]"]
+    assert (htod.count, htod.time_s, dict(htod.bytes)) == (2, pytest.approx(750e-9), {"PCIe": 6e6})
+    assert (dtod.count, dict(dtod.bytes)) == (2, {"DRAM": 4e6})          # read and written
+    assert (dtoh.count, dict(dtoh.bytes)) == (2, {})                      # one copy has no size
+    assert dict(got["gemm_kernel"].bytes) == {} and got["gemm_kernel"].family != "memcpy"
