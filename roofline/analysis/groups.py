@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.placement import BANDWIDTH, CLASSES, UNKNOWN, Placements
+from ..core.units import whole_counts
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class GroupSummary:
     has zeros, NaN rates and the bound ``unknown``."""
 
     rows: np.ndarray            # int64: placement rows in the group
-    calls: np.ndarray           # int64: summed launch counts
+    calls: np.ndarray           # summed launch counts: int64, Python ints past 2**63 (core.units.whole_counts)
     time_s: np.ndarray          # summed measured time (rows without one add 0)
     timed: np.ndarray           # bool: some row has a measured time
     share: np.ndarray           # time / the grand total given (0 when that is 0)
@@ -94,7 +95,7 @@ def summarize(p: Placements, codes: np.ndarray, n: int, rows=None, grand: float 
     grand = float(t.sum()) if grand is None else float(grand)
     return GroupSummary(
         rows=np.bincount(codes, minlength=n).astype(np.int64),
-        calls=np.rint(_sum(codes, ks.count[sel].astype(float), n)).astype(np.int64),
+        calls=whole_counts(_sum(codes, ks.count[sel].astype(float), n)),
         time_s=total, timed=_sum(codes, timed.astype(float), n) > 0,
         share=total / grand if grand else np.zeros(n),
         flop_s=_rate(codes, p.work[sel], t, timed, n),
