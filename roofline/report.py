@@ -76,8 +76,9 @@ def build_report(inputs, device, variants=None, title: str | None = None, top: i
             extra.append(Advice(f"variant(s) {', '.join(missing)} not found in the kernels",
                                 "check --variants against the variant column", subject="variants"))
     overhead = analyze_overhead(placements, results, groups=(groups[0], grouped_set.names))
-    # the instruction roofline shows every row (each launch of an ncu file) when they fit
-    source = tuple(kernels) if len(kernels) <= max_points else None
+    # the instruction roofline shows every row (each launch of an ncu file) when they fit; only
+    # rows with instruction counters need Kernel objects
+    source = tuple(kernels) if len(kernels) <= max_points and kernels.instructions is not None else None
     from .devices.trust import doubts_for
     return Report(device=device, placements=placements, grouped=grouped, plotted=plotted, overhead=overhead,
                   row_group=groups[0],

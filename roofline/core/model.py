@@ -381,7 +381,7 @@ class KernelSet:
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"kernel {i} of {n}")
-        return self._row(i % n if n else i)
+        return self._row(i % n)
 
     def __eq__(self, other):
         if isinstance(other, (KernelSet, list, tuple)):
