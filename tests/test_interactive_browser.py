@@ -43,8 +43,13 @@ PROBE = """async () => {
   out.isolated_labels = names();
   gemm.visible = false; await tick(); out.restored = groups.filter((g) => g.visible).length;
   const prec = by("precision-picker")[0];
+  const ends = () => by("roof-bandwidth").filter((r) => r.visible).map((r) => Math.max(...r.data_source.data.y));
+  const roofAt = (k) => by("roof-compute").find((r) => r.tags[0] === k).data_source.data.y[0];
+  out.bw_ends_all = ends(); out.top_roof = roofAt(prec.tags[0]);
   prec.active = [prec.tags.indexOf("fp32")]; await tick(); out.fp32 = count();
   out.roofs = by("roof-compute").filter((r) => r.visible).map((r) => r.tags[0]);
+  out.bw_ends_fp32 = ends(); out.fp32_roof = roofAt("fp32");
+  out.ridges_fp32 = by("ridge").filter((r) => r.visible).map((r) => r.data_source.data.y[0]);
   prec.active = [0, 1]; await tick();
   const lv = by("level-picker")[0];
   lv.active = [1, 2, 3]; await tick(); out.nearest_off = count();
@@ -96,5 +101,11 @@ def test_legend_click_isolates_a_family_and_a_second_brings_all_back(probe):
 def test_precision_and_level_selectors(probe):
     _, out, _ = probe
     assert out["roofs"] == ["fp32"] and out["fp32"] == 8                 # no hgemm
+    # every bandwidth line ends at the highest roof shown: the FP16 tensor roof,
+    # then the FP32 roof alone (not on past it to the hidden one), ridges with it
+    assert len(out["bw_ends_all"]) == len(out["bw_ends_fp32"]) >= 2
+    assert out["bw_ends_all"] == pytest.approx([out["top_roof"]] * len(out["bw_ends_all"]), rel=1e-9)
+    assert out["bw_ends_fp32"] == pytest.approx([out["fp32_roof"]] * len(out["bw_ends_fp32"]), rel=1e-9)
+    assert out["fp32_roof"] < out["top_roof"] and out["ridges_fp32"] == [out["fp32_roof"]]
     assert out["nearest_off"] == 0 and out["level_renderers"] == 3 and out["level_points"] == 36
     assert out["joins"] == 12 and out["joins_after"] == 0

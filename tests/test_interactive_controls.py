@@ -121,7 +121,7 @@ def test_names_cover_nothing_and_leaders_do_not_cross(layout):
             assert not (b[0] < sx < b[2] and b[1] < sy < b[3]), (p.kernels.names[k], b)
     for a, b in [(a, b) for k, a in enumerate(leads) for b in leads[k + 1:]]:
         assert not segments_cross(a, b)
-    from roofline.render.interactive import _roof_label_boxes
+    from roofline.render.interactive_roofs import roof_label_boxes as _roof_label_boxes
     for r in _roof_label_boxes(fig, p, (fig.x_range.start, fig.x_range.end)):     # roof and ridge labels
         for b in boxes:
             assert b[2] <= r[0] or r[2] <= b[0] or b[3] <= r[1] or r[3] <= b[1], (b, r)

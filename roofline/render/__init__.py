@@ -15,7 +15,8 @@ placements, charts, and the HTML/Markdown report. Only formats what
   (before/after arrows), :mod:`.views` (the registry of roofline views for
   ``plot --view`` and the report), :mod:`.style` (colours and markers);
 - the interactive chart (Bokeh, in the HTML report): :mod:`.interactive`,
-  its in-page :mod:`.interactive_controls` and :mod:`.interactive_labels`;
+  its in-page :mod:`.interactive_controls`, :mod:`.interactive_labels` and
+  :mod:`.interactive_roofs` (roofs, ridges and their labels);
 - analyses written out and drawn: :mod:`.instruction` (instruction
   roofline), :mod:`.overhead` (fixed costs), :mod:`.block_sched` (block
   scheduling inside kernels), :mod:`.collectives` (the collective

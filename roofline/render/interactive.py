@@ -47,9 +47,10 @@ from ..core.placement import CLASSES, Placements
 from ..core.units import format_si
 from .geometry import fitted_limits, placement_roofs
 from .names import distinct_names
-from .style import CLASS_STYLE, LEVEL_COLOR, LEVEL_MARKER
+from .style import CLASS_STYLE, LEVEL_MARKER
 from . import interactive_controls as ctl
 from .interactive_controls import choices  # noqa: F401  (the report's tests check its escaping)
+from .interactive_roofs import draw_roofs, drawn_roofs, roof_label_boxes
 from .interactive_labels import CHAR_PX, LINE_PX, _screen, point_labels  # noqa: F401
 from .names import short_name
 from .terminal import visible
@@ -196,7 +197,7 @@ def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str
                  y_axis_label="performance [FLOP/s]")
     if density is not None:
         _density(fig, density)
-    roof_lines = _roofs(fig, p, xlim)
+    roof_lines, bandwidth = draw_roofs(fig, p, xlim)
     points, groups = [], []
     for g in dict.fromkeys(np.asarray(cols["group"], dtype=object)[drawn].tolist()):
         view = CDSView(filter=GroupFilter(column_name="group", group=g) & shown)
@@ -215,7 +216,7 @@ def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str
             classes[-1].tags = [c]
     follow, full = _arrows(fig, x, p.achieved_flop_s, chains, drawn)
     labelled = point_labels(fig, p, x, drawn, chains, label_top, np.asarray(cols["size"], dtype=float),
-                            blocked=_roof_label_boxes(fig, p, xlim))
+                            blocked=roof_label_boxes(fig, p, xlim))
     if labelled:
         for src in labelled:
             follow.append(src); full.append(ColumnDataSource(dict(src.data)))
@@ -226,9 +227,10 @@ def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str
     fig.add_tools(HoverTool(tooltips=TOOLTIP, renderers=points))
     widgets = ctl.selectors(source, drawn)
     widgets["slider"] = ctl.time_slider(unit)
-    widgets["precisions"] = ctl.precision_picker([k for k, _ in _drawn_roofs(p)[0]])
+    widgets["precisions"] = ctl.precision_picker([k for k, _ in drawn_roofs(p)[0]])
     widgets["levels"] = ctl.level_picker(levels["levels"]) if levels else None
-    parts = dict(classes=classes, groups=groups, points=points, roofs=roof_lines, follow=follow, full=full)
+    parts = dict(classes=classes, groups=groups, points=points, roofs=roof_lines, bandwidth=bandwidth, follow=follow,
+                 full=full)
     if levels:
         parts.update(level_source=levels["source"], level_shown=levels["shown"],
                      level_renderers=levels["renderers"])
@@ -286,13 +288,6 @@ def _not_on_chart(p: Placements, drawn: np.ndarray, unit: str):
     return Div(text=(f'<div style="font-size:12px;color:#444">Not on this chart ({what}: no '
                      f"FLOPs, bytes or time, or far off the roofs): " + "; ".join(parts) + more + "</div>"),
                width=1000, name="not-on-chart")
-
-
-def _drawn_roofs(p: Placements):
-    """The compute roofs drawn, highest first, and the memory levels drawn
-    (:func:`.geometry.placement_roofs`, as the static chart)."""
-    roofs = placement_roofs(p)
-    return list(roofs.compute), [lv for lv, _ in roofs.levels]
 
 
 def _limits(p: Placements, xs: np.ndarray, ys: np.ndarray):
@@ -366,102 +361,3 @@ def _level_points(fig, p: Placements, source, drawn: np.ndarray):
     fig.add_tools(HoverTool(renderers=renderers, tooltips=LEVEL_TOOLTIP))
     return dict(levels=list(at), source=src, shown=shown, renderers=renderers, joins=joins,
                 all_joins=ColumnDataSource(every))
-
-
-def _roofs(fig, p: Placements, xlim) -> list:
-    """The compute roofs of the precisions the kernels use, every memory
-    level's bandwidth line up to the highest of them, the labels along the
-    lines (roofs above their line at the right, bandwidths rotated to their
-    slope) and each ridge marked with its intensity. Returns the compute
-    roofs' lines and labels, each tagged with its precision (the precision
-    selector shows and hides them)."""
-    from bokeh.models import ColumnDataSource, LabelSet
-    device = p.roof_device
-    roofs, levels = _drawn_roofs(p)
-    top = roofs[0][1]
-    out = []
-    for i, (key, rate) in enumerate(roofs):
-        out.append(fig.line(list(xlim), [rate, rate], color="#333333", line_width=2 if i == 0 else 1,
-                            line_dash="solid" if i == 0 else "dashed", name="roof-compute"))
-        # at the left end, above the line: the ridges and their labels are at the right
-        out.append(fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
-                            text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label"))
-        out[-2].tags = out[-1].tags = [key]
-    if p.mixed_threads:
-        _one_core(fig, p, roofs[0][0], xlim)
-    ridge_x, ridge_y, ridge_t = [], [], []
-    for k, lv in enumerate(levels):
-        bw = device.memory[lv].bytes_s
-        ridge = min(top / bw, xlim[1])
-        color = LEVEL_COLOR.get(lv, "#555555")
-        fig.line([xlim[0], ridge], [xlim[0] * bw, ridge * bw], color=color, line_width=1.6)
-        # along the line, staggered (levels of close bandwidths would stack), rotated to the
-        # line's slope on screen (45 degrees on equal decades), above it
-        at = xlim[0] * 2.0 * 3.0 ** k
-        if at > ridge / 3:          # no room along a short line: at its start
-            at = xlim[0] * 1.3
-        if at < ridge / 1.5:
-            fig.text([at], [at * bw * 1.25], text=[f"{lv} {format_si(bw, 'B/s')}"], text_font_size="8.5pt",
-                     text_color=color, angle=_slope_angle(fig, xlim), text_baseline="bottom", name="roof-label")
-        if ridge < xlim[1]:
-            ridge_x.append(ridge); ridge_y.append(top); ridge_t.append(f"{ridge:.3g}")
-    if ridge_x:
-        fig.scatter(ridge_x, ridge_y, size=5, color="#333333", marker="diamond")
-        # a ridge close to the one before it is labelled above the roof, not beside that one's label
-        order = np.argsort(ridge_x)
-        dy, prev = [0.0] * len(ridge_x), None
-        for j in order.tolist():
-            close = prev is not None and ridge_x[j] / ridge_x[prev] < 2.2 and dy[prev] < 0
-            dy[j] = 5.0 if close else -16.0
-            prev = j
-        fig.add_layout(LabelSet(source=ColumnDataSource(dict(x=ridge_x, y=ridge_y, text=ridge_t, dy=dy)), x="x",
-                                y="y", text="text", y_offset="dy", x_offset=4, text_font_size="7.5pt",
-                                text_color="#555555", name="ridge-label"))
-    return out
-
-
-def _roof_label_boxes(fig, p: Placements, xlim) -> list[tuple]:
-    """Frame-pixel boxes of the compute roofs' labels and the ridges'
-    intensities (as :func:`_roofs` draws them): no point's name goes there."""
-    from .interactive_labels import text_box
-    roofs, levels = _drawn_roofs(p)
-    out = [text_box(fig, xlim[0] * 1.15, rate * 1.06, f"{key.upper()} {format_si(rate, 'FLOP/s')}")
-           for key, rate in roofs]
-    top = roofs[0][1]
-    for lv in levels:
-        ridge = top / p.roof_device.memory[lv].bytes_s
-        if ridge < xlim[1]:
-            out.append(text_box(fig, ridge, top, f"{ridge:.3g}", px_per_char=5.5, height=12, dx=4, dy=-16))
-            out.append(text_box(fig, ridge, top, f"{ridge:.3g}", px_per_char=5.5, height=12, dx=4, dy=5))
-    return out
-
-
-def _one_core(fig, p: Placements, key: str, xlim) -> None:
-    """Dotted one-core compute and DRAM roofs, labelled, for the single-threaded
-    operators among multi-threaded ones (as the static chart)."""
-    from ..core.cores import one_core_device
-    one = one_core_device(p.device)
-    if one is None or key not in one.compute:
-        return
-    top = one.compute[key].value
-    fig.line(list(xlim), [top, top], color="#777777", line_width=1, line_dash="dotted", name="one-core")
-    fig.text([xlim[0] * 1.15], [top / 1.06], text=[f"1 core: {key.upper()} {format_si(top, 'FLOP/s')}"],
-             text_align="left", text_baseline="top", text_font_size="8pt", text_color="#555555", name="roof-label")
-    lv = "DRAM" if "DRAM" in one.memory else next(iter(one.memory), None)
-    if lv is None:
-        return
-    bw = one.memory[lv].bytes_s
-    end = min(top / bw, xlim[1])
-    fig.line([xlim[0], end], [xlim[0] * bw, end * bw], color="#777777", line_width=1, line_dash="dotted",
-             name="one-core")
-    at = (xlim[0] * end) ** 0.5          # halfway along on the log axis, under the line
-    fig.text([at], [at * bw / 2.0], text=[f"1 core: {lv} {format_si(bw, 'B/s')}"], text_font_size="8pt",
-             text_color="#555555", angle=_slope_angle(fig, xlim), text_baseline="top", name="roof-label")
-
-
-def _slope_angle(fig, xlim) -> float:
-    """The screen angle of a line of slope 1 in log-log (radians)."""
-    yr = fig.y_range
-    dx = math.log10(xlim[1] / xlim[0]) / max(fig.frame_width, 1)
-    dy = math.log10(yr.end / yr.start) / max(fig.frame_height, 1)
-    return math.atan2(1 / dy, 1 / dx)

@@ -24,6 +24,9 @@ const fam = pick(families), bnd = pick(bounds), op = pick(operators);
 const hidden = new Set(classes.filter((r) => !r.visible).map((r) => r.tags[0]));
 const prec = precisions ? new Set(precisions.active.map((k) => precisions.tags[k])) : null;
 if (prec) for (const r of roofs) r.visible = prec.has(r.tags[0]);
+// bandwidth lines, ridges and their labels end at the highest roof selected (none: the highest)
+const top = (prec && roofs.map((r) => r.tags[0]).find((k) => prec.has(k))) || (roofs.length ? roofs[0].tags[0] : null);
+for (const r of bandwidth) r.visible = r.tags.includes(top);
 const limit = slider ? slider.value / 100 : 1;
 const lit = new Set(groups.filter((r) => r.visible).map((r) => r.tags[0]));
 for (const r of points) r.visible = lit.has(r.tags[0]);
@@ -152,6 +155,7 @@ def wire(fig, source, shown, widgets: dict, parts: dict) -> list:
                 operators=widgets.get("operators"), slider=widgets.get("slider"),
                 precisions=widgets.get("precisions"), levels=widgets.get("levels"),
                 classes=parts["classes"], groups=parts["groups"], points=parts["points"], roofs=parts["roofs"],
+                bandwidth=parts.get("bandwidth", []),
                 level_source=parts.get("level_source"), level_shown=parts.get("level_shown"),
                 level_renderers=parts.get("level_renderers", []), follow=parts["follow"], full=parts["full"])
     run = CustomJS(args=args, code=FILTER_JS)
