@@ -150,14 +150,39 @@ def vector_ceiling(spec: GpuSpec, key: str) -> Ceiling:
     return _ceiling(value, spec.boost_clock_hz, _with_note(text, spec, key))
 
 
-def tensor_ceiling(spec: GpuSpec, key: str) -> Ceiling:
-    per_sm = spec.tensor_flop_per_sm[key]
+def tensor_ceiling(spec: GpuSpec, key: str, per_sm: int | None = None, label: str | None = None,
+                   note: str | None = None) -> Ceiling:
+    """``key``'s roof at ``per_sm`` dense FLOP/clk (default: the datasheet's),
+    its source text naming it ``label`` and ending with ``note`` (default:
+    the spec's note for ``key``)."""
+    per_sm = spec.tensor_flop_per_sm[key] if per_sm is None else per_sm
     clock = tensor_clock(spec, key)
     value = flop_rate(spec.sms, per_sm, clock)
     u = _unit(spec)
-    text = (f"{key} = {spec.sms} {u}s x {per_sm} dense FLOP/clk/{u} x {_mhz(clock)} = "
+    text = (f"{label or key} = {spec.sms} {u}s x {per_sm} dense FLOP/clk/{u} x {_mhz(clock)} = "
             f"{_fmt_rate(value, 'FLOP/s')}; {spec.src['tensor']}")
+    if note is not None:
+        return _ceiling(value, clock, f"{text}; {note}")
     return _ceiling(value, clock, _with_note(text, spec, key))
+
+
+# GeForce datasheets quote FP16/FP8 MMA at FP16 accumulate; FP32 accumulate,
+# what PyTorch's GEMMs and convolutions run, is half that (spec.extra[ACC32])
+ACC32 = "tensor_fp32_accumulate_flop_per_sm_per_clk"
+
+
+def tensor_ceilings(spec: GpuSpec, key: str) -> dict[str, Ceiling]:
+    """``key``'s roof; where FP32 accumulate runs slower than the
+    datasheet's FP16-accumulate rate, ``key`` is the FP32-accumulate roof
+    and ``key + "_acc16"`` the datasheet's (kernels whose names say they
+    accumulate in FP16 are placed there: core.kernel_name_types.accumulated)."""
+    acc32 = (spec.extra.get(ACC32) or {}).get(key)
+    if acc32 is None:
+        return {key: tensor_ceiling(spec, key)}
+    note = (f"FP32 accumulate, what PyTorch's GEMMs run; the datasheet's {spec.tensor_flop_per_sm[key]} "
+            f"FLOP/clk/{_unit(spec)} is for FP16 accumulate ({key}_acc16): {spec.notes.get(key, '')}")
+    return {key: tensor_ceiling(spec, key, acc32, note=note),
+            f"{key}_acc16": tensor_ceiling(spec, key, label=f"{key}_acc16 (FP16 accumulate)")}
 
 
 def instruction_ceiling(spec: GpuSpec) -> Ceiling:
@@ -241,7 +266,8 @@ def pcie_level(spec: GpuSpec) -> MemoryLevel:
 
 def compute_ceilings(spec: GpuSpec) -> dict[str, Ceiling]:
     out = {k: vector_ceiling(spec, k) for k in spec.fma_per_sm}
-    out.update({k: tensor_ceiling(spec, k) for k in spec.tensor_flop_per_sm})
+    for k in spec.tensor_flop_per_sm:
+        out.update(tensor_ceilings(spec, k))
     return out
 
 

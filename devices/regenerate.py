@@ -38,7 +38,7 @@ def _cell(dev: Device, group: str, key: str, scale: float) -> str:
 def markdown_table() -> str:
     """The headline ceilings of every profile as a Markdown table (docs/devices.md)."""
     head = ("| profile | chip | SMs/CUs | boost MHz | FP64 TFLOP/s | FP32 TFLOP/s | FP16 TFLOP/s | "
-            "Tensor FP16 TFLOP/s | Tensor FP8 TFLOP/s | DRAM GB/s | L3 GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | "
+            "Tensor FP16 TFLOP/s (FP32 acc.) | Tensor FP8 TFLOP/s (FP32 acc.) | DRAM GB/s | L3 GB/s | L2 GB/s | L1 TB/s | PCIe GB/s | "
             "warp GIPS | FP32 ridge FLOP/B |")
     rows = [head, "|" + "---|" * 16]
     for spec in SPECS:

@@ -79,12 +79,19 @@ def test_consumer_and_inference_parts_match_published_peaks():
     assert close(DEVICES["gtx-970"].bandwidth("DRAM"), 224 * G, 0.01)
     assert close(DEVICES["gtx-1650"].compute["fp32"].value, 2.984 * T, 0.01)
     assert close(DEVICES["gtx-1650"].bandwidth("DRAM"), 128 * G, 0.01)
-    assert close(DEVICES["rtx-2070"].compute["tensor_fp16"].value, 59.7 * T, 0.01)
+    # GeForce: the published FP16 tensor rate is FP16 accumulate; FP32 accumulate is half
+    assert close(DEVICES["rtx-2070"].compute["tensor_fp16_acc16"].value, 59.7 * T, 0.01)
+    assert close(DEVICES["rtx-2070"].compute["tensor_fp16"].value, 59.7 / 2 * T, 0.01)
     assert close(DEVICES["rtx-2070"].bandwidth("DRAM"), 448 * G, 0.01)
     assert close(DEVICES["t4"].compute["tensor_fp16"].value, 65 * T, 0.01)
     assert close(DEVICES["t4"].compute["tensor_int8"].value, 130 * T, 0.01)
     assert close(DEVICES["rtx-4090"].compute["fp32"].value, 82.6 * T, 0.01)
-    assert close(DEVICES["rtx-4090"].compute["tensor_fp16"].value, 330.3 * T, 0.01)
+    assert close(DEVICES["rtx-4090"].compute["tensor_fp16_acc16"].value, 330.3 * T, 0.01)
+    assert close(DEVICES["rtx-4090"].compute["tensor_fp16"].value, 165.2 * T, 0.01)
+    assert close(DEVICES["rtx-4090"].compute["tensor_fp8_acc16"].value, 660.6 * T, 0.01)
+    assert close(DEVICES["rtx-4090"].compute["tensor_fp8"].value, 330.3 * T, 0.01)
+    # a datacenter part accumulates in FP32 at the datasheet rate: no roof of its own for FP16 accumulate
+    assert "tensor_fp16_acc16" not in DEVICES["l4"].compute and "tensor_fp16_acc16" not in DEVICES["a100-80gb-sxm"].compute
     assert close(DEVICES["rtx-4090"].bandwidth("DRAM"), 1008 * G, 0.01)
     assert close(DEVICES["l4"].compute["fp32"].value, 30.3 * T, 0.01)
     assert close(DEVICES["l4"].compute["tensor_fp8"].value, 485 * T / 2, 0.01)
@@ -138,10 +145,15 @@ def test_every_ceiling_is_recomputed_from_the_architecture_block():
         for key, fma in arch["fma_per_sm_per_clk"].items():
             assert dev.compute[key].value == pytest.approx(
                 arch["sms"] * 2 * fma * arch["boost_clock_hz"]), (stem, key)
+        acc32 = (arch.get("tensor_fp32_accumulate_flop_per_sm_per_clk") or {})
         for key, flop in arch["tensor_dense_flop_per_sm_per_clk"].items():
             clock = dev.compute[key].clock_hz
             assert clock in dev.clocks_hz.values()
-            assert dev.compute[key].value == pytest.approx(arch["sms"] * flop * clock), (stem, key)
+            # where FP32 accumulate is slower, the key is its rate and key_acc16 the datasheet's
+            datasheet = f"{key}_acc16" if key in acc32 else key
+            assert dev.compute[datasheet].value == pytest.approx(arch["sms"] * flop * clock), (stem, key)
+            if key in acc32:
+                assert dev.compute[key].value == pytest.approx(arch["sms"] * acc32[key] * clock), (stem, key)
         assert dev.bandwidth("DRAM") == pytest.approx(
             arch["memory_bus_bits"] / 8 * arch["memory_data_rate_bps"])
 

@@ -55,19 +55,21 @@ def test_vector_rates_from_cuda_cores_and_boost_clock():
 
 
 def test_tensor_rates_are_nvidias_sparse_figures_halved():
-    assert close(DEV.compute["tensor_fp16"].value, FP16_TENSOR_SPARSE / 2)     # 419 TFLOP/s dense
+    assert close(DEV.compute["tensor_fp16_acc16"].value, FP16_TENSOR_SPARSE / 2)     # 419 TFLOP/s dense
+    assert close(DEV.compute["tensor_fp16"].value, FP16_TENSOR_SPARSE / 4)           # FP32 accumulate: half
     # FP4 runs at twice the FP8 rate, so FP8 x 2 x 2 = the sparse FP4 figure
-    assert close(DEV.compute["tensor_fp8"].value * 2 * 2, FP4_SPARSE)
+    assert close(DEV.compute["tensor_fp8_acc16"].value * 2 * 2, FP4_SPARSE)
     assert close(DEV.compute["tensor_fp4"].value, FP4_SPARSE / 2)
-    assert close(DEV.compute["tensor_fp8"].value, 838e12)
-    assert close(DEV.compute["tensor_int8"].value, DEV.compute["tensor_fp8"].value, 1e-9)
+    assert close(DEV.compute["tensor_fp8_acc16"].value, 838e12)
+    assert close(DEV.compute["tensor_fp8"].value, 419e12)                      # FP32 accumulate: half
+    assert close(DEV.compute["tensor_int8"].value, DEV.compute["tensor_fp8_acc16"].value, 1e-9)
     assert close(DEV.compute["tensor_bf16"].value, FP16_TENSOR_SPARSE / 4)     # FP32 accumulate: half
     assert close(DEV.compute["tensor_tf32"].value, FP16_TENSOR_SPARSE / 8)
     per_clk = {k: v.value / (ARCH["sms"] * BOOST_HZ) for k, v in DEV.compute.items() if k.startswith("tensor")}
     assert {k: round(v) for k, v in per_clk.items()} == {
-        "tensor_tf32": 256, "tensor_fp16": 1024, "tensor_bf16": 512, "tensor_fp8": 2048, "tensor_int8": 2048,
-        "tensor_fp4": 4096}
-    # FP32-accumulate rates kept beside the ceilings: half the FP16-accumulate ones
+        "tensor_tf32": 256, "tensor_fp16": 512, "tensor_fp16_acc16": 1024, "tensor_bf16": 512, "tensor_fp8": 1024,
+        "tensor_fp8_acc16": 2048, "tensor_int8": 2048, "tensor_fp4": 4096}
+    # the FP32-accumulate rates the tensor_fp16/fp8 roofs come from: half the FP16-accumulate ones
     assert ARCH["tensor_fp32_accumulate_flop_per_sm_per_clk"] == {"tensor_fp16": 512, "tensor_fp8": 1024}
 
 
@@ -100,7 +102,8 @@ def test_assumed_figures_say_so_and_published_ones_do_not():
     assert "no slice count for GB202" in l2 and "no L2 rate" in l2
     for key in ("fp16", "bf16", "tensor_fp16", "tensor_fp8", "tensor_bf16", "tensor_tf32", "tensor_int8"):
         assert "assumption" in DEV.compute[key].source, key
-    assert "FP32 accumulate at half this rate" in DEV.compute["tensor_fp16"].source
+    assert "FP32 accumulate at half this rate" in DEV.compute["tensor_fp16_acc16"].source
+    assert "FP32 accumulate, what PyTorch's GEMMs run" in DEV.compute["tensor_fp16"].source
     for key in ("fp32", "fp64"):
         assert "assumption" not in DEV.compute[key].source, key
     assert "assumption" not in DEV.memory["DRAM"].bandwidth.source

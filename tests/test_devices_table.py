@@ -16,9 +16,10 @@ def test_rows_compare_like_with_like():
     assert h100["tensor16_flop_s"] > 10 * h100["fp32_flop_s"]
     rtx = find_device("rtx-4090")
     row = device_row(rtx, "rtx-4090", "built-in", "")
-    # the datasheet's FP16 tensor rate is FP16-accumulate; PyTorch's GEMMs get the FP32-accumulate one
-    assert rtx.compute["tensor_fp16"].value == 2 * rtx.compute["tensor_bf16"].value
-    assert row["tensor16_flop_s"] == rtx.compute["tensor_bf16"].value
+    # the datasheet's FP16 tensor rate is FP16-accumulate (its own roof); PyTorch's GEMMs get the FP32-accumulate one
+    assert rtx.compute["tensor_fp16_acc16"].value == 2 * rtx.compute["tensor_fp16"].value
+    assert row["tensor16_flop_s"] == rtx.compute["tensor_fp16"].value == rtx.compute["tensor_bf16"].value
+    assert row["matrix_precision"] == "tensor_fp8_acc16"
 
 
 def test_table_units(capsys):

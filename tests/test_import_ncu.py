@@ -152,7 +152,8 @@ def test_tensor_flop_per_instruction_rules():
     assert tensor_flop_per_instruction("anything", "7.0")[0] == 512.0
     assert tensor_flop_per_instruction("ampere_s16816gemm_fp16_256x128_nn", "8.0")[:2] == (4096.0, "tensor_fp16")
     assert tensor_flop_per_instruction("ampere_bf16_s16816gemm_bf16_128x64", "8.0")[:2] == (4096.0, "tensor_bf16")
-    assert tensor_flop_per_instruction("turing_h1688gemm_128x128_nt", "7.5")[:2] == (2048.0, "tensor_fp16")
+    # the accumulator letter h: FP16 accumulate, a roof of its own on GeForce parts
+    assert tensor_flop_per_instruction("turing_h1688gemm_128x128_nt", "7.5")[:2] == (2048.0, "tensor_fp16_acc16")
     assert tensor_flop_per_instruction("my_gemm_kernel", "8.0")[0] is None      # no shape: unknown
     assert tensor_flop_per_instruction("my_gemm_kernel", "9.0")[0] is None      # never a fixed 512
 
@@ -181,7 +182,7 @@ def test_dmma_is_not_counted_twice_with_the_unsplit_tensor_counter():
     assert flops == {"tensor_fp64": 512.0 * 1000}
     # 1000 DMMA + 10 HMMA in the total: only the 10 get the name's m16n8k16 (4096)
     flops, _ = _tensor("8.0", "ampere_h16816gemm_fp16_128x128", dmma=1000, total=1010)
-    assert flops == {"tensor_fp64": 512.0 * 1000, "tensor_fp16": 4096.0 * 10}
+    assert flops == {"tensor_fp64": 512.0 * 1000, "tensor_fp16_acc16": 4096.0 * 10}
 
 
 def test_dmma_512_flop_only_on_compute_capability_8():
@@ -199,7 +200,7 @@ def test_imma_is_kept_next_to_hmma():
     assert flops == {"tensor_int8": 2048.0 * 20}
     assert "10 HMMA warp instructions" in text           # no float shape in the name: unknown
     flops, _ = _tensor("7.5", "turing_h1688gemm_128x128_nt", hmma=10, imma=20)
-    assert flops == {"tensor_fp16": 2048.0 * 10}
+    assert flops == {"tensor_fp16_acc16": 2048.0 * 10}
     assert "20 IMMA warp instructions" in _tensor("7.5", "turing_h1688gemm_128x128_nt", hmma=10, imma=20)[1]
 
 

@@ -32,6 +32,9 @@ def key(name: str) -> str | None:
     ("nvjet_hsh_192x192_64x3_2x1_v_bz_coopB_NTN", "tensor_fp16"),          # NVIDIA/Fuser #3137 (HSH test)
     ("nvjet_sm90_hss_320x128_64x4_2x1_v_bz_TNN", "tensor_fp16"),
     ("nvjet_qqtst_128x256_128x6_2x1_2cta_v_bz_TNT", "tensor_fp8"),        # FP8 torch._scaled_mm
+    ("nvjet_hhh_128x128_64x4_2x1_v_bz_TNN", "tensor_fp16_acc16"),        # half in, half compute, half out
+    ("sm80_xmma_gemm_f16f16_f16f16_f16_nn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+     "tensor_fp16_acc16"),                                                # MMA input f16, accumulator f16
     # xmma (cuBLAS, cuDNN)
     ("sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16_execute"
      "_kernel__5x_cublas", "tensor_fp16"),
@@ -65,7 +68,7 @@ def key(name: str) -> str | None:
     ("cutlass_tensorop_tf32_s1688gemm_tf32_256x128_16x3_nn_align4", "tensor_tf32"),    # NVIDIA/cutlass #999
     ("cutlass_tensorop_s1688f16gemm_256x128_32x3_nn_align4", "tensor_fp16"),            # fast_f16 variant
     ("cutlass_tensorop_s16816gemm_f16_256x128_32x3_nn_align8", "tensor_fp16"),          # profiler.md
-    ("cutlass_tensorop_h16816gemm_256x128_32x3_nn_align8", "tensor_fp16"),
+    ("cutlass_tensorop_h16816gemm_256x128_32x3_nn_align8", "tensor_fp16_acc16"),       # h: FP16 accumulate
     ("cutlass_80_tensorop_f16_s16816gemm_relu_f16_128x128_32x4_tn_align8", "tensor_fp16"),  # cutlass #1025
     ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8>(T1::Params)",
      "tensor_bf16"),                                                        # sam_summary_cuda_gpu_kern_sum.csv
@@ -86,8 +89,8 @@ def key(name: str) -> str | None:
     ("ampere_sgemm_128x64_nn", "fp32"),                                   # negative_queue_rank0
     ("volta_sgemm_128x64_nt", "fp32"),                                    # tf_profile aoberai (V100)
     ("ampere_dgemm_64x64_nn", "fp64"),
-    ("volta_h884gemm_64x128_ldg8_nn", "tensor_fp16"),
-    ("turing_h1688gemm_256x128_ldg8_tn", "tensor_fp16"),
+    ("volta_h884gemm_64x128_ldg8_nn", "tensor_fp16_acc16"),              # h: FP16 accumulate
+    ("turing_h1688gemm_256x128_ldg8_tn", "tensor_fp16_acc16"),
     ("volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nt", "tensor_fp16"),
     ("ampere_s16816gemm_fp16_256x128_ldg8_stages_64x3_nn", "tensor_fp16"),  # wangzy0327 output_A100.csv
     ("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x3_tn", "tensor_bf16"),
@@ -440,3 +443,16 @@ def test_every_real_kernel_name_gives_the_checked_precision():
         if got != expected_for(name):
             wrong[name[:120]] = (got, expected_for(name))
     assert not wrong, wrong
+
+
+def test_fp16_accumulate_sits_on_its_own_roof_where_the_datasheet_has_one():
+    """GeForce parts run FP16-accumulate MMA at twice the FP32-accumulate
+    rate: an h-accumulator GEMM goes to the faster roof, an s-accumulator one
+    (what PyTorch runs) to the slower; on a data-center part both run at the
+    datasheet rate, so the FP16-accumulate key falls back to tensor_fp16."""
+    from roofline import find_device
+    rtx, a100 = find_device("rtx-4090"), find_device("a100-80gb-sxm")
+    h = precision_from_name("turing_h1688gemm_256x128_ldg8_tn").precision
+    s = precision_from_name("ampere_s16816gemm_fp16_256x128_ldg8_stages_64x3_nn").precision
+    assert rtx.compute_rate(h) == 2 * rtx.compute_rate(s) == pytest.approx(330.3e12, rel=1e-3)
+    assert a100.compute_key(h) == a100.compute_key(s) == "tensor_fp16"

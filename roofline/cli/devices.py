@@ -44,15 +44,15 @@ def run_devices(args) -> int:
             f"{'fastest tensor/matrix':>23} {'INT8':>10} {'DRAM':>10} {'memory':>9}  device")
     print(head)
     for r in rows:
-        short = str(r["matrix_precision"] or "").replace("tensor_", "").upper()
+        short = str(r["matrix_precision"] or "").replace("tensor_", "").replace("_acc16", " acc16").upper()
         matrix = f"{_rate(r['matrix_flop_s'])} {short}" if r["matrix_flop_s"] else "–"
         print(visible(f"{r['name']:<18} {r['kind']:<4} {r['origin']:<9} {_rate(r['fp64_flop_s']):>12} "
                       f"{_rate(r['fp32_flop_s']):>12} {_rate(r['tensor16_flop_s']):>13} {matrix:>23} "
                       f"{_rate(r['int8_op_s'], 'OP/s'):>10} {_rate(r['dram_bytes_s'], 'B/s'):>10} "
                       f"{_capacity(r['dram_capacity_bytes']):>9}  {r['device']}"))
     print("\nPeaks from each profile (datasheet or measured), dense. tensor 16-bit: FP16/BF16 matrix units "
-          "accumulating in FP32, as PyTorch's GEMMs do (where a datasheet's FP16 rate is for FP16 accumulate, "
-          "the BF16 rate stands for it); fastest: the fastest floating-point matrix rate and its precision; "
+          "accumulating in FP32, as PyTorch's GEMMs do; fastest: the fastest floating-point matrix rate and its "
+          "precision (ACC16: accumulating in FP16, which GeForce parts run at twice the FP32-accumulate rate); "
           "INT8 in operations per second; memory in binary units.")
     print(visible_lines(_naming_note({r["name"]: r["device"] for r in rows})), end="")
     return 0
@@ -68,10 +68,9 @@ def device_row(d, stem: str, origin: str, path: str) -> dict:
     matrix = [(c.value, k) for k, c in d.compute.items() if k.startswith(("tensor_", "matrix_", "amx_"))
               and "int" not in k]
     best = max(matrix) if matrix else (None, None)
-    # FP16 with FP32 accumulate: BF16 always accumulates in FP32, so where a
-    # datasheet's FP16 rate is above its BF16 rate (GeForce: FP16 accumulate) the BF16 rate is the one
-    fp16, bf16 = rate("tensor_fp16"), rate("tensor_bf16")
-    tensor16 = min(x for x in (fp16, bf16) if x) if (fp16 or bf16) else None
+    # tensor_fp16 is FP32 accumulate in every profile (GeForce's faster FP16
+    # accumulate is tensor_fp16_acc16), as PyTorch's GEMMs run
+    tensor16 = rate("tensor_fp16") or rate("tensor_bf16")
     dram = d.memory.get("DRAM")
     return {"name": stem, "device": d.name, "kind": d.kind, "origin": origin, "path": path,
             "peak_flop_s": d.compute[d.peak_precision].value, "peak_precision": d.peak_precision,

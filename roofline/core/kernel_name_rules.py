@@ -9,8 +9,8 @@ import re
 from .kernel_name_types import (ACC_LETTER, NamePrecision, SRC_AMD_FP32, SRC_CK, SRC_CUTE, SRC_CUTLASS2,
                                 SRC_CUTLASS3, SRC_CUTLASS_TEMPLATE, SRC_FLASH, SRC_LEGACY, SRC_MEMEFF,
                                 SRC_NVJET, SRC_TENSILE, SRC_TRTLLM_BMM, SRC_TRTLLM_FMHA, SRC_XMMA,
-                                SRC_XMMA_TRAITS, TENSOR, TYPE_WORD, VECTOR, library_of, named, nvidia_narrow,
-                                pair_type)
+                                SRC_XMMA_TRAITS, TENSOR, TYPE_WORD, VECTOR, accumulated, library_of, named,
+                                nvidia_narrow, pair_type)
 
 
 # ---------------------------------------------------------------- nvjet (cuBLASLt)
@@ -25,7 +25,9 @@ def nvjet(name: str) -> NamePrecision | None:
     code = m.group("code")
     if len(code) == 5 and code[0] != code[1]:
         return None
-    return named(_NVJET_LETTER.get(code[0]), "cuBLASLt", "nvjet_" + code, SRC_NVJET)
+    # a three-letter code is input, compute (accumulate), output: hsh accumulates in FP32, hhh in FP16
+    acc = "f16" if len(code) == 3 and code[1] == "h" else None
+    return named(accumulated(_NVJET_LETTER.get(code[0]), acc), "cuBLASLt", "nvjet_" + code, SRC_NVJET)
 
 
 # ---------------------------------------------------------------- xmma (cuBLAS/cuDNN)
@@ -63,7 +65,7 @@ def xmma(name: str) -> NamePrecision | None:
     elif mma == "f64":
         key = "tensor_fp64" if tensor and not vector else ("fp64" if vector else None)
     else:
-        key = None if vector else TENSOR.get(mma or "")
+        key = None if vector else accumulated(TENSOR.get(mma or ""), TYPE_WORD.get(pairs[-1].group("b")))
     return named(key, library_of(name, "cuBLAS"), evidence, SRC_XMMA)
 
 
@@ -146,7 +148,7 @@ def cutlass2(name: str) -> NamePrecision | None:
         a = post[0] if post else None
         b = post[1] if len(post) > 1 else None
         mma = inter or (pair_type(a, b) if a else ACC_LETTER.get(acc))
-        key = TENSOR.get(mma or "")
+        key = accumulated(TENSOR.get(mma or ""), ACC_LETTER.get(acc))
     return named(key, library_of(name, "CUTLASS"), f"{m.group('op')}_{words}", SRC_CUTLASS2)
 
 
@@ -184,7 +186,7 @@ def legacy(name: str) -> NamePrecision | None:
             mma = "tf32"
         else:
             mma = None
-        key = TENSOR.get(mma or "")
+        key = accumulated(TENSOR.get(mma or ""), ACC_LETTER.get(acc))
     return named(key, library, f"{m.group('arch')}_{words}", SRC_LEGACY)
 
 

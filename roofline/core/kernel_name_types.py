@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 PRECISION_KEYS = ("fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "int8",
                   "tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-                  "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4")
+                  "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4",
+                  "tensor_fp16_acc16", "tensor_fp8_acc16")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,13 @@ TYPE_WORD = {
 }
 ACC_LETTER = {"s": "f32", "h": "f16", "d": "f64", "c": "c32", "z": "c64", "gc": "c32", "gz": "c64"}
 NARROW = {"i8", "i4", "f8", "f6", "f4"}
+
+
+def accumulated(key: str | None, acc: str | None) -> str | None:
+    """``key`` with FP16 accumulate where the name says the accumulator is
+    f16 (``tensor_fp16_acc16``: GeForce parts run it at twice the FP32-
+    accumulate rate); other keys and accumulators as they are."""
+    return f"{key}_acc16" if acc == "f16" and key in ("tensor_fp16", "tensor_fp8") else key
 
 
 def pair_type(a: str | None, b: str | None) -> str | None:

@@ -15,9 +15,11 @@ is the matrix unit, "vector" the FMA units.
 
   nvjet_[smNN_]{ab}{acc}{cd}_...            e.g. nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN
       -> letter h: tensor_fp16, t: tensor_bf16, q: tensor_fp8;
-         s (fp32) and other letters: None                                [1]
+         s (fp32) and other letters: None; a three-letter code with h in
+         the middle (hhh) accumulates in FP16: tensor_fp16_acc16         [1]
   smNN_xmma_{op}_{AB}{CD}_{M}{acc}_...      e.g. sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_...
-      -> MMA input M f16/bf16/tf32/e4m3/e5m2/i8: tensor_*; f32: fp32
+      -> MMA input M f16/bf16/tf32/e4m3/e5m2/i8: tensor_*; f32: fp32;
+         accumulator f16 with f16/f8 input: tensor_fp16/fp8_acc16
          (the _ffma_ kernels); f64: tensor_fp64 with a tensor marker,
          fp64 with _dfma_, else None                                     [2]
   cutlass3x_smNN_{opclass}_[M]gemm_{A}_{B}_{acc}_{C}_{D}_...
@@ -37,7 +39,8 @@ is the matrix unit, "vector" the FMA units.
       -> an instruction shape (884, 1688, 16816, 8816): tensor at A or C,
          else f16 for h.../s884, f64 for d, int8 for i8816/i16816, TF32
          for an untyped s1684/s1688 on ampere/ada/hopper; no shape: the
-         accumulator letter on the CUDA cores                            [5]
+         accumulator letter on the CUDA cores; a tensor shape with the
+         accumulator h (h884, h1688, h16816): tensor_fp16_acc16          [5]
   {implicit|explicit}_convolve_{s|d|h}gemm  -> fp32 / fp64 / fp16            [5]
   Cijk_A{..}_B{..}_[{A}{B}_]{T}[{D}{C}_]...  (Tensile, hipBLASLt; ".kd" dropped)
       -> with _MI{m}x{n}x{b}_: T = H tensor_fp16, B tensor_bf16, X (or S

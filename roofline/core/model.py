@@ -22,9 +22,14 @@ LEVELS = ("L1", "L2", "L3", "DRAM", "PCIe")
 HOST_LINK = "PCIe"
 
 # Compute ceiling keys. tensor_* run on matrix units; int32 counts integer ops.
+# tensor_fp16 and tensor_fp8 are matrix products accumulating in FP32, as
+# PyTorch's GEMMs and convolutions do; *_acc16 those accumulating in FP16,
+# which GeForce parts run at twice the rate (where a profile has no *_acc16
+# roof the two rates are the same, and the fallback below says so).
 PRECISIONS = ("fp64", "fp32", "fp16", "bf16", "tf32", "fp8", "int32", "int8",
               "tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-              "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4")
+              "tensor_fp8", "tensor_int8", "tensor_fp6", "tensor_fp4",
+              "tensor_fp16_acc16", "tensor_fp8_acc16")
 
 # When a device has no ceiling for a kernel's precision, its work runs on the
 # next unit down this chain (fp16 on a GTX 970 runs at the fp32 rate or
@@ -37,6 +42,8 @@ PRECISION_FALLBACK = {
     # FP4/FP6 matrix formats (Blackwell, CDNA4): without such units the work runs as FP8
     # (NVIDIA's FP6 runs at the FP8 rate, so its profiles state no tensor_fp6 roof)
     "tensor_fp4": "tensor_fp6", "tensor_fp6": "tensor_fp8",
+    # FP16 accumulate: a datasheet gives it a rate of its own only where it differs
+    "tensor_fp16_acc16": "tensor_fp16", "tensor_fp8_acc16": "tensor_fp8",
 }
 
 

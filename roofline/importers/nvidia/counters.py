@@ -312,8 +312,10 @@ def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None
             bases.setdefault(m.group(1), set()).add(m.group(2) or "")
     ops_found = False
     for base, variants in sorted(bases.items()):
-        src = re.match(r"sm__ops_path_tensor_src_([a-z0-9]+)", base).group(1)
+        src, dst = re.match(r"sm__ops_path_tensor_src_([a-z0-9]+)(?:_dst_([a-z0-9]+))?", base).groups()
         precision = _TENSOR_SRC.get(src)
+        if dst == "fp16" and precision in ("tensor_fp16", "tensor_fp8"):
+            precision += "_acc16"          # FP16 accumulate: twice the rate on GeForce parts
         if precision is None:
             continue
         v = r.total(base) if "" in variants else None

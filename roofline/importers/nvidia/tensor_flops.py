@@ -23,7 +23,7 @@ def cc_tuple(cc: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-_HMMA_PRECISIONS = frozenset({"tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8"})
+_HMMA_PRECISIONS = frozenset({"tensor_fp16", "tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_fp16_acc16"})
 
 
 def tensor_flop_per_instruction(name: str, cc: str | None, kind: str = "") -> tuple[float | None, str, str]:
@@ -80,7 +80,9 @@ def _shape_from_name(name: str, low: str) -> tuple[float | None, str, str]:
             precision = "tensor_int8"
         elif prefix == "d":
             precision = "tensor_fp64"
-        elif prefix == "h" or "fp16" in low or "f16" in low:
+        elif prefix == "h":
+            precision = "tensor_fp16_acc16"          # the accumulator letter: h884gemm accumulates in FP16
+        elif "fp16" in low or "f16" in low:
             precision = "tensor_fp16"
         else:
             precision = ""
