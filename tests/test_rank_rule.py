@@ -234,9 +234,14 @@ def test_examples_is_read_file_by_file_with_each_files_warnings():
     assert proc.returncode == 0, proc.stderr
     names = {k["name"] for k in json.loads(proc.stdout)}              # kernel rows, no rank table
     assert any(n.startswith("mxnet::op::forward_kernel") for n in names)         # ece408_kernels.csv
-    assert any(n.startswith("aten::mm") for n in names)                            # the CPU trace
     for name in ("numpy_kernels.py", "pytorch_cpu.py"):                            # refused by name, with why
         assert f"not read: {EXAMPLES / name} (unrecognised profile format" in proc.stderr
+    # the CPU trace's host times: refused by name for the GPU's roofs, with the reason it gets alone
+    assert not any(n.startswith("aten::") for n in names)
+    cpu = cli("classify", EXAMPLES / "pytorch_cpu_trace.json.gz", "--device", "v100-sxm2")
+    why = cpu.stderr.split(f"{EXAMPLES / 'pytorch_cpu_trace.json.gz'}: ", 1)[1].strip()
+    assert cpu.returncode != 0 and "host times" in why
+    assert f"not read: {EXAMPLES / 'pytorch_cpu_trace.json.gz'} ({why})" in " ".join(proc.stderr.split())
     # the nvprof file's own warning, as when it is given alone
     alone = cli("classify", EXAMPLES / "ece408_nvprof_m1.txt", "--device", "v100-sxm2", "--format", "json")
     mine = [ln for ln in alone.stderr.splitlines() if "ece408_nvprof_m1.txt:" in ln]

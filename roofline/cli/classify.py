@@ -58,7 +58,7 @@ def run(args) -> int:
     from ..render.json_rows import placements_json_chunks
     from ..render.tables import placements_csv_chunks, placements_table
     from ..render.terminal import visible_lines
-    from .common import choose_device
+    from .common import choose_device, fitting
     from .ranks import classify_ranks, is_rank_job
     if is_rank_job(args.files):
         if args.device:             # a wrong name fails before the ranks are read
@@ -68,6 +68,7 @@ def run(args) -> int:
         return 0
     kernels, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     device = choose_device(args.device, results, "classify", getattr(args, "network", None))
+    kernels, results = fitting(kernels, results, device, "classify")
     placements = place(kernels, device)
     warn_all("classify", [w for r in results for w in r.warnings] + placements.warnings)
     if args.format == "csv":

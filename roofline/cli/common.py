@@ -201,22 +201,54 @@ def _host_times_on_a_gpu(results, device) -> None:
     """Refuse a GPU profile for traces whose rows are CPU operators' host
     times: no GPU roof bounds them (one matmul of a trace that lost its
     kernel events sat at 6,529 % of an H100's roof); and a CPU profile for
-    files of GPU kernels, whose times no CPU roof bounds either."""
-    kinds = {r.device.kind for r in results}
-    if not results or len(kinds) != 1 or device.kind not in ("gpu", "cpu"):
-        return
-    from ..core.errors import InputError
-    if device.kind == "gpu" and kinds == {"cpu"}:
-        raise InputError(str(results[0].path), None,
-                         f"a trace of CPU operators (host times, no GPU kernel events): {device.name}'s roofs "
-                         "do not bound them; place it on a CPU profile (my-cpu, or a profile YAML), or ask "
-                         "`roofline project FILE --to DEVICE` what it would take there")
-    if device.kind == "cpu" and kinds == {"gpu"}:
-        raise InputError(str(results[0].path), None,
-                         f"GPU kernels (the file's rows ran on a GPU): {device.name}'s CPU roofs do not bound "
-                         "them; place it on the GPU it ran on (leave --device out to have it chosen from the "
-                         "file, or name one: roofline devices), or ask `roofline project FILE --to DEVICE` "
-                         "what it would take on a CPU")
+    files of GPU kernels, whose times no CPU roof bounds either. Files of
+    both kinds (a folder) are sorted by :func:`fitting_results`."""
+    kinds = {r.device.kind for r in results if len(r.kernels)}
+    wrong = _WRONG_KIND.get(device.kind)
+    if results and wrong is not None and kinds == {wrong}:
+        from ..core.errors import InputError
+        first = next(r for r in results if len(r.kernels))
+        raise InputError(str(first.path), None, _not_bounded(device, wrong))
+
+
+# the kind of file whose rows a device's roofs do not bound
+_WRONG_KIND = {"gpu": "cpu", "cpu": "gpu"}
+
+
+def _not_bounded(device, kind: str) -> str:
+    """Why ``device``'s roofs do not bound the rows of a file of ``kind``."""
+    if kind == "cpu":
+        return (f"a trace of CPU operators (host times, no GPU kernel events): {device.name}'s roofs "
+                "do not bound them; place it on a CPU profile (my-cpu, or a profile YAML), or ask "
+                "`roofline project FILE --to DEVICE` what it would take there")
+    return (f"GPU kernels (the file's rows ran on a GPU): {device.name}'s CPU roofs do not bound "
+            "them; place it on the GPU it ran on (leave --device out to have it chosen from the "
+            "file, or name one: roofline devices), or ask `roofline project FILE --to DEVICE` "
+            "what it would take on a CPU")
+
+
+def fitting_results(results: list, device, command: str) -> list:
+    """The results whose rows ``device``'s roofs can bound. Among files of
+    both kinds (a folder holding a PyTorch CPU trace and GPU kernel files),
+    each file of the other kind is refused by name with the reason one
+    such file given alone gets (:func:`_host_times_on_a_gpu`), and the rest
+    are read."""
+    from ..core.errors import Advice
+    wrong = _WRONG_KIND.get(device.kind)
+    refused = [r for r in results if wrong is not None and r.device.kind == wrong and len(r.kernels)]
+    for r in refused:
+        warn(command, Advice(f"not read: {r.path} ({_not_bounded(device, wrong)})", "", subject="input"))
+    return [r for r in results if not any(r is x for x in refused)]
+
+
+def fitting(kernels, results: list, device, command: str):
+    """(kernels, results) of :func:`fitting_results`: ``kernels`` as they
+    were when no file was refused."""
+    kept = fitting_results(results, device, command)
+    if len(kept) == len(results):
+        return kernels, results
+    from ..core.import_result import all_kernels
+    return all_kernels(kept), kept
 
 
 def _has_sized_collectives(results) -> bool:

@@ -59,6 +59,8 @@ def run(args) -> int:
     kernels, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     from .common import choose_device
     device = choose_device(args.device, results, "plot", getattr(args, "network", None))
+    from .common import fitting
+    kernels, results = fitting(kernels, results, device, "plot")
     if args.view == "instruction":
         return _instruction(args, device, kernels, results)
     from ..render.chart import plotted, roofline_chart

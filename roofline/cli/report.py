@@ -69,7 +69,7 @@ def run(args) -> int:
         raise RooflineError(f"--top must be at least 1, not {args.top}")
     t0 = time.perf_counter()
     from ..report import build_report
-    from .common import choose_device, load_inputs
+    from .common import choose_device, fitting_results, load_inputs
     from .ranks import is_rank_job, load_ranks
     ranks = None
     if is_rank_job(args.files):
@@ -82,6 +82,7 @@ def run(args) -> int:
     else:
         _, results = load_inputs(args.files, merge=args.merge, options=read_options(args))
     device = choose_device(args.device, results, "report", getattr(args, "network", None))
+    results = fitting_results(results, device, "report")
     report = build_report(results, device, variants=args.variants, title=args.title, top=args.top,
                           row_ranks=ranks)
     for advice in report.warnings():
