@@ -27,6 +27,7 @@ import numpy as np
 from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
+from .text_codes import distinct_objects
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
 
@@ -130,6 +131,9 @@ def _strings(values: np.ndarray, empty_is_null: bool):
     import pyarrow as pa
     import pyarrow.compute as pac
     obj = np.asarray(values, dtype=object)
+    coded = distinct_objects(obj)
+    if coded is not None:               # rows share a few objects: each converted once
+        obj, codes = coded
     try:
         arr = pa.array(obj, type=pa.large_string())
         if arr.null_count and not empty_is_null:
@@ -142,6 +146,8 @@ def _strings(values: np.ndarray, empty_is_null: bool):
                for w in encoded.dictionary.to_pylist()]
     literal.append(None)                # where the column itself is null
     indices = pac.fill_null(encoded.indices, len(literal) - 1).to_numpy(zero_copy_only=False)
+    if coded is not None:
+        indices = indices[codes]
     return pa.array(literal, type=pa.large_string()), indices
 
 

@@ -11,6 +11,7 @@ from ..core.gcpause import paused
 from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
+from .text_codes import distinct_objects
 from ..core.units import format_iec, format_percent, format_si, whole_counts
 
 
@@ -103,12 +104,30 @@ def _arrow_csv(columns: list):
             finite = np.isfinite(values) if values.dtype.kind == "f" else None
             arrays.append(pa.array(values, mask=None if finite is None or finite.all() else ~finite))
         else:
-            text = pa.array(values, type=pa.string(), from_pandas=True)
-            formula = pac.match_substring_regex(text, RISKY_PATTERN)
-            if pac.any(formula).as_py():
-                text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
-            arrays.append(text)
+            arrays.append(_text_array(values))
     return _arrow_pieces(pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))]), _header(columns))
+
+
+def _text_array(values):
+    """A text column as Arrow strings, defused: a dictionary array of its
+    distinct objects (:mod:`.text_codes`) where rows share a few, so each
+    distinct text is converted and defused once."""
+    import pyarrow as pa
+    coded = distinct_objects(values)
+    if coded is None:
+        return _defused_strings(values)
+    distinct, codes = coded
+    return pa.DictionaryArray.from_arrays(pa.array(codes), _defused_strings(distinct))
+
+
+def _defused_strings(values):
+    import pyarrow as pa
+    import pyarrow.compute as pac
+    text = pa.array(values, type=pa.string(), from_pandas=True)
+    formula = pac.match_substring_regex(text, RISKY_PATTERN)
+    if pac.any(formula).as_py():
+        text = pac.if_else(formula, pac.binary_join_element_wise("'", text, ""), text)
+    return text
 
 
 def _arrow_pieces(table, header: str):
