@@ -192,3 +192,19 @@ def test_the_docs_list_every_output_field():
     text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
     section = text.split("## What `classify` writes", 1)[1].split("\n## ", 1)[0]
     assert re.findall(r"^\| `([a-z_]+)` \|", section, re.M) == list(NAMES)
+
+
+def test_arrow_reader_trims_and_names_families_once_per_distinct_cell():
+    """Cells that differ only in spaces and tabs are one name after
+    trimming, and every row gets its name's family, without a family
+    column and with one that names some rows."""
+    from roofline.core.families import family_of
+    from roofline.importers import kernels_csv
+    plain = 'name,time_us\n k ,1\nk,2\n\tvolta_sgemm_128x64_nn ,3\nvolta_sgemm_128x64_nn,4\n'
+    named = 'name,time_us,family\n k ,1,\nk,2,\n\tvolta_sgemm_128x64_nn ,3,conv\nvolta_sgemm_128x64_nn,4,\n'
+    for text in (plain, named):
+        fast, careful = kernels_csv._arrow_set(text), kernels_csv.parse_columns(text)
+        assert fast is not None
+        _same_columns(fast, careful)
+        assert list(fast.names) == ["k", "k", "volta_sgemm_128x64_nn", "volta_sgemm_128x64_nn"]
+    assert list(fast.families) == [family_of("k")] * 2 + ["conv", family_of("volta_sgemm_128x64_nn")]

@@ -35,6 +35,7 @@ import numpy as np
 from .options import DEFAULT, ReadOptions
 from ..core.csv_cells import defused, restored
 from ..core.errors import InputError
+from ..core.families import families_of
 from ..core.gcpause import paused
 from ..core.model import LEVELS, PRECISIONS, KernelSet
 from ..core.text_files import read_text
@@ -143,7 +144,9 @@ def _arrow_set(text: str) -> KernelSet | None:
         table = pcsv.read_csv(
             pa.BufferReader(text.encode("utf-8")),
             read_options=pcsv.ReadOptions(column_names=columns, skip_rows=1),
-            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            # a line end inside a cell needs quotes: without any, Arrow's
+            # reader may split the file at every line end (faster)
+            parse_options=pcsv.ParseOptions(newlines_in_values='"' in text),
             convert_options=pcsv.ConvertOptions(column_types=types, null_values=[""],
                                                 strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False))
@@ -172,18 +175,28 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
         return out
 
     def distinct_texts(c):
-        """(the distinct trimmed texts of column ``c``, each row's index into them)."""
-        col = table.column(c).combine_chunks()
-        if len(col) and pac.max(pac.utf8_length(col)).as_py() > checks.MAX_FIELD_CHARS:
+        """(the trimmed texts of the distinct cells of column ``c``, each
+        row's index into them): a million cells, a few thousand distinct,
+        so the length check and the trimming are done on the distinct ones
+        (two cells may trim to the same text)."""
+        encoded = table.column(c).combine_chunks().dictionary_encode()
+        distinct = encoded.dictionary
+        if len(distinct) and pac.max(pac.utf8_length(distinct)).as_py() > checks.MAX_FIELD_CHARS:
             raise ValueError(c)
-        encoded = pac.utf8_trim(col, characters=BLANKS).dictionary_encode()
-        return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+        return (pac.utf8_trim(distinct, characters=BLANKS).to_pylist(),
+                encoded.indices.to_numpy(zero_copy_only=False))
+
+    def coded_texts(c):
+        """(the restored texts of column ``c``'s distinct cells, an object
+        array; each row's index into them)."""
+        distinct, index = distinct_texts(c)
+        return np.asarray([restored(v) for v in distinct], dtype=object), index
 
     def texts(c):
         if c not in columns:
             return _empty_texts(n)
-        distinct, index = distinct_texts(c)
-        return np.asarray([restored(v) for v in distinct], dtype=object)[index]
+        distinct, index = coded_texts(c)
+        return distinct[index]
 
     def modelled():
         """The ``modelled`` flags, each distinct text checked once."""
@@ -199,9 +212,10 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
             raise ValueError(c)
         return out
 
-    names_ = texts("name")
-    if (names_ == "").any():
+    distinct_names, name_index = coded_texts("name")
+    if (distinct_names == "").any():
         raise ValueError("name")
+    names_ = distinct_names[name_index]
     time_s = np.full(n, math.nan)
     for c in TIME_COLUMNS:
         if c in columns:
@@ -216,9 +230,24 @@ def _arrow_kernel_set(table, columns) -> KernelSet:
         bytes={lv: values(c) for c, lv in LEVEL_COLUMNS.items() if c in columns},
         instructions=values("instructions") if "instructions" in columns else None,
         transactions={lv: values(c) for c, lv in TX_COLUMNS.items() if c in columns},
-        families=texts("family"), variants=texts("variant"), operators=texts("operator"),
+        families=_families(texts("family") if "family" in columns else None, families_of(distinct_names),
+                           name_index),
+        variants=texts("variant"), operators=texts("operator"),
         sources=texts("source"), threads=threads,
         modelled=modelled() if "modelled" in columns else None)
+
+
+def _families(given, by_name: np.ndarray, name_index: np.ndarray) -> np.ndarray:
+    """The file's families (None: no such column), each empty one named
+    from its kernel's name, classified once per distinct name
+    (``by_name``), as the KernelSet would fill them
+    (:func:`roofline.core.families.filled`) name by name."""
+    if given is None:
+        return by_name[name_index]
+    empty = given == ""
+    out = given.copy()
+    out[empty] = by_name[name_index[empty]]
+    return out
 
 
 def _empty_texts(n: int) -> np.ndarray:
