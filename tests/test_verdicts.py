@@ -133,6 +133,9 @@ def test_fp32_matrix_work_without_a_unit_in_the_name_is_an_assumption():
     plain, named = records(gpu(), [gemm("gemm_kernel"), gemm("ampere_sgemm_128x64_nn")])
     assert plain["reason"] == "precision assumed"       # FFMA or TF32? the name does not say
     assert named["reason"] == "no evidence"             # sgemm: the FFMA units, as placed
+    # a GPU without TF32 tensor cores (a V100) runs fp32 matrix work on FFMA: nothing assumed
+    volta = replace(gpu(), compute={"fp32": Ceiling(10e12), "tensor_fp16": Ceiling(80e12)})
+    assert records(volta, [gemm("gemm_kernel")])[0]["reason"] == "no evidence"
 
 
 def test_modelled_kernels_far_below_their_bandwidth_roof_likely_move_more():
