@@ -154,3 +154,16 @@ def test_one_core_roofs_are_drawn_and_labelled_for_mixed_threads():
              for t in r.data_source.data["text"]]
     assert "1 core: DRAM 15 GB/s" in texts and "1 core: FP64 50 GFLOP/s" in texts
     assert len([r for r in fig.renderers if r.name == "one-core"]) == 2
+
+
+def test_roof_labels_over_a_density_image_sit_on_a_light_box(layout):
+    from bokeh.models import Label
+    from roofline.render.interactive import roofline_layout
+    _, p, x, _, _ = layout
+    plain = _named(layout[3], "roof-label")
+    assert plain and not any(isinstance(m, Label) for m in plain)          # no box where nothing lies under
+    image = np.ones((4, 4))
+    root, _ = roofline_layout(p, x, [f"row{i}" for i in range(len(p))], "t", density=(image, 0.1, 100, 1e9, 1e14))
+    boxed = _named(root, "roof-label")
+    assert len(boxed) == len(plain) and all(isinstance(m, Label) for m in boxed)
+    assert all(m.background_fill_color == "white" and m.background_fill_alpha >= 0.5 for m in boxed)

@@ -197,7 +197,7 @@ def roofline_layout(p: Placements, x: np.ndarray, row_ids: list[str], title: str
                  y_axis_label="performance [FLOP/s]")
     if density is not None:
         _density(fig, density)
-    roof_lines, bandwidth = draw_roofs(fig, p, xlim)
+    roof_lines, bandwidth = draw_roofs(fig, p, xlim, dense=density is not None)
     points, groups = [], []
     for g in dict.fromkeys(np.asarray(cols["group"], dtype=object)[drawn].tolist()):
         view = CDSView(filter=GroupFilter(column_name="group", group=g) & shown)

@@ -29,18 +29,20 @@ def drawn_roofs(p: Placements):
     return list(roofs.compute), [lv for lv, _ in roofs.levels]
 
 
-def draw_roofs(fig, p: Placements, xlim) -> tuple[list, list]:
+def draw_roofs(fig, p: Placements, xlim, dense: bool = False) -> tuple[list, list]:
     """Draws the roofs; returns the compute roofs' lines and labels (tagged
     with their precision) and the bandwidth parts (lines, ridges and
-    labels, tagged with the precisions whose roof they end at)."""
+    labels, tagged with the precisions whose roof they end at). ``dense``:
+    a density image lies under them, so each roof's label gets a light
+    box to stay readable over it."""
     roofs, levels = drawn_roofs(p)
     compute = []
     for i, (key, rate) in enumerate(roofs):
         compute.append(fig.line(list(xlim), [rate, rate], color="#333333", line_width=2 if i == 0 else 1,
                                 line_dash="solid" if i == 0 else "dashed", name="roof-compute"))
         # at the left end, above the line: the ridges and their labels are at the right
-        compute.append(fig.text([xlim[0] * 1.15], [rate * 1.06], text=[f"{key.upper()} {format_si(rate, 'FLOP/s')}"],
-                                text_align="left", text_font_size="9pt", text_color="#333333", name="roof-label"))
+        compute.append(_label(fig, xlim[0] * 1.15, rate * 1.06, f"{key.upper()} {format_si(rate, 'FLOP/s')}",
+                              dense, text_align="left", text_font_size="9pt", text_color="#333333"))
         compute[-2].tags = compute[-1].tags = [key]
     if p.mixed_threads:
         _one_core(fig, p, roofs[0][0], xlim)
@@ -51,8 +53,20 @@ def draw_roofs(fig, p: Placements, xlim) -> tuple[list, list]:
             r.tags = [key]
             r.visible = i == 0
         bandwidth += parts
-    bandwidth += _bandwidth_labels(fig, p, levels, roofs, xlim)
+    bandwidth += _bandwidth_labels(fig, p, levels, roofs, xlim, dense)
     return compute, bandwidth
+
+
+def _label(fig, x: float, y: float, text: str, dense: bool, **style):
+    """A roof's label: a text glyph, or over a density image an annotation
+    on a light box (a glyph has no background)."""
+    if not dense:
+        return fig.text([x], [y], text=[text], name="roof-label", **style)
+    from bokeh.models import Label
+    label = Label(x=x, y=y, text=text, background_fill_color="white", background_fill_alpha=0.75,
+                  name="roof-label", **style)
+    fig.add_layout(label)
+    return label
 
 
 def _bandwidth_lines(fig, p: Placements, levels, top: float, xlim) -> list:
@@ -76,7 +90,7 @@ def _label_at(k: int, ridge: float, xlim) -> float | None:
     return at if at < ridge / 1.5 else None
 
 
-def _bandwidth_labels(fig, p: Placements, levels, roofs, xlim) -> list:
+def _bandwidth_labels(fig, p: Placements, levels, roofs, xlim, dense: bool) -> list:
     """One label per level, rotated to the line's slope on screen, above it,
     at the place it takes when its line ends at the highest roof; tagged
     with every roof whose line is long enough to carry it there."""
@@ -87,9 +101,9 @@ def _bandwidth_labels(fig, p: Placements, levels, roofs, xlim) -> list:
         fits = [key for key, top in roofs if at is not None and at < min(top / bw, xlim[1]) / 1.5]
         if not fits:
             continue
-        out.append(fig.text([at], [at * bw * 1.25], text=[f"{lv} {format_si(bw, 'B/s')}"], text_font_size="8.5pt",
-                            text_color=LEVEL_COLOR.get(lv, "#555555"), angle=slope_angle(fig, xlim),
-                            text_baseline="bottom", name="roof-label"))
+        out.append(_label(fig, at, at * bw * 1.25, f"{lv} {format_si(bw, 'B/s')}", dense, text_font_size="8.5pt",
+                          text_color=LEVEL_COLOR.get(lv, "#555555"), angle=slope_angle(fig, xlim),
+                          text_baseline="bottom"))
         out[-1].tags = fits
     return out
 
