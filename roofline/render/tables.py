@@ -11,6 +11,7 @@ from ..core.gcpause import paused
 from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
+from .row_text import Formatted, coded, joined, literal, rows_text
 from .text_codes import distinct_objects
 from ..core.units import format_iec, format_percent, format_si, whole_counts
 
@@ -80,47 +81,77 @@ def _header(columns) -> str:
     return ",".join(_csv_text(name) for name, _, _ in columns) + "\n"
 
 
-CSV_SLICE_ROWS = 200_000    # rows a piece of the CSV holds (about 25 MB)
+CSV_SLICE_ROWS = 50_000     # rows a piece of the CSV holds (about 18 MB; a slice's columns stay in cache)
 
 
 def _arrow_csv(columns: list):
-    """The CSV written by Arrow's C++ writer (numbers formatted in C++), as
-    an iterator of pieces; None without pyarrow."""
+    """The CSV's rows as an iterator of pieces (header first), each row the
+    text of its fields joined by Arrow's C++ kernels (:mod:`.row_text`): the
+    text fields once per distinct combination, the numbers formatted by
+    Arrow as its CSV writer formats them, text quoted as it quotes it
+    (always; "" doubled), nothing where a value is missing. None without
+    pyarrow."""
     try:
-        import pyarrow as pa
-        import pyarrow.compute as pac
+        import pyarrow  # noqa: F401
     except ImportError:
         return None
-    arrays = []
-    for _, kind, values in columns:
-        values = np.asarray(values)
-        if kind == "nint":              # whole numbers, empty where unknown
-            finite = np.isfinite(values)
-            arrays.append(pa.array(np.nan_to_num(values).astype(np.int64), mask=~finite))
-        elif values.dtype == bool:
-            arrays.append(pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int8)),
-                                                         pa.array(["False", "True"])))
-        elif values.dtype.kind in "iuf":
-            finite = np.isfinite(values) if values.dtype.kind == "f" else None
-            arrays.append(pa.array(values, mask=None if finite is None or finite.all() else ~finite))
-        else:
-            arrays.append(_text_array(values))
-    return _arrow_pieces(pa.table(arrays, names=[f"c{i}" for i in range(len(arrays))]), _header(columns))
+    pieces = []
+    for i, (_, kind, values) in enumerate(columns):
+        pieces += [_csv_piece(kind, np.asarray(values)), literal("," if i < len(columns) - 1 else "\n")]
+    rows = len(np.asarray(columns[0][2])) if columns else 0
+    return _csv_pieces(joined(pieces), rows, _header(columns))
 
 
-def _text_array(values):
-    """A text column as Arrow strings, defused: a dictionary array of its
-    distinct objects (:mod:`.text_codes`) where rows share a few, so each
-    distinct text is converted and defused once."""
+def _csv_piece(kind: str, values: np.ndarray):
+    """One field's piece of every row (:mod:`.row_text`)."""
     import pyarrow as pa
-    coded = distinct_objects(values)
-    if coded is None:
-        return _defused_strings(values)
-    distinct, codes = coded
-    return pa.DictionaryArray.from_arrays(pa.array(codes), _defused_strings(distinct))
+    import pyarrow.compute as pac
+    if kind == "nint":              # whole numbers, empty where unknown
+        return Formatted(lambda a, b: _whole_numbers(values[a:b]))
+    if values.dtype == bool:
+        return coded(['"False"', '"True"'], values.astype(np.int32))
+    if values.dtype.kind in "iuf":
+        return Formatted(lambda a, b: pac.cast(_masked(values[a:b]), pa.string()))
+    if kind == "count":             # counts past int64 (units.whole_counts): Python ints, as digits
+        return Formatted(lambda a, b: pa.array([str(v) for v in values[a:b].tolist()], type=pa.string()))
+    distinct = distinct_objects(values)
+    if distinct is None:
+        return Formatted(lambda a, b: _quoted(_defused_strings(values[a:b])))
+    objects, codes = distinct
+    return coded([_quoted_text(t) for t in _defused_strings(objects).to_pylist()], codes)
+
+
+def _masked(values: np.ndarray):
+    """An Arrow array of numbers, null where a float is not finite."""
+    import pyarrow as pa
+    if values.dtype.kind != "f":
+        return pa.array(values)
+    finite = np.isfinite(values)
+    return pa.array(values, mask=None if finite.all() else ~finite)
+
+
+def _whole_numbers(values: np.ndarray):
+    import pyarrow as pa
+    import pyarrow.compute as pac
+    values = np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    return pac.cast(pa.array(np.nan_to_num(values).astype(np.int64), mask=~finite), pa.string())
+
+
+def _quoted_text(text: str | None) -> str:
+    """A text cell as Arrow's CSV writer quotes strings; nothing for a missing one."""
+    return "" if text is None else '"' + text.replace('"', '""') + '"'
+
+
+def _quoted(text):
+    """:func:`_quoted_text` of each string of an Arrow array (null stays null)."""
+    import pyarrow.compute as pac
+    return pac.binary_join_element_wise('"', pac.replace_substring(text, '"', '""'), '"', "")
 
 
 def _defused_strings(values):
+    """Arrow strings of a text column, defused for spreadsheets; None (and
+    NaN) null."""
     import pyarrow as pa
     import pyarrow.compute as pac
     text = pa.array(values, type=pa.string(), from_pandas=True)
@@ -130,24 +161,20 @@ def _defused_strings(values):
     return text
 
 
-def _arrow_pieces(table, header: str):
-    """The header, then slices of the table as CSV: formatting numbers is
-    most of the time and Arrow's writer runs on one thread, so slices are
-    written on every core, at most two per core ahead of the reader."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+def _csv_pieces(pieces: list, rows: int, header: str):
+    """The header, then slices of the rows as CSV: formatting numbers is
+    most of the time and Arrow's kernels release the GIL, so slices are
+    made on every core, at most two per core ahead of the reader."""
+    yield header.encode("utf-8")
+    slices = -(-rows // CSV_SLICE_ROWS)
+    if slices <= 1:
+        if rows:
+            yield rows_text(pieces, 0, rows, "")
+        return
 
     def write(i: int) -> bytes:
-        out = pa.BufferOutputStream()
-        pcsv.write_csv(table.slice(i * CSV_SLICE_ROWS, CSV_SLICE_ROWS), out, write_options=pcsv.WriteOptions(
-            quoting_style="needed", include_header=False))
-        return out.getvalue().to_pybytes()
+        return rows_text(pieces, i * CSV_SLICE_ROWS, min(rows, (i + 1) * CSV_SLICE_ROWS), "")
 
-    yield header.encode("utf-8")
-    slices = max(1, -(-table.num_rows // CSV_SLICE_ROWS))
-    if slices == 1:
-        yield write(0)
-        return
     from concurrent.futures import ThreadPoolExecutor
     cores = os.cpu_count() or 1
     with ThreadPoolExecutor(cores) as pool:

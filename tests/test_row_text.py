@@ -1,0 +1,58 @@
+"""Rows joined from coded and formatted pieces (roofline.render.row_text),
+checked against the same rows joined in Python; and the classify CSV of
+counts past int64."""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pyarrow as pa
+
+from roofline import Ceiling, Device, KernelSet, MemoryLevel, place
+from roofline.render import tables
+from roofline.render.row_text import Coded, Formatted, coded, joined, literal, rows_text
+
+
+def python_rows(fields, n):
+    """The reference: each row's texts joined by Python."""
+    out = []
+    for i in range(n):
+        out.append("".join(f(i) for f in fields))
+    return "".join(out).encode()
+
+
+def test_adjacent_coded_pieces_become_one_and_rows_are_the_same():
+    rng = np.random.default_rng(3)
+    n = 1000
+    names = ["a", "b,c", "é", "d"]
+    flags = ["no", "yes"]
+    kinds = ["x", "y", "z"]
+    name_codes, flag_codes, kind_codes = rng.integers(0, 4, n), rng.integers(0, 2, n), rng.integers(0, 3, n)
+    numbers = rng.random(n)
+    numbers[::7] = np.nan
+    pieces = [literal("<"), coded(names, name_codes), literal("|"), coded(flags, flag_codes), literal("|"),
+              Formatted(lambda a, b: pa.array(numbers[a:b], mask=np.isnan(numbers[a:b])).cast(pa.string())),
+              literal("|"), coded(kinds, kind_codes), literal(">\n")]
+    merged = joined(pieces)
+    assert [type(p) for p in merged] == [Coded, Formatted, Coded]
+    assert len(merged[0].texts) <= 8        # the name-flag pairs that occur, not one per row
+    got = b"".join(rows_text(merged, a, min(n, a + 97), "NA") for a in range(0, n, 97))
+    numbers_text = pa.array(numbers, mask=np.isnan(numbers)).cast(pa.string()).to_pylist()
+    want = python_rows([lambda i: "<" + names[name_codes[i]] + "|" + flags[flag_codes[i]] + "|",
+                        lambda i: numbers_text[i] or "NA",
+                        lambda i: "|" + kinds[kind_codes[i]] + ">\n"], n)
+    assert got == want
+
+
+def test_rows_of_one_text_each():
+    pieces = joined([literal("k"), coded(["only"], np.zeros(5, dtype=np.int32)), literal("\n")])
+    assert len(pieces) == 1 and pieces[0].codes is None
+    assert rows_text(pieces, 0, 5, "") == b"konly\n" * 5
+
+
+def test_classify_csv_writes_counts_past_int64_as_digits():
+    ks = KernelSet(["a", "b"], [1e-3, 2e-3], count=[2.0 ** 53, 2.0 ** 65])
+    dev = Device("d", "gpu", {"fp32": Ceiling(1e13)}, {"DRAM": MemoryLevel("DRAM", Ceiling(1e12))})
+    rows = list(csv.DictReader(io.StringIO(tables.placements_csv(place(ks, dev)))))
+    assert [r["count"] for r in rows] == [str(2 ** 53), str(2 ** 65)]
