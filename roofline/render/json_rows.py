@@ -27,6 +27,7 @@ import numpy as np
 from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
+from .row_text import Formatted, coded, joined, literal, rows_text
 from .text_codes import distinct_objects
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
@@ -46,16 +47,17 @@ def placements_json_chunks(p: Placements) -> Iterator[bytes]:
         yield _records_json(p)
         return
     n = len(p.kernels)
-    columns = _columns(p) if n else []      # before the first byte: a failure writes nothing
+    pieces = _pieces(p) if n else []        # before the first byte: a failure writes nothing
     yield b"[\n"
     if n:
         slices = [(i, min(n, i + SLICE_ROWS)) for i in range(0, n, SLICE_ROWS)]
         workers = min(len(slices), os.cpu_count() or 1)
-        # Arrow's compute kernels release the GIL: slices format in parallel
+        # Arrow's compute kernels release the GIL: slices format in parallel;
+        # every row ends in ",\n" but the last
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(workers) as pool:
-            for i, text in enumerate(pool.map(lambda ab: _slice_text(columns, *ab), slices)):
-                yield text if i == 0 else b",\n" + text
+            yield from pool.map(lambda ab: rows_text(pieces, *ab, "null", drop_last=2 if ab[1] == n else 0),
+                                slices)
         yield b"\n"
     yield b"]\n"
 
@@ -67,51 +69,61 @@ def _records_json(p: Placements) -> bytes:
     return b"[\n" + lines + (b"\n" if lines else b"") + b"]\n"
 
 
-def _columns(p: Placements) -> list[tuple[str, str, object]]:
-    """(key, kind, values) in the field order of :mod:`roofline.core.row_schema`;
-    the text columns already as Arrow arrays of JSON literals."""
-    out = []
-    for f, column in zip(FIELDS, row_columns(p).values()):
+def _pieces(p: Placements) -> list:
+    """Each row's pieces (:mod:`.row_text`) in the field order of
+    :mod:`roofline.core.row_schema`: keys and text fields coded, numbers
+    formatted per slice."""
+    pieces = []
+    for i, (f, column) in enumerate(zip(FIELDS, row_columns(p).values())):
+        pieces.append(literal(("{" if i == 0 else ",") + _key(f.name)))
         if f.kind in ("name", "text"):
-            out.append((f.name, "json", _strings(column, empty_is_null=f.kind == "text")))
+            literals, indices = _strings(column, empty_is_null=f.kind == "text")
+            pieces.append(coded(["null" if t is None else t for t in literals.to_pylist()], indices))
         elif f.kind == "bool":
-            out.append((f.name, "bool", np.asarray(column, dtype=bool)))
+            pieces.append(coded(["false", "true"], np.asarray(column, dtype=bool).astype(np.int32)))
         elif f.kind == "count":
-            out.append((f.name, "int", whole_counts(column)))
-        else:                       # float, nint, levels
-            out.append((f.name, f.kind, column))
-    return out
+            pieces.append(Formatted(_counts(whole_counts(column))))
+        elif f.kind == "levels":
+            pieces += _level_pieces(column)
+        elif f.kind == "nint":
+            pieces.append(Formatted(_whole_numbers(np.asarray(column, dtype=float))))
+        else:
+            pieces.append(Formatted(_float_texts(column)))
+    return joined(pieces + [literal("},\n")])
 
 
-def _slice_text(columns, a: int, b: int) -> bytes:
-    """Rows ``a:b`` as JSON objects joined by ",\\n": one element-wise join of
-    key literals and value texts per row, whose bytes are the text."""
+def _counts(values: np.ndarray):
     import pyarrow as pa
     import pyarrow.compute as pac
-    pieces = []
-    for i, (key, kind, values) in enumerate(columns):
-        pieces.append(("{" if i == 0 else ",") + _key(key))
-        if kind == "json":            # (JSON literals of the distinct values, each row's index)
-            literal, indices = values
-            text = pac.take(literal, indices[a:b]).cast(pa.string())
-        elif kind == "levels":
-            text = _level_object({lv: v[a:b] for lv, v in values.items()})
-        elif kind == "float":
-            text = _floats(np.asarray(values[a:b], dtype=float))
-        elif kind == "nint":           # whole numbers, null where NaN
-            v = np.asarray(values[a:b], dtype=float)
-            text = pac.cast(pa.array(np.nan_to_num(v).astype(np.int64), mask=~np.isfinite(v)), pa.string())
-        elif values.dtype == object:  # counts past int64 (units.whole_counts): Python ints
-            text = pa.array([str(v) for v in values[a:b]])
-        else:
-            text = pac.cast(pa.array(values[a:b]), pa.string())
-        pieces.append(pac.fill_null(text, "null") if isinstance(text, pa.Array) else text)
-    last = np.zeros(b - a, dtype=bool)
-    last[-1] = True
-    pieces.append(pac.if_else(pa.array(last), "}", "},\n"))
-    rows = pac.binary_join_element_wise(*pieces, "").cast(pa.large_string())
-    offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset:rows.offset + len(rows) + 1]
-    return rows.buffers()[2].to_pybytes()[int(offsets[0]):int(offsets[-1])]
+    if values.dtype == object:      # counts past int64 (units.whole_counts): Python ints
+        return lambda a, b: pa.array([str(v) for v in values[a:b]])
+    return lambda a, b: pac.cast(pa.array(values[a:b]), pa.string())
+
+
+def _whole_numbers(values: np.ndarray):
+    """Whole numbers, null where NaN."""
+    import pyarrow as pa
+    import pyarrow.compute as pac
+    return lambda a, b: pac.cast(pa.array(np.nan_to_num(values[a:b]).astype(np.int64),
+                                          mask=~np.isfinite(values[a:b])), pa.string())
+
+
+def _float_texts(values):
+    return lambda a, b: _floats(np.asarray(values[a:b], dtype=float))
+
+
+def _level_pieces(levels: dict) -> list:
+    """``{"L1":1.0,"DRAM":2.0}``: where every row has every level's figure,
+    a key and a number per level; else one object per row made per slice
+    (:func:`_level_object`)."""
+    if not levels:
+        return [literal("{}")]
+    if all(np.isfinite(np.asarray(v, dtype=float)).all() for v in levels.values()):
+        pieces = []
+        for j, (lv, v) in enumerate(levels.items()):
+            pieces += [literal(("{" if j == 0 else ",") + _key(lv)), Formatted(_float_texts(v))]
+        return pieces + [literal("}")]
+    return [Formatted(lambda a, b: _level_object({lv: v[a:b] for lv, v in levels.items()}))]
 
 
 def _key(name: str) -> str:

@@ -83,10 +83,10 @@ def _combined(a: Coded, b: Coded) -> Coded:
                  pairs.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False))
 
 
-def rows_text(pieces: list, a: int, b: int, null: str) -> bytes:
+def rows_text(pieces: list, a: int, b: int, null: str, drop_last: int = 0) -> bytes:
     """Rows ``a:b`` as UTF-8 bytes: each row's pieces joined, ``null`` for
-    a missing value. Every row's text ends its own separator (the pieces
-    hold it)."""
+    a missing value. Every row's text ends in its own separator (the pieces
+    hold it); ``drop_last`` bytes of the last row's are left out."""
     import pyarrow as pa
     import pyarrow.compute as pac
     parts, arrays = [], 0
@@ -100,9 +100,10 @@ def rows_text(pieces: list, a: int, b: int, null: str) -> bytes:
             parts.append(pac.take(piece.array, piece.codes[a:b]))
             arrays += 1
     if not arrays:                      # every row the same text
-        return "".join(p.as_py() for p in parts).encode("utf-8") * (b - a)
+        text = "".join(p.as_py() for p in parts).encode("utf-8") * (b - a)
+        return text[:len(text) - drop_last]
     rows = pac.binary_join_element_wise(*parts, pa.scalar("", type=pa.large_string()),
                                         null_handling="replace", null_replacement=null)
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset:rows.offset + len(rows) + 1]
-    start, end = int(offsets[0]), int(offsets[-1])
+    start, end = int(offsets[0]), int(offsets[-1]) - drop_last
     return rows.buffers()[2].slice(start, end - start).to_pybytes()
