@@ -79,6 +79,8 @@ def load_inputs(paths, merge: bool = False, options=None):
     results = []
     for p in paths:
         results += read_folder(p, options) if _is_files_folder(p) else [read_profile(p, options)]
+    from ..importers.kineto.capture import join_captures
+    results = join_captures(results, options)     # graph replays with their capture's work
     if merge:
         results = [merge_results(results)]
     if not any(len(r.kernels) for r in results):

@@ -49,7 +49,7 @@ from .notes import add_notes, joined_notes
 from .nesting import Nesting
 from .op_columns import OpEvents
 from .operators import OpTree, build
-from .replay import capture_operators, captured_launches, replayed
+from .replay import joined_launches, replay_shares, replayed
 from .why import WhyOf, warn_unknown
 
 # Agreement with torch's own FLOP count (with_flops=True) within this.
@@ -236,15 +236,13 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
     replays = replayed(call, gpu.api_graph)
     kernels = captures = np.zeros(0, dtype=np.int64)
     if replays.any() and enclosing is not None:
-        kernels, captures = captured_launches(gpu.kernel_names, gpu.kernel_ts,
-                                              capture_operators(gpu, ops, op_of, replays, enclosing.at_many),
-                                              replays)
+        kernels, captures = joined_launches(gpu, ops, op_of, replays, call, enclosing.at_many)
         op_of[kernels] = captures
     if len(ops):
         warn_no_shapes(ops, warnings)
     takes, aside = _takes_work(gpu, op_of, tree)
     share = _time_shares(op_of + len(ops) * aside, gpu.kernel_dur, 2 * len(ops), takes | aside)
-    share[kernels] = share[kernels] > 0     # each replay of a graph does its captured launch's whole work
+    share[kernels] = replay_shares(op_of, kernels, call, gpu.kernel_dur, takes, aside)   # each replay: whole work
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
     comm = C.launch_comms(gpu, ops, op_of, nesting.parent, getattr(gpu.extras, "job", None) or C.Job())
