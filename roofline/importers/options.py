@@ -32,6 +32,10 @@ class ReadOptions:
 
     ``max_text_bytes``: the largest text a reader reads whole (a gzip
     file's inflated size included).
+
+    ``workers``: processes that read a big Kineto trace side by side (1 or
+    2); None: two for a plain file above ``kineto.halves.PARALLEL_ABOVE_BYTES``
+    where two cores are free to run them, else one.
     """
 
     format: str | None = None
@@ -39,11 +43,14 @@ class ReadOptions:
     stream: bool | None = None
     chunk_bytes: int | None = None
     max_text_bytes: int = MAX_TEXT_BYTES
+    workers: int | None = None
 
     def __post_init__(self):
         if self.csv_engine not in ENGINES:
             raise RooflineError(f"csv_engine {self.csv_engine!r}: expected one of {', '.join(ENGINES)}")
         if self.chunk_bytes is not None and self.chunk_bytes < 64:
             raise RooflineError(f"chunk_bytes {self.chunk_bytes}: expected at least 64")
+        if self.workers not in (None, 1, 2):
+            raise RooflineError(f"workers {self.workers}: expected 1 or 2")
 
 DEFAULT = ReadOptions()

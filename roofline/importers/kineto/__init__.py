@@ -51,7 +51,9 @@ held by tests/test_kineto_stages.py): :mod:`.decode` (bytes -> typed
 events; :mod:`.stream` for files larger than memory, and every gzip file,
 with :mod:`.scan` to find the top-level keys and where events end) ->
 :mod:`.events` (events -> columns: GPU activity, and the operator columns
-of :mod:`.op_columns`) -> :mod:`.nesting` (each operator's parent, self
+of :mod:`.op_columns`; :mod:`.halves` runs this stage and the decoding in
+two processes for a big plain file, one half of its events each, and
+merges their columns) -> :mod:`.nesting` (each operator's parent, self
 time and depth, computed once) and :mod:`.operators` (modelled work) ->
 :mod:`.attribution` (operator work -> the kernels it launched, handed on
 as an ``Attribution`` record; on a CPU trace :mod:`.cpu_rows`, every
@@ -81,6 +83,7 @@ from . import decode
 from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
 from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
+from .halves import PARALLEL_ABOVE_BYTES, can_fork, read_in_halves, two_cores
 from .op_columns import OpEvents
 from .result import copy_levels  # noqa: F401  (part of the reader's API)
 from .result import kineto_result
@@ -169,8 +172,19 @@ def read(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
 
         def pieces():
             return file_bytes(path, piece)
-        return _checked(StreamedTrace(pieces(), path, reread=pieces, chunk_bytes=chunk), path)
+        halves = None
+        if _two_processes(options, info.st_size, gz):
+            def halves():
+                return read_in_halves(path, chunk, piece)
+        return _checked(StreamedTrace(pieces(), path, reread=pieces, chunk_bytes=chunk), path, halves)
     return _checked(decode.load(path), path)
+
+
+def _two_processes(options: ReadOptions, size: int, gz: bool) -> bool:
+    """Whether to read the trace in two processes (.halves)."""
+    if gz or options.workers == 1 or not can_fork():
+        return False
+    return options.workers == 2 or (size > PARALLEL_ABOVE_BYTES and two_cores())
 
 
 def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
@@ -184,11 +198,18 @@ def parse(data, path: str | Path = "<kineto trace>") -> ImportResult:
     return _checked(decode.decode(raw, path), path)
 
 
-def _checked(trace, path: Path) -> ImportResult:
+def _checked(trace, path: Path, halves=None) -> ImportResult:
     """The import result of ``trace`` (its times and counts checked when it
-    is made, as every reader's are), any failure as one InputError."""
+    is made, as every reader's are), any failure as one InputError.
+    ``halves``: reads the trace in two processes (None where it cannot:
+    then ``trace`` is read in one pass)."""
     try:
         with decode.no_gc():
+            parsed = None if halves is None else halves()
+            if parsed is not None:
+                trace, gpu, ops, span = parsed
+                gpu.finish()
+                return kineto_result(trace, path, gpu, ops, span.lo, span.hi)
             return _parse(trace, path)
     except InputError:
         raise
@@ -212,6 +233,7 @@ def _parse(trace, path: Path) -> ImportResult:
     for chunk in _event_chunks(trace):
         take_chunk(chunk, first, gpu, ops, span, path)
         first += len(chunk)
+    gpu.finish()
     return kineto_result(trace, path, gpu, ops, span.lo, span.hi)
 
 

@@ -129,6 +129,33 @@ class GpuEvents:
         self.kernel_stream: list = []
         self.extras = Extras()           # collectives' and Triton launches' arguments (.extras)
         self.name_ids: dict = {}          # kernel name -> its one string object
+        # What is summed in file order, kept per event until :meth:`finish`
+        # sums it: so the columns of two parts of a file (.halves) add up to
+        # the same floats as one pass over it.
+        self.api_names: list = []
+        self.api_dur: list = []
+        self.copy_events: list = []       # (kind, name, dur, args kind, bytes or None, correlation)
+
+    def finish(self) -> None:
+        """API time by name and the copy and set groups (with the copies
+        whose bytes come from their runtime calls), from the events in
+        file order; called once, after the last chunk."""
+        api = self.api
+        for name, d in zip(self.api_names, self.api_dur):
+            api[name] = api.get(name, 0.0) + d * 1e-6
+        self.api_names, self.api_dur = [], []
+        copies, pending = self.copies, self.pending_bytes
+        for kind, name, dur, args_kind, nbytes, corr in self.copy_events:
+            g = copies.get(name)
+            if g is None:
+                g = copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "family": kind, "kind": args_kind}
+            g["n"] += 1
+            g["t"] += dur
+            if nbytes is None:
+                pending.append((g, corr, dur))
+            else:
+                g["bytes"] += nbytes
+        self.copy_events = []
 
 class Span:
     """First and last instant of GPU activity and API calls, relative to
@@ -319,9 +346,8 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
           where: _Where) -> None:
     """API time by name; per correlation id the call's thread and start,
     its External id and the bytes it names (for copies without their own)."""
-    api = gpu.api
-    for name, d in zip(names, dur.tolist()):     # in file order: the sums don't depend on the chunks
-        api[name] = api.get(name, 0.0) + d * 1e-6
+    gpu.api_names += names                    # summed in file order by GpuEvents.finish
+    gpu.api_dur += dur.tolist()
     corr = decode.correlations(args)
     gpu.api_graph.update(graph_launch_rows(names, len(gpu.api_corr)))
     kernels = decode.field_of(args, _KERNEL_OF)
@@ -408,21 +434,15 @@ def _devices(events: list, args: list) -> list:
 
 
 def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, where: _Where, e) -> None:
+    """One copy or set, checked; grouped by name in GpuEvents.finish."""
     gpu.starts.append(ts)
     gpu.ends.append(ts + dur)
-    g = gpu.copies.get(name)
-    if g is None:
-        g = gpu.copies[name] = {"n": 0, "t": 0.0, "bytes": 0.0, "family": kind,
-                                "kind": str(args.kind) if args is not None and args.kind is not None else ""}
-    g["n"] += 1
-    g["t"] += dur
     nbytes = args.bytes if args is not None else None
-    if nbytes is None:
-        gpu.pending_bytes.append((g, args.correlation if args is not None else None, dur))
-    elif _size(nbytes) is None:
+    if nbytes is not None and _size(nbytes) is None:
         where.fail(e, f"({name!r}): bytes is not a byte count from 0 to 2**53: {_short(nbytes)}")
-    else:
-        g["bytes"] += _size(nbytes)
+    args_kind = str(args.kind) if args is not None and args.kind is not None else ""
+    gpu.copy_events.append((kind, name, dur, args_kind, None if nbytes is None else _size(nbytes),
+                            args.correlation if args is not None else None))
 
 
 # the launch fields as decoded (Raw compares by content): equal to the first

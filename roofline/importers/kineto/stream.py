@@ -142,12 +142,13 @@ class StreamedTrace:
 
     def _chunks(self) -> Iterator[list[Event]]:
         head, rest, lines, base = self._array_start()
+        self.head = head        # the top level before traceEvents (.halves decodes it with another tail)
         if head:       # report what is wrong before traceEvents first, as the whole-file reader does
             self._refuse_syntax_errors(head + b'"traceEvents":[]}', len(head))
         lines_before = None if self._reread is None else self._lines_before
-        array = _EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes)
+        array = EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes)
         yield from array.chunks()
-        self._metadata(head, array)
+        self.metadata(head, array)
 
     def _lines_before(self, base: int) -> int:
         """The lines in the first ``base`` bytes of the UTF-8 stream, read again."""
@@ -224,7 +225,7 @@ class StreamedTrace:
         except msgspec.ValidationError:
             pass
 
-    def _metadata(self, head: bytes, array: _EventArray) -> None:
+    def metadata(self, head: bytes, array) -> None:
         """The top-level fields other than traceEvents, from the bytes before
         and after the array (``array.tail``, ``array.line0`` lines and
         ``array.base`` bytes after the file's start)."""
@@ -254,7 +255,7 @@ class StreamedTrace:
         self.roofline = meta.roofline
 
 
-class _EventArray:
+class EventArray:
     """The traceEvents array, from the bytes after its ``[``, in chunks of
     whole events; then ``tail`` holds what follows its ``]``."""
 

@@ -1,0 +1,264 @@
+"""A big Kineto trace read by two processes: the ``traceEvents`` array cut
+in two at an event boundary near the middle of the file, each half decoded
+and turned into columns by one process, the second half's columns appended
+to the first's.
+
+Decoding and building the columns make a Python object per event, and
+that is most of a big trace's reading time; two processes make them side
+by side. The second process (a fork of this one, so nothing is imported
+again) hands back columns, not events: a few lists and dicts, pickled
+once. Everything summed in file order (API time, copy groups) is kept per
+event until :meth:`.events.GpuEvents.finish` sums it, so the merged
+columns give the same floats as one pass.
+
+The cut is a ``}`` ``,`` ``{`` found by a byte search: the first half,
+decoded up to it and closed with ``]``, and the second, decoded from it,
+both prove it a boundary (inside a string or an event, one of them does
+not decode). Whatever fails (no cut found, a half that does not decode, a
+worker that dies, a launch configuration the halves cannot merge exactly)
+makes :func:`read_in_halves` return None, and the file is read again in
+one pass, which says what is wrong, if anything, as it always has. Only a
+plain UTF-8 file is cut (gzip cannot be entered in the middle).
+"""
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import pickle
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from .decode import GZIP_MAGIC, UTF8_BOM, UTF16_BOMS
+from .events import GpuEvents, Span, take_chunk
+from .op_columns import OpEvents
+from .stream import READ_BYTES, StreamedTrace, EventArray
+
+# Below this a second process costs more than it saves (a fork and a pickle
+# of the columns against about a second of decoding).
+PARALLEL_ABOVE_BYTES = 32 << 20
+SPLIT_WINDOW = 1 << 20           # where a cut is looked for, from the middle of the file
+_BOUNDARY = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_MISSING = object()
+
+
+class NoMerge(Exception):
+    """The halves cannot be merged into what one pass gives."""
+
+
+def two_cores() -> bool:
+    """Whether this process may run on two cores or more."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except AttributeError:                 # not Linux
+        return (os.cpu_count() or 1) >= 2
+
+
+def can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None):
+    """(trace, GPU columns, operator columns, span) of the file read by two
+    processes, or None where it cannot be (then read it in one pass)."""
+    piece = READ_BYTES if piece_bytes is None else piece_bytes
+    try:
+        cut = _cut(path)
+        if cut is None:
+            return None
+        comma, closing = cut
+        return _read(path, comma, closing, chunk_bytes, piece)
+    except Exception:     # any failure: the one-pass reader says what is wrong, as it always has
+        return None
+
+
+def _cut(path: Path) -> tuple[int, bytes] | None:
+    """(the file offset of a comma between two events near the middle of
+    the file, the bytes that close the first half's JSON there), or None."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+        size = os.fstat(f.fileno()).st_size
+        if head[:2] == GZIP_MAGIC or head.startswith(UTF16_BOMS) or (head and b"\0" in head[:64]):
+            return None
+        start = head.removeprefix(UTF8_BOM).lstrip()
+        if not start[:1] in (b"{", b"["):
+            return None
+        middle = size // 2
+        f.seek(middle)
+        window = f.read(SPLIT_WINDOW)
+    m = _BOUNDARY.search(window)
+    if m is None:
+        return None
+    closing = b"]}" if start[:1] == b"{" else b"]"
+    return middle + window.index(b",", m.start()), closing
+
+
+def _range(path: Path, start: int, stop: int | None, piece: int):
+    """The file's bytes from ``start`` to ``stop`` (None: its end), in pieces."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = -1 if stop is None else stop - start
+        while left:
+            data = f.read(piece if left < 0 else min(piece, left))
+            if not data:
+                return
+            left -= len(data) if left > 0 else 0
+            yield data
+
+
+def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int):
+    def first_half():
+        return itertools.chain(_range(path, 0, comma, piece), (closing,))
+
+    trace = StreamedTrace(first_half(), path, reread=first_half, chunk_bytes=chunk_bytes)
+    gpu, ops, span = GpuEvents(), OpEvents(), Span()
+    chunks = iter(trace.event_chunks)
+    first = 0
+    for chunk in chunks:              # until the first timed event: the second half's times count from it
+        take_chunk(chunk, first, gpu, ops, span, path)
+        first += len(chunk)
+        if span.t0 is not None:
+            break
+    else:
+        return None
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    worker = context.Process(target=_second_half, args=(send, path, comma, chunk_bytes, span.t0, piece),
+                             daemon=True)
+    worker.start()
+    send.close()
+    try:
+        for chunk in chunks:
+            take_chunk(chunk, first, gpu, ops, span, path)
+            first += len(chunk)
+        del chunk
+        data = receive.recv_bytes()
+    finally:
+        receive.close()
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+    part = pickle.loads(data)
+    del data
+    if part is None:
+        return None
+    other_gpu, other_ops, lo, hi, tail, base = part
+    del part
+    trace.metadata(trace.head, SimpleNamespace(tail=tail, line0=0, base=base))
+    merge(gpu, ops, other_gpu, other_ops)
+    span.lo, span.hi = min(span.lo, lo), max(span.hi, hi)
+    return trace, gpu, ops, span
+
+
+def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: float, piece: int) -> None:
+    """In the worker: the columns of the events after ``comma``, pickled
+    down ``send`` (None where anything fails)."""
+    try:
+        array = EventArray(b"", _range(path, comma + 1, None, piece), 0, comma + 1, path,
+                            lambda base: 0, chunk_bytes)
+        gpu, ops, span = GpuEvents(), OpEvents(), Span()
+        span.t0 = t0
+        first = 0
+        for chunk in array.chunks():
+            take_chunk(chunk, first, gpu, ops, span, path)
+            first += len(chunk)
+        # a launch's first raw fields hold msgspec.Raw (not picklable): the
+        # merge needs only whether it had any
+        gpu.launch_first = {name: raw is not None for name, raw in gpu.launch_first.items()}
+        _as_arrays(gpu, _FLOATS)
+        _as_arrays(ops, _OP_FLOATS)
+        data = pickle.dumps((gpu, ops, span.lo, span.hi, array.tail, array.base), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:         # the parent reads the file in one pass and says what is wrong
+        data = pickle.dumps(None)
+    send.send_bytes(data)
+    send.close()
+
+
+# Columns of floats cross as numpy buffers (a pickled float is an object to
+# make again; tolist() makes them several times faster)
+_FLOATS = ("kernel_dur", "kernel_ts", "starts", "ends", "api_ts", "api_dur")
+_OP_FLOATS = ("ts", "dur")      # not torch_flops: an integer count stays one
+
+
+def _as_arrays(columns, names: tuple) -> None:
+    for name in names:
+        setattr(columns, name, np.array(getattr(columns, name), dtype=float))
+
+
+def _extend(columns, later, name: str) -> None:
+    """``columns.name += later.name`` (a list, or an array of floats), the
+    later half's column freed as it goes."""
+    values = getattr(later, name)
+    getattr(columns, name).extend(values.tolist() if isinstance(values, np.ndarray) else values)
+    setattr(later, name, None)
+
+
+_LISTS = ("kernel_dur", "kernel_ext", "kernel_corr", "kernel_ts", "kernel_stream", "starts", "ends",
+          "api_corr", "api_tid", "api_ts", "api_ext_col", "api_names", "api_dur", "copy_events")
+_OP_LISTS = ("names", "ts", "dur", "thread", "external_id", "torch_flops", "backward")
+
+
+def merge(gpu: GpuEvents, ops: OpEvents, later: GpuEvents, later_ops: OpEvents) -> None:
+    """Append the columns of the events after the cut (``later``,
+    ``later_ops``) to those before it, as if one pass had read them."""
+    kernels, calls, n_ops = len(gpu.kernel_names), len(gpu.api_corr), len(ops)
+    _merge_launch(gpu, later)
+    # one string object per kernel name, this process's
+    gpu.kernel_names += list(map(gpu.name_ids.setdefault, later.kernel_names, later.kernel_names))
+    for name in _LISTS:
+        _extend(gpu, later, name)
+    for name, ranges in later.ranges.items():
+        gpu.ranges.setdefault(name, []).extend(ranges)
+    gpu.api_sizes.update(later.api_sizes)
+    gpu.api_graph.update(row + calls for row in later.api_graph)
+    gpu.api_kernel.update((row + calls, k) for row, k in later.api_kernel.items())
+    for cat, n in later.other_categories.items():
+        gpu.other_categories[cat] = gpu.other_categories.get(cat, 0) + n
+    for device, t in later.device_time.items():     # summed per chunk: chunks are cut anywhere anyway
+        gpu.device_time[device] = gpu.device_time.get(device, 0.0) + t
+    ex, lx = gpu.extras, later.extras
+    ex.op_comm.update((o + n_ops, c) for o, c in lx.op_comm.items())
+    ex.op_counts.update((o + n_ops, c) for o, c in lx.op_counts.items())
+    ex.kernel_comm.update((k + kernels, c) for k, c in lx.kernel_comm.items())
+    for name in ("ann_names", "ann_ts", "ann_dur", "ann_tid", "ann_shapes"):
+        getattr(ex, name).extend(getattr(lx, name))
+    _merge_ops(ops, later_ops)
+
+
+def _merge_launch(gpu: GpuEvents, later: GpuEvents) -> None:
+    """The launch configuration each name's launches agree on, over both
+    halves: a key stays where the later half's launches all agree with the
+    value the earlier half kept (events.py compares every launch with the
+    name's first one)."""
+    for name, agreed in later.launch.items():
+        known = gpu.launch.get(name)
+        if known is None:
+            gpu.launch[name] = agreed
+            gpu.launch_first[name] = later.launch_first[name]
+            continue
+        if not known:
+            continue
+        if not later.launch_first[name]:   # its first launch had no args: what it kept says nothing
+            raise NoMerge(name)
+        for key in [k for k, v in known.items() if agreed.get(k, _MISSING) != v]:
+            del known[key]
+
+
+def _merge_ops(ops: OpEvents, later: OpEvents) -> None:
+    remap = []
+    for key in later.calls:             # the later half's distinct calls, numbered as one pass numbers them
+        call = ops._call_ids.get(key)
+        if call is None:
+            call = ops._call_ids[key] = len(ops.calls)
+            ops.calls.append(key)
+        remap.append(call)
+    table = np.array(remap + [-1], dtype=np.int64)      # -1 (no shapes) stays -1
+    ops.call += table[np.asarray(later.call, dtype=np.int64)].tolist()
+    later.call = None
+    for name in _OP_LISTS:
+        _extend(ops, later, name)
+    ann, later_ann = ops.annotations, later.annotations
+    ann.extend(later_ann.names, later_ann.ts, later_ann.dur, later_ann.thread)
