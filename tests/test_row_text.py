@@ -45,6 +45,23 @@ def test_adjacent_coded_pieces_become_one_and_rows_are_the_same():
     assert got == want
 
 
+def test_a_run_of_many_combinations_is_numbered_in_parts(monkeypatch):
+    from roofline.render import row_text
+    rng = np.random.default_rng(5)
+    n = 500
+    columns = [(["a", "b", "c"], rng.integers(0, 3, n)), (["x", "y"], rng.integers(0, 2, n)),
+               (["1", "2", "3", "4"], rng.integers(0, 4, n)), (["p", "q"], rng.integers(0, 2, n))]
+    pieces = []
+    for texts, codes in columns:
+        pieces += [coded(texts, codes), literal(";")]
+    whole = rows_text(joined(pieces), 0, n, "")
+    monkeypatch.setattr(row_text, "LARGEST_NUMBER", 5)
+    merged = joined(pieces)
+    assert len(merged) == 1
+    assert rows_text(merged, 0, n, "") == whole == python_rows(
+        [lambda i: "".join(t[c[i]] + ";" for t, c in columns)], n)
+
+
 def test_rows_of_one_text_each():
     pieces = joined([literal("k"), coded(["only"], np.zeros(5, dtype=np.int32)), literal("\n")])
     assert len(pieces) == 1 and pieces[0].codes is None

@@ -85,6 +85,8 @@ def _pieces(p: Placements) -> list:
             pieces.append(Formatted(_counts(whole_counts(column))))
         elif f.kind == "levels":
             pieces += _level_pieces(column)
+        elif not np.isfinite(np.asarray(column, dtype=float)).any():
+            pieces.append(literal("null"))      # no value in any row (a trace without collectives)
         elif f.kind == "nint":
             pieces.append(Formatted(_whole_numbers(np.asarray(column, dtype=float))))
         else:
@@ -174,9 +176,11 @@ def _floats(values: np.ndarray):
     whole = finite & (values == np.trunc(values))
     if not whole.any():
         return text
-    # only whole numbers can come out without a "." or an exponent
-    bare = pac.and_(pa.array(whole), pac.match_substring_regex(text, r"^-?[0-9]+$"))
-    return pac.if_else(bare, pac.binary_join_element_wise(text, ".0", ""), text)
+    # only whole numbers can come out without a "." or an exponent; each
+    # row's ".0" or "" is taken from two texts by a 0/1 code
+    bare = whole & ~np.asarray(pac.fill_null(pac.or_(pac.match_substring(text, "."), pac.match_substring(text, "e")),
+                                             True).to_numpy(zero_copy_only=False), dtype=bool)
+    return pac.binary_join_element_wise(text, pac.take(pa.array(["", ".0"]), pa.array(bare.astype(np.int8))), "")
 
 
 def _level_object(levels: dict):

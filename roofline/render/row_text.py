@@ -18,8 +18,11 @@ from typing import Callable
 
 import numpy as np
 
+# the largest number of text combinations a run's codes are read as at once (int64)
+LARGEST_NUMBER = 2 ** 62
 
-@dataclass
+
+@dataclass(eq=False)
 class Coded:
     """The texts a field takes and each row's index into them; ``codes``
     None where every row has the one text."""
@@ -55,10 +58,15 @@ def joined(pieces: list) -> list:
     for :func:`rows_text` on any thread."""
     import pyarrow as pa
     out: list = []
-    for piece in pieces:
-        if isinstance(piece, Coded) and out and isinstance(out[-1], Coded):
-            out[-1] = _combined(out[-1], piece)
-        else:
+    run: list = []
+    for piece in pieces + [None]:
+        if isinstance(piece, Coded):
+            run.append(piece)
+            continue
+        if run:
+            out.append(_combined(run))
+            run = []
+        if piece is not None:
             out.append(piece)
     for piece in out:
         if isinstance(piece, Coded) and piece.codes is not None:
@@ -66,21 +74,57 @@ def joined(pieces: list) -> list:
     return out
 
 
-def _combined(a: Coded, b: Coded) -> Coded:
-    """One piece for ``a`` then ``b``: the text of each pair of codes that
-    occurs, made once."""
-    if b.codes is None:
-        return Coded([t + b.texts[0] for t in a.texts], a.codes)
-    if a.codes is None:
-        return Coded([a.texts[0] + t for t in b.texts], b.codes)
+def _combined(run: list) -> Coded:
+    """One piece for a run of coded pieces: each row's codes read as one
+    number (mixed radix) and the text of each number that occurs made once;
+    a run whose numbers could pass 2**62 is taken in parts."""
+    pieces = list(run)
+    while True:
+        end, size, varying = 0, 1, 0
+        while end < len(pieces):
+            p = pieces[end]
+            if p.codes is not None:
+                # two varying pieces always go together: each takes at most a
+                # code per row, so two stay below 2**62 for up to 2**31 rows
+                if varying >= 2 and size * len(p.texts) > LARGEST_NUMBER:
+                    break
+                size *= len(p.texts)
+                varying += 1
+            end += 1
+        piece = _texts_of(pieces[:end])
+        if end == len(pieces):
+            return piece
+        pieces = [piece] + pieces[end:]
+
+
+def _texts_of(pieces: list) -> Coded:
+    """The coded piece of adjacent ``pieces`` (their numbers fit in int64)."""
     import pyarrow as pa
     import pyarrow.compute as pac
-    width = len(b.texts)
-    # at most n * width pairs: below 2**63 for any table that fits in memory
-    pairs = pac.dictionary_encode(pa.array(a.codes.astype(np.int64) * width + b.codes))
-    occurring = pairs.dictionary.to_numpy(zero_copy_only=False).tolist()
-    return Coded([a.texts[p // width] + b.texts[p % width] for p in occurring],
-                 pairs.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False))
+    varying = [p for p in pieces if p.codes is not None]
+    if len(varying) <= 1:               # no combination to find
+        texts, codes = (varying[0].texts, varying[0].codes) if varying else ([""], None)
+        for p in reversed(pieces[:pieces.index(varying[0])] if varying else pieces):
+            texts = [p.texts[0] + t for t in texts]
+        for p in pieces[pieces.index(varying[0]) + 1:] if varying else []:
+            texts = [t + p.texts[0] for t in texts]
+        return Coded(texts, codes)
+    number = np.zeros(len(varying[0].codes), dtype=np.int64)
+    for p in varying:
+        number = number * len(p.texts) + p.codes
+    encoded = pac.dictionary_encode(pa.array(number))
+    occurring = encoded.dictionary.to_numpy(zero_copy_only=False)
+    digits = {}
+    for p in reversed(varying):                 # the last piece is the lowest digit
+        digits[id(p)] = (occurring % len(p.texts)).tolist()
+        occurring = occurring // len(p.texts)
+    texts = [""] * len(encoded.dictionary)
+    for p in pieces:
+        if p.codes is None:
+            texts = [t + p.texts[0] for t in texts]
+        else:
+            texts = [t + p.texts[c] for t, c in zip(texts, digits[id(p)])]
+    return Coded(texts, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False))
 
 
 def rows_text(pieces: list, a: int, b: int, null: str, drop_last: int = 0) -> bytes:

@@ -106,6 +106,8 @@ def _csv_piece(kind: str, values: np.ndarray):
     """One field's piece of every row (:mod:`.row_text`)."""
     import pyarrow as pa
     import pyarrow.compute as pac
+    if values.dtype.kind == "f" and not np.isfinite(values).any():
+        return literal("")          # no value in any row (a trace without collectives)
     if kind == "nint":              # whole numbers, empty where unknown
         return Formatted(lambda a, b: _whole_numbers(values[a:b]))
     if values.dtype == bool:
