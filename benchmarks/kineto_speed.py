@@ -17,12 +17,16 @@ json.loads (target <= 0.1) and its peak RSS against the file's size
 (target < 1). ``--compare DIR`` times a second checkout of roofline
 (``git worktree add DIR <commit>``) in the same rounds, alternating which
 goes first: on a loaded machine the spread of ``--repeat`` rounds says how
-far one ratio can be trusted. ``--report`` also times ``roofline report``
+far one ratio can be trusted. ``--workers 1 2`` also times the reader alone
+in one and in two processes (classify takes two only where the load
+average leaves a core free). json.loads is skipped where it would not fit
+in the memory the machine has free (about 10x the file). ``--report`` also times ``roofline report``
 once. Bytecode is compiled before anything is timed (``fresh_process``).
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -34,6 +38,24 @@ import bert_trace  # noqa: E402
 from fresh_process import compile_checkout, run  # noqa: E402
 
 JSON_LOADS = "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"
+# the reader alone in one or two processes (ReadOptions.workers), whatever the load average says
+READ = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions; "
+        "kineto.read(sys.argv[1], ReadOptions(workers=int(sys.argv[2])))")
+# json.loads of a Kineto trace holds about 10x the file in dicts (12 GB for the 1.26 GB long shape at
+# 300k kernels): past what the machine has free it is skipped (the 3.8 GB long shape at 900k)
+LOADS_MEMORY_PER_BYTE = 10
+
+
+def available_memory() -> int:
+    """MemAvailable (Linux), in bytes; a very large number elsewhere."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 1 << 62
 
 
 def trace_path(shape: str, kernels: int) -> Path:
@@ -57,17 +79,33 @@ def rounds(args, checkouts: list[tuple[str, str]]) -> dict:
         for shape in args.shape:
             path = trace_path(shape, args.kernels)
             size = path.stat().st_size
-            loads, loads_cpu, loads_rss = run([sys.executable, "-c", JSON_LOADS, str(path)])
-            print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads "
-                  f"{loads:6.2f} s (cpu {loads_cpu:.2f} s, peak RSS {loads_rss / 1e9:.2f} GB)", flush=True)
+            if size * LOADS_MEMORY_PER_BYTE < available_memory():
+                loads, loads_cpu, loads_rss = run([sys.executable, "-c", JSON_LOADS, str(path)])
+                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads "
+                      f"{loads:6.2f} s (cpu {loads_cpu:.2f} s, peak RSS {loads_rss / 1e9:.2f} GB)", flush=True)
+            else:
+                loads = loads_cpu = math.nan
+                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads skipped "
+                      f"(it would need about {size * LOADS_MEMORY_PER_BYTE / 1e9:.0f} GB, "
+                      f"{available_memory() / 1e9:.0f} GB free)", flush=True)
             order = checkouts if i % 2 == 0 else checkouts[::-1]
             for label, root in order:
                 wall, cpu, rss = run(classify(path, args.device), cwd=root)
-                ratios.setdefault((shape, label), []).append((wall / loads, cpu / loads_cpu, rss / size))
+                ratios.setdefault((shape, label), []).append((wall / loads, cpu / loads_cpu, rss / size, wall))
                 print(f"  {label}: classify {wall:6.2f} s = {wall / loads:.3f}x json.loads (cpu {cpu:.2f} s = "
                       f"{cpu / loads_cpu:.3f}x); peak RSS {rss / 1e9:.2f} GB = {rss / size:.2f}x the file",
                       flush=True)
+            for workers in args.workers:
+                wall, cpu, rss = run([sys.executable, "-c", READ, str(path), str(workers)], cwd=here())
+                ratios.setdefault((shape, f"read, {workers} process(es)"), []).append(
+                    (wall / loads, cpu / loads_cpu, rss / size, wall))
+                print(f"  this checkout, kineto.read in {workers} process(es): {wall:6.2f} s = {wall / loads:.3f}x "
+                      f"json.loads (cpu {cpu:.2f} s); peak RSS {rss / 1e9:.2f} GB (the largest process)", flush=True)
     return ratios
+
+
+def here() -> str:
+    return str(Path(__file__).resolve().parents[1])
 
 
 def main() -> None:
@@ -78,9 +116,11 @@ def main() -> None:
     ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same rounds")
     ap.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     ap.add_argument("--report", action="store_true", help="also time roofline report on the first shape")
+    ap.add_argument("--workers", type=int, nargs="*", default=[], choices=[1, 2],
+                    help="also time this checkout's reader alone (kineto.read) in 1 and/or 2 processes, "
+                         "whatever the load average says (classify reads in two only where a core is free)")
     args = ap.parse_args()
-    here = str(Path(__file__).resolve().parents[1])
-    checkouts = [("this checkout", here)]
+    checkouts = [("this checkout", here())]
     if args.compare:
         checkouts.append((args.compare, str(Path(args.compare).resolve())))
     for _, root in checkouts:
@@ -88,9 +128,10 @@ def main() -> None:
     ratios = rounds(args, checkouts)
     print("classify / json.loads of the same file, same round (target <= 0.1); peak RSS / file size (target < 1):")
     for (shape, label), r in ratios.items():
-        wall, cpu, rss = zip(*r)
+        wall, cpu, rss, seconds = zip(*r)
         print(f"  {shape:5s} {label:24s} wall: min {min(wall):.3f} median {statistics.median(wall):.3f} "
-              f"max {max(wall):.3f}; cpu: median {statistics.median(cpu):.3f}; RSS/file: max {max(rss):.2f}")
+              f"max {max(wall):.3f} ({statistics.median(seconds):.2f} s); cpu: median {statistics.median(cpu):.3f}; "
+              f"RSS/file: max {max(rss):.2f}")
     if args.report:
         path = trace_path(args.shape[0], args.kernels)
         with tempfile.TemporaryDirectory() as tmp:

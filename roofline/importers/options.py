@@ -35,7 +35,7 @@ class ReadOptions:
 
     ``workers``: processes that read a big Kineto trace side by side (1 or
     2); None: two for a plain file above ``kineto.halves.PARALLEL_ABOVE_BYTES``
-    where two cores are free to run them, else one.
+    where a second core is free (``kineto.halves.two_cores``), else one.
     """
 
     format: str | None = None

@@ -40,6 +40,10 @@ from .stream import READ_BYTES, StreamedTrace, EventArray
 # Below this a second process costs more than it saves (a fork and a pickle
 # of the columns against about a second of decoding).
 PARALLEL_ABOVE_BYTES = 32 << 20
+# The idle share of a core (cores less the 1-minute load average) the worker
+# needs: with half a core it still finishes its half about when this
+# process finishes the first.
+FREE_CORE = 0.5
 SPLIT_WINDOW = 1 << 20           # where a cut is looked for, from the middle of the file
 _BOUNDARY = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 _MISSING = object()
@@ -50,11 +54,20 @@ class NoMerge(Exception):
 
 
 def two_cores() -> bool:
-    """Whether this process may run on two cores or more."""
+    """Whether a second core is free for a worker: this process may run on
+    two or more, and the load average leaves :data:`FREE_CORE` idle. On a machine whose
+    other cores are busy the worker only shares this one, and its cost
+    (a fork, pickling the columns, merging them: about a fifth more CPU
+    time) is all that is left."""
     try:
-        return len(os.sched_getaffinity(0)) >= 2
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:                 # not Linux
-        return (os.cpu_count() or 1) >= 2
+        cores = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):      # no load average (Windows): trust the count
+        busy = 0.0
+    return cores >= 2 and cores - busy >= FREE_CORE
 
 
 def can_fork() -> bool:
