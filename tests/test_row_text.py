@@ -73,3 +73,29 @@ def test_classify_csv_writes_counts_past_int64_as_digits():
     dev = Device("d", "gpu", {"fp32": Ceiling(1e13)}, {"DRAM": MemoryLevel("DRAM", Ceiling(1e12))})
     rows = list(csv.DictReader(io.StringIO(tables.placements_csv(place(ks, dev)))))
     assert [r["count"] for r in rows] == [str(2 ** 53), str(2 ** 65)]
+
+
+def test_json_floats_stay_floats_whole_or_not():
+    """Whole floats get ".0" where Arrow writes bare digits (below its
+    exponent threshold), and only there, in every way JSON is built."""
+    import json
+
+    import pyarrow.compute as pac
+
+    from roofline.render import json_rows
+    values = np.array([0.0, -0.0, 1.0, 7.0, 1e9, 9999999999.0, 1e10, 12345678901.0, 1e15, 1e16, 2.0 ** 53,
+                       1e300, 123.5, 1.5e-5, 5e-324, -42.0, np.nan, np.inf])
+    texts = json_rows._floats(values).to_pylist()
+    plain = pac.cast(pa.array(values), pa.string()).to_pylist()
+    for v, text, arrow in zip(values.tolist(), texts, plain):
+        if not np.isfinite(v):
+            assert text is None
+            continue
+        assert isinstance(json.loads(text), float) and json.loads(text) == v, (v, text)
+        assert text == (arrow + ".0" if arrow.lstrip("-").isdigit() else arrow)
+    whole = values[np.isfinite(values) & (values == np.trunc(values))]
+    for column in (whole, whole[np.abs(whole) < 1e10], whole[np.abs(whole) >= 1e10]):
+        pieces = joined(json_rows._float_pieces(column) + [literal("\n")])
+        lines = rows_text(pieces, 0, len(column), "null").decode().splitlines()
+        assert [json.loads(x) for x in lines] == column.tolist()
+        assert all(isinstance(json.loads(x), float) for x in lines)

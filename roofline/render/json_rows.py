@@ -20,6 +20,7 @@ no figure for, floats always written as floats (``3.0``, not ``3``).
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
 from .row_text import Formatted, coded, joined, literal, rows_text
-from .text_codes import distinct_objects
+from .text_codes import distinct_objects, repeated_numbers
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
 
@@ -82,7 +83,7 @@ def _pieces(p: Placements) -> list:
         elif f.kind == "bool":
             pieces.append(coded(["false", "true"], np.asarray(column, dtype=bool).astype(np.int32)))
         elif f.kind == "count":
-            pieces.append(Formatted(_counts(whole_counts(column))))
+            pieces.append(_numbers(whole_counts(column), _counts))
         elif f.kind == "levels":
             pieces += _level_pieces(column)
         elif not np.isfinite(np.asarray(column, dtype=float)).any():
@@ -90,8 +91,19 @@ def _pieces(p: Placements) -> list:
         elif f.kind == "nint":
             pieces.append(Formatted(_whole_numbers(np.asarray(column, dtype=float))))
         else:
-            pieces.append(Formatted(_float_texts(column)))
+            pieces += _float_pieces(np.asarray(column, dtype=float))
     return joined(pieces + [literal("},\n")])
+
+
+def _numbers(values: np.ndarray, texts) -> object:
+    """The piece of a number column: coded where its rows repeat a few
+    values (each formatted once), else formatted per slice; ``texts``
+    gives the formatter of a column."""
+    repeated = repeated_numbers(values)
+    if repeated is None:
+        return Formatted(texts(values))
+    distinct, codes = repeated
+    return coded(["null" if t is None else t for t in texts(distinct)(0, len(distinct)).to_pylist()], codes)
 
 
 def _counts(values: np.ndarray):
@@ -114,6 +126,54 @@ def _float_texts(values):
     return lambda a, b: _floats(np.asarray(values[a:b], dtype=float))
 
 
+def _float_pieces(values: np.ndarray) -> list:
+    """The pieces of a float column: coded where its rows repeat a few
+    values; else Arrow's text of each, and ``.0`` as a piece of its own
+    where every value or none needs it (bytes and FLOP counts are whole
+    numbers: no per-row test)."""
+    import pyarrow as pa
+    import pyarrow.compute as pac
+    if repeated_numbers(values) is not None:
+        return [_numbers(values, _float_texts)]
+    bare = _bare(values)
+    if bare is None or (bare.any() and not bare.all()):
+        return [Formatted(_float_texts(values))]
+    texts = Formatted(lambda a, b: pac.cast(_finite(values[a:b]), pa.string()))
+    return [texts, literal(".0")] if bare.all() else [texts]
+
+
+def _finite(values: np.ndarray):
+    import pyarrow as pa
+    finite = np.isfinite(values)
+    return pa.array(values, mask=None if finite.all() else ~finite)
+
+
+@lru_cache(maxsize=1)
+def _plain_below() -> float | None:
+    """The least power of ten Arrow writes with an exponent (1e+10 in
+    pyarrow 26), found by formatting the powers once; None if below 1e15
+    none is. Below it every whole float is written as its digits: under
+    2**53 a whole float's shortest text is the integer itself, so the form
+    goes by its magnitude alone."""
+    import pyarrow as pa
+    import pyarrow.compute as pac
+    powers = [10.0 ** k for k in range(1, 16)]
+    for power, text in zip(powers, pac.cast(pa.array(powers), pa.string()).to_pylist()):
+        if "e" in text:
+            return power
+    return None
+
+
+def _bare(values: np.ndarray) -> np.ndarray | None:
+    """Where Arrow writes a finite whole float as bare digits, which JSON
+    needs ``.0`` after to stay a float (None: not known without the text)."""
+    limit = _plain_below()
+    if limit is None:
+        return None
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(values) & (values == np.trunc(values)) & (np.abs(values) < limit)
+
+
 def _level_pieces(levels: dict) -> list:
     """``{"L1":1.0,"DRAM":2.0}``: where every row has every level's figure,
     a key and a number per level; else one object per row made per slice
@@ -123,7 +183,7 @@ def _level_pieces(levels: dict) -> list:
     if all(np.isfinite(np.asarray(v, dtype=float)).all() for v in levels.values()):
         pieces = []
         for j, (lv, v) in enumerate(levels.items()):
-            pieces += [literal(("{" if j == 0 else ",") + _key(lv)), Formatted(_float_texts(v))]
+            pieces += [literal(("{" if j == 0 else ",") + _key(lv))] + _float_pieces(np.asarray(v, dtype=float))
         return pieces + [literal("}")]
     return [Formatted(lambda a, b: _level_object({lv: v[a:b] for lv, v in levels.items()}))]
 
@@ -178,8 +238,10 @@ def _floats(values: np.ndarray):
         return text
     # only whole numbers can come out without a "." or an exponent; each
     # row's ".0" or "" is taken from two texts by a 0/1 code
-    bare = whole & ~np.asarray(pac.fill_null(pac.or_(pac.match_substring(text, "."), pac.match_substring(text, "e")),
-                                             True).to_numpy(zero_copy_only=False), dtype=bool)
+    bare = _bare(values)
+    if bare is None:
+        bare = whole & ~np.asarray(pac.fill_null(pac.or_(pac.match_substring(text, "."), pac.match_substring(text, "e")),
+                                                 True).to_numpy(zero_copy_only=False), dtype=bool)
     return pac.binary_join_element_wise(text, pac.take(pa.array(["", ".0"]), pa.array(bare.astype(np.int8))), "")
 
 
