@@ -127,3 +127,14 @@ def test_gzip_and_small_files_are_read_in_one_pass(tmp_path, monkeypatch):
     monkeypatch.setattr(kineto, "read_in_halves", lambda *a: called.append(a))
     kineto.read(path)
     assert not called
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_is_told_up_to_the_file_size(tmp_path, monkeypatch, workers):
+    monkeypatch.setattr(halves, "PROGRESS_STEP", 4096)
+    path = _write(tmp_path / "t.json", _events(1000))
+    told = []
+    kineto.read(path, ReadOptions(stream=True, workers=workers, progress=lambda done, total: told.append((done, total))))
+    size = path.stat().st_size
+    assert len(told) > 5 and told[-1] == (size, size)
+    assert all(t == size for _, t in told) and [d for d, _ in told] == sorted(d for d, _ in told)

@@ -63,9 +63,38 @@ def add_input_format_argument(parser) -> None:
 
 
 def read_options(args):
-    """The ReadOptions the command line asks for."""
+    """The ReadOptions the command line asks for (and, on a terminal, a
+    progress bar for a big file read in chunks)."""
     from ..importers.options import ReadOptions
-    return ReadOptions(format=getattr(args, "input_format", None))
+    return ReadOptions(format=getattr(args, "input_format", None),
+                       progress=ByteBar() if sys.stderr.isatty() else None)
+
+
+class ByteBar:
+    """A progress bar of bytes read on stderr, made when a file of at least
+    :data:`BAR_ABOVE_BYTES` is being read (one bar per file)."""
+
+    BAR_ABOVE_BYTES = 256 << 20
+
+    def __init__(self):
+        self.bar, self.done, self.total = None, 0, None
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self.bar is not None and (done < self.done or total != self.total):   # another file, or read again
+            self.close()
+        self.done, self.total = done, total
+        if self.bar is None and (total or done) >= self.BAR_ABOVE_BYTES:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, unit="B", unit_scale=True, desc="reading", file=sys.stderr, leave=False)
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            if total is not None and done >= total:
+                self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def load_inputs(paths, merge: bool = False, options=None):

@@ -7,7 +7,8 @@ them, not by patching the reader's constants.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..core.errors import RooflineError
 from ..core.text_files import MAX_TEXT_BYTES
@@ -36,6 +37,11 @@ class ReadOptions:
     ``workers``: processes that read a big Kineto trace side by side (1 or
     2); None: two for a plain file above ``kineto.halves.PARALLEL_ABOVE_BYTES``
     where a second core is free (``kineto.halves.two_cores``), else one.
+
+    ``progress``: called as ``progress(done, total)`` (bytes; total None
+    where not known, as inflating gzip) while a reader goes through a big
+    file a chunk at a time (the Kineto reader), so a command can show how
+    far it got; None: nothing is called.
     """
 
     format: str | None = None
@@ -44,6 +50,7 @@ class ReadOptions:
     chunk_bytes: int | None = None
     max_text_bytes: int = MAX_TEXT_BYTES
     workers: int | None = None
+    progress: Callable[[int, int | None], None] | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.csv_engine not in ENGINES:

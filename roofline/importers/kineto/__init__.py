@@ -83,7 +83,7 @@ from . import decode
 from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
 from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
-from .halves import PARALLEL_ABOVE_BYTES, can_fork, read_in_halves, two_cores
+from .halves import PARALLEL_ABOVE_BYTES, can_fork, read_in_halves, reported, two_cores
 from .op_columns import OpEvents
 from .result import copy_levels  # noqa: F401  (part of the reader's API)
 from .result import kineto_result
@@ -175,8 +175,10 @@ def read(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
         halves = None
         if _two_processes(options, info.st_size, gz):
             def halves():
-                return read_in_halves(path, chunk, piece)
-        return _checked(StreamedTrace(pieces(), path, reread=pieces, chunk_bytes=chunk), path, halves)
+                return read_in_halves(path, chunk, piece, options.progress)
+        first = pieces() if options.progress is None else reported(pieces(), options.progress,
+                                                                   None if gz else info.st_size)
+        return _checked(StreamedTrace(first, path, reread=pieces, chunk_bytes=chunk), path, halves)
     return _checked(decode.load(path), path)
 
 

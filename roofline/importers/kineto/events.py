@@ -132,7 +132,7 @@ class GpuEvents:
         # What is summed in file order, kept per event until :meth:`finish`
         # sums it: so the columns of two parts of a file (.halves) add up to
         # the same floats as one pass over it.
-        self.api_names: list = []
+        self.api_names: list = []         # per chunk: its calls' names, and their durations (an array)
         self.api_dur: list = []
         self.copy_events: list = []       # (kind, name, dur, args kind, bytes or None, correlation)
 
@@ -141,8 +141,9 @@ class GpuEvents:
         whose bytes come from their runtime calls), from the events in
         file order; called once, after the last chunk."""
         api = self.api
-        for name, d in zip(self.api_names, self.api_dur):
-            api[name] = api.get(name, 0.0) + d * 1e-6
+        for names, durations in zip(self.api_names, self.api_dur):
+            for name, d in zip(names, durations.tolist()):
+                api[name] = api.get(name, 0.0) + d * 1e-6
         self.api_names, self.api_dur = [], []
         copies, pending = self.copies, self.pending_bytes
         for kind, name, dur, args_kind, nbytes, corr in self.copy_events:
@@ -346,8 +347,8 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
           where: _Where) -> None:
     """API time by name; per correlation id the call's thread and start,
     its External id and the bytes it names (for copies without their own)."""
-    gpu.api_names += names                    # summed in file order by GpuEvents.finish
-    gpu.api_dur += dur.tolist()
+    gpu.api_names.append(names)               # summed in file order by GpuEvents.finish
+    gpu.api_dur.append(dur)
     corr = decode.correlations(args)
     gpu.api_graph.update(graph_launch_rows(names, len(gpu.api_corr)))
     kernels = decode.field_of(args, _KERNEL_OF)

@@ -74,16 +74,42 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None):
+# how often progress is told (bytes): a call per piece read would cost more than it shows
+PROGRESS_STEP = 16 << 20
+
+
+def reported(pieces, progress, total: int | None, scale: float = 1.0):
+    """``pieces``, telling ``progress(done, total)`` every
+    :data:`PROGRESS_STEP` bytes and at the end (``done``: the bytes passed
+    on, times ``scale``)."""
+    done = told = 0
+    for piece in pieces:
+        done += len(piece)
+        if done - told >= PROGRESS_STEP:
+            told = done
+            progress(_scaled(done, scale, total), total)
+        yield piece
+    progress(_scaled(done, scale, total), total)
+
+
+def _scaled(done: int, scale: float, total: int | None) -> int:
+    n = int(done * scale)
+    return n if total is None else min(n, total)
+
+
+def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None, progress=None):
     """(trace, GPU columns, operator columns, span) of the file read by two
-    processes, or None where it cannot be (then read it in one pass)."""
+    processes, or None where it cannot be (then read it in one pass).
+    ``progress(done, total)``: told how far the first half is, as a share
+    of the file (the worker reads the second at the same pace)."""
     piece = READ_BYTES if piece_bytes is None else piece_bytes
+    path = Path(path)
     try:
         cut = _cut(path)
         if cut is None:
             return None
         comma, closing = cut
-        return _read(path, comma, closing, chunk_bytes, piece)
+        return _read(path, comma, closing, chunk_bytes, piece, progress)
     except Exception:     # any failure: the one-pass reader says what is wrong, as it always has
         return None
 
@@ -122,11 +148,13 @@ def _range(path: Path, start: int, stop: int | None, piece: int):
             yield data
 
 
-def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int):
+def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int, progress):
     def first_half():
         return itertools.chain(_range(path, 0, comma, piece), (closing,))
 
-    trace = StreamedTrace(first_half(), path, reread=first_half, chunk_bytes=chunk_bytes)
+    size = path.stat().st_size
+    pieces = first_half() if progress is None else reported(first_half(), progress, size, size / max(comma, 1))
+    trace = StreamedTrace(pieces, path, reread=first_half, chunk_bytes=chunk_bytes)
     gpu, ops, span = GpuEvents(), OpEvents(), Span()
     chunks = iter(trace.event_chunks)
     first = 0
@@ -192,7 +220,7 @@ def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: floa
 
 # Columns of floats cross as numpy buffers (a pickled float is an object to
 # make again; tolist() makes them several times faster)
-_FLOATS = ("kernel_dur", "kernel_ts", "starts", "ends", "api_ts", "api_dur")
+_FLOATS = ("kernel_dur", "kernel_ts", "starts", "ends", "api_ts")   # (api_dur: arrays already)
 _OP_FLOATS = ("ts", "dur")      # not torch_flops: an integer count stays one
 
 
