@@ -34,6 +34,9 @@ from .decode import (
     EVENT_TYPES,
     CommEvent,
     Event,
+    FirstTagged,
+    LeanEvent,
+    TaggedEvent,
     Trace,
     byte_of,
     events_type,
@@ -61,6 +64,7 @@ QUICK_TRIES = 2
 # be a token cut short: only an earlier one is reported before the chunk grows.
 PROBE_SLACK = 64
 _EVENTS = {t: msgspec.json.Decoder(list[t]) for t in EVENT_TYPES}
+_EVENTS[LeanEvent] = FirstTagged(msgspec.json.Decoder(list[TaggedEvent]), _EVENTS[LeanEvent])
 _META = msgspec.json.Decoder(Trace)
 _CLOSE = np.array([ord("}"), ord("]")], dtype=np.uint8)
 _BLANKS_THEN_COMMA = re.compile(rb"[ \t\r\n]*,")
