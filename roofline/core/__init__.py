@@ -35,11 +35,13 @@ putting one on the other. Every other part of the package builds on it.
   (the one error family and ``Advice``), :mod:`.text_files` (profiler
   outputs read as text: gzip, byte-order marks, UTF-16), :mod:`.atomic`
   (no half-written file), :mod:`.gcpause` (the garbage collector paused
-  around bulk work), :mod:`.csv_cells` (spreadsheet-safe CSV cells).
+  around bulk work), :mod:`.csv_cells` (spreadsheet-safe CSV cells),
+  :mod:`.object_codes` (a million-row column coded by its few distinct
+  objects or values).
 
 May import: nothing of roofline outside ``roofline.core`` (the version
 string aside); numpy and the standard library. pyarrow and pandas only
 inside the functions that use them (:mod:`.evidence`,
-:mod:`.shape_labels`, :mod:`.row_schema`), so the core imports without
+:mod:`.shape_labels`, :mod:`.row_schema`, :mod:`.object_codes`), so the core imports without
 them.
 """

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .object_codes import distinct_objects
+
 MIN_SIZES = 3          # distinct roofline times per call in a group (min, max and one between)
 MIN_SPAN = 10.0        # largest / smallest roofline time per call in the group
 MAX_SCATTER = 2.0      # rms factor between the fit and the calls
@@ -166,11 +168,16 @@ def plausible_fits(a: np.ndarray, codes: np.ndarray, elementwise: np.ndarray | N
 
 def _codes(values: np.ndarray) -> np.ndarray:
     """A group number per row, equal for equal keys, numbered by first
-    appearance (Arrow's hash encoding: a million keys in a tenth of a second)."""
+    appearance (Arrow's hash encoding: a million keys in a tenth of a second;
+    a hundredth where the rows share a few key objects, :mod:`.object_codes`)."""
     import pyarrow as pa
     values = np.asarray(values, dtype=object)
     if len(values) and _all_equal(values):       # one group (no operators): no hashing
         return np.zeros(len(values), dtype=np.int64)
+    shared = distinct_objects(values)
+    if shared is not None:      # rows share a few objects: their keys hashed once each, then spread
+        distinct, codes = shared
+        return _codes(distinct)[codes]
     try:
         # from the object array itself: its tolist() cost as much as the encoding
         strings = pa.array(values, type=pa.string())

@@ -5,8 +5,7 @@ placements, charts, and the HTML/Markdown report. Only formats what
 - text and data: :mod:`.tables` (table, CSV, JSON of placements and
   devices), :mod:`.json_rows` (a million rows as JSON, column by column),
   :mod:`.row_text` (rows of the CSV and JSON joined from coded and
-  formatted pieces), :mod:`.text_codes` (text columns coded by their
-  distinct objects),
+  formatted pieces),
   :mod:`.terminal` (names made safe for a terminal), :mod:`.names`
   (kernel and operator names shortened, still told apart), :mod:`.cells`
   (report cell text);

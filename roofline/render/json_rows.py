@@ -29,7 +29,7 @@ from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
 from .row_text import Formatted, coded, joined, literal, rows_text
-from .text_codes import distinct_objects, repeated_numbers
+from ..core.object_codes import distinct_objects, repeated_numbers
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
 

@@ -9,7 +9,7 @@ row is built: each distinct combination's text is made once (a row's name,
 family and flags are one piece; ``bound``, ``level`` ... ``reason`` another),
 so a row is a handful of pieces, joined by Arrow's C++ kernel slice by
 slice. Text columns are coded by their distinct objects
-(:mod:`.text_codes`).
+(:mod:`roofline.core.object_codes`).
 """
 from __future__ import annotations
 

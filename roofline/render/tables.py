@@ -12,7 +12,7 @@ from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
 from .row_text import Formatted, coded, joined, literal, rows_text
-from .text_codes import distinct_objects, repeated_numbers
+from ..core.object_codes import distinct_objects, repeated_numbers
 from ..core.units import format_iec, format_percent, format_si, whole_counts
 
 

@@ -1,4 +1,4 @@
-"""Text columns coded by their distinct objects (roofline.render.text_codes),
+"""Text columns coded by their distinct objects (roofline.core.object_codes),
 and the CSV/JSON of ``classify`` the same whether a column's rows share
 objects (coded) or each row holds its own string (converted whole)."""
 from __future__ import annotations
@@ -7,8 +7,9 @@ import numpy as np
 
 from roofline.core.model import KernelSet
 from roofline.core.placement import place
-from roofline.render import json_rows, tables, text_codes
-from roofline.render.text_codes import distinct_objects
+from roofline.core import object_codes
+from roofline.render import json_rows, tables
+from roofline.core.object_codes import distinct_objects
 
 
 def test_rows_sharing_objects_get_one_code_per_object():
@@ -55,7 +56,7 @@ def shared_and_own(toy_gpu):
 def test_classify_outputs_are_the_same_coded_or_converted(toy_gpu, monkeypatch):
     shared, own = shared_and_own(toy_gpu)
     csv_coded, json_coded = tables.placements_csv_bytes(shared), json_rows.placements_json_bytes(shared)
-    monkeypatch.setattr(text_codes, "MOST_DISTINCT", 0.0)       # nothing coded
+    monkeypatch.setattr(object_codes, "MOST_DISTINCT", 0.0)       # nothing coded
     assert tables.placements_csv_bytes(shared) == csv_coded
     assert json_rows.placements_json_bytes(shared) == json_coded
     assert tables.placements_csv_bytes(own) == csv_coded

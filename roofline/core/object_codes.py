@@ -1,5 +1,5 @@
-"""A text column of a million rows as its few distinct values and each
-row's index into them, without reading a million Python strings.
+"""A column of a million rows as its few distinct objects (or values) and
+each row's index into them, without reading a million Python strings.
 
 The text columns ``classify`` writes (bound, reason, limiter, family,
 name ...) are object arrays filled from a handful of strings: a code
@@ -25,8 +25,8 @@ MOST_DISTINCT = 0.25
 
 
 def distinct_objects(values) -> tuple[np.ndarray, np.ndarray] | None:
-    """(the distinct objects of ``values``, an object array, in order of
-    first appearance; each row's int32 index into them), or None where
+    """(the distinct objects of ``values``, an object array; each row's
+    int32 index into them), or None where
     ``values`` is no object array or most of its rows are distinct objects."""
     import pyarrow as pa
     import pyarrow.compute as pac
@@ -41,12 +41,12 @@ def distinct_objects(values) -> tuple[np.ndarray, np.ndarray] | None:
     if len(encoded.dictionary) > MOST_DISTINCT * n:
         return None
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    # Arrow numbers the distinct values in order of first appearance: a code
-    # first appears where the running maximum of the codes rises
-    first = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
-    if len(first) != len(encoded.dictionary) or not np.array_equal(codes[first], np.arange(len(first))):
-        return None                 # not numbered that way: no guess
-    return values[first], codes
+    # each distinct address back to its object: ``values`` holds a reference
+    # to every one of them, so each is alive while it is read
+    distinct = np.empty(len(encoded.dictionary), dtype=object)
+    distinct[:] = [ctypes.cast(address, ctypes.py_object).value
+                   for address in encoded.dictionary.to_numpy(zero_copy_only=False).tolist()]
+    return distinct, codes
 
 
 def _addresses(values: np.ndarray) -> np.ndarray:
