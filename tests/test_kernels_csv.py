@@ -208,3 +208,37 @@ def test_arrow_reader_trims_and_names_families_once_per_distinct_cell():
         _same_columns(fast, careful)
         assert list(fast.names) == ["k", "k", "volta_sgemm_128x64_nn", "volta_sgemm_128x64_nn"]
     assert list(fast.families) == [family_of("k")] * 2 + ["conv", family_of("volta_sgemm_128x64_nn")]
+
+
+@pytest.mark.parametrize("raw,fast", [
+    (b"name,time_us,count\nk,1.5,2\n\xc3\xa9t\xc3\xa9,2,1\n", True),          # plain UTF-8: Arrow reads the bytes
+    (b"\xef\xbb\xbfname,time_us\nk,1\n", False),                               # a byte-order mark: read as text
+    ("name,time_us\nk,1\n".encode("utf-16"), False),
+])
+def test_a_file_is_read_the_same_from_its_bytes_or_its_text(tmp_path, raw, fast, monkeypatch):
+    """A plain UTF-8 kernels.csv goes to Arrow as its bytes (no decode and
+    re-encode); every other file, and the careful engine, through read_text:
+    the kernels are the same either way."""
+    from roofline.importers import kernels_csv
+    from roofline.importers.options import ReadOptions
+    from roofline.core.text_files import read_text
+    path = tmp_path / "k.csv"
+    path.write_bytes(raw)
+    got = kernels_csv.read(path).kernels
+    _same_columns(got, kernels_csv.parse(read_text(path)))
+    _same_columns(got, kernels_csv.read(path, ReadOptions(csv_engine="python")).kernels)
+    assert (kernels_csv._plain_bytes(path, None) is not None) == fast
+
+
+@pytest.mark.parametrize("raw", [
+    b"name,time_us\nk\xff,1\n",          # not UTF-8 in a name
+    b"name,time_us\nk,1\xff\n",          # not UTF-8 in a number
+])
+def test_a_file_that_is_not_utf8_is_refused_naming_the_byte(tmp_path, raw):
+    from roofline.importers import kernels_csv
+    path = tmp_path / "k.csv"
+    path.write_bytes(raw)
+    with pytest.raises(InputError) as err:
+        kernels_csv.read(path)
+    bad = raw.index(b"\xff")
+    assert f"not UTF-8 text (byte {bad})" in str(err.value)

@@ -99,3 +99,25 @@ def test_json_floats_stay_floats_whole_or_not():
         lines = rows_text(pieces, 0, len(column), "null").decode().splitlines()
         assert [json.loads(x) for x in lines] == column.tolist()
         assert all(isinstance(json.loads(x), float) for x in lines)
+
+
+def test_pieces_joined_by_a_separator_with_the_row_end_after_a_number():
+    """The CSV's way: a comma between every two fields (inside a coded run
+    too), the line end after the last field even when it is a number, and
+    nothing for a missing one."""
+    rng = np.random.default_rng(9)
+    n = 300
+    x, y = rng.random(n), rng.random(n)
+    x[::5], y[::3] = np.nan, np.nan
+    names, flags = ["a", "b"], ["p", "q", "r"]
+    nc, fc = rng.integers(0, 2, n), rng.integers(0, 3, n)
+
+    def number(v):
+        return Formatted(lambda a, b: pa.array(v[a:b], mask=np.isnan(v[a:b])).cast(pa.string()))
+    pieces = joined([number(x), coded(names, nc), coded(flags, fc), literal(""), number(y)], ",", "\n")
+    assert [type(p) for p in pieces] == [Formatted, Coded, Formatted]
+    got = b"".join(rows_text(pieces, a, min(n, a + 64), "", ",") for a in range(0, n, 64))
+    xt = pa.array(x, mask=np.isnan(x)).cast(pa.string()).to_pylist()
+    yt = pa.array(y, mask=np.isnan(y)).cast(pa.string()).to_pylist()
+    want = "".join(f"{xt[i] or ''},{names[nc[i]]},{flags[fc[i]]},,{yt[i] or ''}\n" for i in range(n)).encode()
+    assert got == want

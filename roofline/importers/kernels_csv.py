@@ -38,14 +38,14 @@ from ..core.errors import InputError
 from ..core.families import families_of
 from ..core.gcpause import paused
 from ..core.model import LEVELS, PRECISIONS, KernelSet
-from ..core.text_files import read_text
+from ..core.text_files import GZIP_MAGIC, MAX_TEXT_BYTES, UTF8_BOM, UTF16_BOMS, read_text, regular_file
 from . import kernels_csv_checks as checks
 from ..core.import_result import ImportResult
 from .base import Reader, register
 from .kernels_csv_checks import (
     BLANKS, FLAG_COLUMNS, FLOP_COLUMNS, KNOWN, LEVEL_COLUMNS, NUMERIC, TEXT_COLUMNS, TIME_COLUMNS,
     TRUE, FALSE, TX_COLUMNS, beyond_a_year, check_cell_lengths, check_cell_runs, data_lines, flags,
-    has_comment, header_columns, header_problem, is_comment, names, needs_digits, not_whole,
+    has_comment, header_columns, header_problem, is_comment, long_run_at, names, needs_digits, not_whole,
     numbers, records, seconds, text_cells, times, whole)
 
 HEAD_CHARS = 65536
@@ -75,8 +75,35 @@ def _head_text(head: bytes) -> str | None:
 
 
 def read(path: Path, options: ReadOptions = DEFAULT) -> ImportResult:
+    if options.csv_engine == "auto":       # a plain UTF-8 file goes to Arrow as its bytes
+        raw = _plain_bytes(path, options.max_text_bytes)
+        if raw is not None and long_run_at(raw) is None:
+            with paused():
+                fast = _arrow_set(raw)
+            if fast is not None:
+                return ImportResult(str(path), "kernels-csv", fast)
     text = read_text(path, options.max_text_bytes)
     return ImportResult(str(path), "kernels-csv", parse(text, path, options.csv_engine))
+
+
+def _plain_bytes(path, limit: int | None) -> bytes | None:
+    """The file's bytes where they are its text as they are: not gzip, no
+    byte-order mark, no NUL near the start (UTF-16 without a mark), within
+    the size limit; None otherwise, and where it cannot be read (read_text
+    then reads it, or says why not). Arrow checks that every text cell is
+    UTF-8 and that every number parses, so a file that is not UTF-8 fails
+    there and read_text names the byte."""
+    try:
+        size = regular_file(path).st_size
+        if size > (MAX_TEXT_BYTES if limit is None else limit):
+            return None
+        raw = Path(path).read_bytes()
+    except (InputError, OSError):
+        return None
+    head = raw[:1024]
+    if raw.startswith((GZIP_MAGIC, UTF8_BOM) + UTF16_BOMS) or b"\0" in head:
+        return None
+    return raw
 
 
 def parse(text: str, path: str | Path = "<kernels.csv>", engine: str = "auto") -> KernelSet:
@@ -120,18 +147,20 @@ def _careful_set(text: str, path) -> KernelSet:
     return _kernel_set(cells, body_lines, path)
 
 
-def _arrow_set(text: str) -> KernelSet | None:
-    """The file read by Arrow's C++ CSV reader, for files of millions of
-    rows; None whenever anything is unusual (comments, a bad cell, a long
-    cell, no pyarrow): the careful reader then reads the file and names the
-    line of any problem. Every rule is the careful reader's
+def _arrow_set(text: str | bytes) -> KernelSet | None:
+    """The file (its text, or its UTF-8 bytes) read by Arrow's C++ CSV
+    reader, for files of millions of rows; None whenever anything is
+    unusual (comments, a bad cell, a long cell, no pyarrow, bytes that are
+    not UTF-8): the careful reader then reads the file and names the line
+    of any problem. Every rule is the careful reader's
     (:mod:`.kernels_csv_checks`), applied to whole columns."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pcsv
     except ImportError:
         return None
-    first = next(data_lines(text[:HEAD_CHARS]), None)
+    head = text[:HEAD_CHARS] if isinstance(text, str) else _head_text(text[:HEAD_CHARS])
+    first = next(data_lines(head), None) if head is not None else None
     # Arrow skips one row as the header: it must be the whole of line 1
     # (known column names hold no quote, so an odd count leaves one open)
     if first is None or first[0] != 1 or not first[2] or first[1].count('"') % 2 or has_comment(text):
@@ -142,11 +171,11 @@ def _arrow_set(text: str) -> KernelSet | None:
     types = {c: (pa.float64() if c in NUMERIC else pa.string()) for c in columns}
     try:
         table = pcsv.read_csv(
-            pa.BufferReader(text.encode("utf-8")),
+            pa.BufferReader(text.encode("utf-8") if isinstance(text, str) else text),
             read_options=pcsv.ReadOptions(column_names=columns, skip_rows=1),
             # a line end inside a cell needs quotes: without any, Arrow's
             # reader may split the file at every line end (faster)
-            parse_options=pcsv.ParseOptions(newlines_in_values='"' in text),
+            parse_options=pcsv.ParseOptions(newlines_in_values=('"' if isinstance(text, str) else b'"') in text),
             convert_options=pcsv.ConvertOptions(column_types=types, null_values=[""],
                                                 strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False))

@@ -67,6 +67,7 @@ _LINE_END = re.compile(r"\r\n?|\n")
 _OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _COMMENT_LINE = re.compile(r"[ \t]*#")
 _COMMENT_ANYWHERE = re.compile(r"(?:^|[\r\n])[ \t]*#")
+_COMMENT_ANYWHERE_BYTES = re.compile(rb"(?:^|[\r\n])[ \t]*#")
 
 
 # --- lines, comments, blanks -------------------------------------------------
@@ -91,8 +92,10 @@ def is_comment(line: str) -> bool:
     return _COMMENT_LINE.match(line) is not None
 
 
-def has_comment(text: str) -> bool:
+def has_comment(text: str | bytes) -> bool:
     # a scan for '#' is 100x faster than the regex, and most files have none
+    if isinstance(text, bytes):
+        return b"#" in text and _COMMENT_ANYWHERE_BYTES.search(text) is not None
     return "#" in text and _COMMENT_ANYWHERE.search(text) is not None
 
 
@@ -153,21 +156,32 @@ def _too_long() -> str:
 def check_cell_runs(text: str, path) -> None:
     """Refuse a run of more than MAX_FIELD_CHARS characters without a comma
     or line end (one cell that long, as written) before anything copies the
-    text. Every such run covers a whole aligned window of half that length,
-    so only one window in each is searched for a separator: linear, and a
-    few characters per window in a usual file."""
+    text."""
+    start = long_run_at(text)
+    if start is not None:
+        raise InputError(path, line_at(text, start), _too_long())
+
+
+def long_run_at(text: str | bytes) -> int | None:
+    """Where the first run of more than MAX_FIELD_CHARS characters (or
+    bytes, for bytes: at least as many) without a comma or line end starts,
+    or None. Every such run covers a whole aligned window of half that
+    length, so only one window in each is searched for a separator: linear,
+    and a few characters per window in a usual file."""
     limit = MAX_FIELD_CHARS
     half = max(1, (limit + 1) // 2)
+    comma, lf, cr = (",", "\n", "\r") if isinstance(text, str) else (b",", b"\n", b"\r")
     for a in range(0, len(text) - half + 1, half):
         b = a + half
-        if text.find(",", a, b) >= 0 or text.find("\n", a, b) >= 0 or text.find("\r", a, b) >= 0:
+        if text.find(comma, a, b) >= 0 or text.find(lf, a, b) >= 0 or text.find(cr, a, b) >= 0:
             continue
         low, high = max(0, a - limit - 1), min(len(text), b + limit + 1)
-        before = max(text.rfind(",", low, a), text.rfind("\n", low, a), text.rfind("\r", low, a))
+        before = max(text.rfind(comma, low, a), text.rfind(lf, low, a), text.rfind(cr, low, a))
         start = before + 1 if before >= 0 else low
-        ends = [i for i in (text.find(c, b, high) for c in ",\r\n") if i >= 0]
+        ends = [i for i in (text.find(c, b, high) for c in (comma, cr, lf)) if i >= 0]
         if min(ends, default=high) - start > limit:
-            raise InputError(path, line_at(text, start), _too_long())
+            return start
+    return None
 
 
 def check_cell_lengths(cells: dict, lines, path) -> None:

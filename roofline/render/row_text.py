@@ -34,8 +34,10 @@ class Coded:
 @dataclass
 class Formatted:
     """A field whose rows' texts are made per slice: ``text(a, b)`` gives
-    rows ``a:b`` as an Arrow string array, null where a row has no value."""
+    rows ``a:b`` as an Arrow string array, null where a row has no value;
+    ``suffix`` follows every row's text (the row's end)."""
     text: Callable
+    suffix: str = ""
 
 
 def literal(text: str) -> Coded:
@@ -53,21 +55,27 @@ def _one_code(codes: np.ndarray) -> bool:
     return bool(codes[0] == codes[-1] and (codes == codes[0]).all())
 
 
-def joined(pieces: list) -> list:
-    """``pieces`` with every run of adjacent coded pieces made one, ready
-    for :func:`rows_text` on any thread."""
+def joined(pieces: list, separator: str = "", end: str = "") -> list:
+    """``pieces`` with every run of adjacent coded pieces made one (with
+    ``separator`` between them, as :func:`rows_text` puts it between
+    pieces), ``end`` after the last, ready for :func:`rows_text` on any
+    thread."""
     import pyarrow as pa
     out: list = []
     run: list = []
     for piece in pieces + [None]:
         if isinstance(piece, Coded):
-            run.append(piece)
+            run += [literal(separator), piece] if run and separator else [piece]
             continue
         if run:
             out.append(_combined(run))
             run = []
         if piece is not None:
             out.append(piece)
+    if end and out:
+        last = out[-1]
+        out[-1] = (Coded([t + end for t in last.texts], last.codes) if isinstance(last, Coded)
+                   else Formatted(last.text, last.suffix + end))
     for piece in out:
         if isinstance(piece, Coded) and piece.codes is not None:
             piece.array = pa.array(piece.texts, type=pa.large_string())
@@ -127,16 +135,23 @@ def _texts_of(pieces: list) -> Coded:
     return Coded(texts, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False))
 
 
-def rows_text(pieces: list, a: int, b: int, null: str, drop_last: int = 0) -> bytes:
-    """Rows ``a:b`` as UTF-8 bytes: each row's pieces joined, ``null`` for
-    a missing value. Every row's text ends in its own separator (the pieces
-    hold it); ``drop_last`` bytes of the last row's are left out."""
+def rows_text(pieces: list, a: int, b: int, null: str, separator: str = "", drop_last: int = 0) -> bytes:
+    """Rows ``a:b`` as UTF-8 bytes: each row's pieces joined by
+    ``separator`` (in the same C++ pass: a comma between the CSV's fields
+    is no piece of its own), ``null`` for a missing value. Every row's text
+    ends in its own line end (the pieces hold it); ``drop_last`` bytes of
+    the last row's are left out."""
     import pyarrow as pa
     import pyarrow.compute as pac
     parts, arrays = [], 0
     for piece in pieces:
         if isinstance(piece, Formatted):
-            parts.append(piece.text(a, b).cast(pa.large_string()))
+            text = piece.text(a, b).cast(pa.large_string())
+            if piece.suffix:
+                text = pac.binary_join_element_wise(text, pa.scalar(piece.suffix, type=pa.large_string()),
+                                                    pa.scalar("", type=pa.large_string()),
+                                                    null_handling="replace", null_replacement=null)
+            parts.append(text)
             arrays += 1
         elif piece.codes is None:
             parts.append(pa.scalar(piece.texts[0], type=pa.large_string()))
@@ -144,9 +159,9 @@ def rows_text(pieces: list, a: int, b: int, null: str, drop_last: int = 0) -> by
             parts.append(pac.take(piece.array, piece.codes[a:b]))
             arrays += 1
     if not arrays:                      # every row the same text
-        text = "".join(p.as_py() for p in parts).encode("utf-8") * (b - a)
+        text = separator.join(p.as_py() for p in parts).encode("utf-8") * (b - a)
         return text[:len(text) - drop_last]
-    rows = pac.binary_join_element_wise(*parts, pa.scalar("", type=pa.large_string()),
+    rows = pac.binary_join_element_wise(*parts, pa.scalar(separator, type=pa.large_string()),
                                         null_handling="replace", null_replacement=null)
     offsets = np.frombuffer(rows.buffers()[1], dtype=np.int64)[rows.offset:rows.offset + len(rows) + 1]
     start, end = int(offsets[0]), int(offsets[-1]) - drop_last

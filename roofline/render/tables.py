@@ -95,11 +95,9 @@ def _arrow_csv(columns: list):
         import pyarrow  # noqa: F401
     except ImportError:
         return None
-    pieces = []
-    for i, (_, kind, values) in enumerate(columns):
-        pieces += [_csv_piece(kind, np.asarray(values)), literal("," if i < len(columns) - 1 else "\n")]
+    pieces = [_csv_piece(kind, np.asarray(values)) for _, kind, values in columns]
     rows = len(np.asarray(columns[0][2])) if columns else 0
-    return _csv_pieces(joined(pieces), rows, _header(columns))
+    return _csv_pieces(joined(pieces, ",", "\n"), rows, _header(columns))
 
 
 def _csv_piece(kind: str, values: np.ndarray):
@@ -175,11 +173,11 @@ def _csv_pieces(pieces: list, rows: int, header: str):
     slices = -(-rows // CSV_SLICE_ROWS)
     if slices <= 1:
         if rows:
-            yield rows_text(pieces, 0, rows, "")
+            yield rows_text(pieces, 0, rows, "", ",")
         return
 
     def write(i: int) -> bytes:
-        return rows_text(pieces, i * CSV_SLICE_ROWS, min(rows, (i + 1) * CSV_SLICE_ROWS), "")
+        return rows_text(pieces, i * CSV_SLICE_ROWS, min(rows, (i + 1) * CSV_SLICE_ROWS), "", ",")
 
     from concurrent.futures import ThreadPoolExecutor
     cores = os.cpu_count() or 1
