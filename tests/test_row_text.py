@@ -96,7 +96,7 @@ def test_json_floats_stay_floats_whole_or_not():
     whole = values[np.isfinite(values) & (values == np.trunc(values))]
     for column in (whole, whole[np.abs(whole) < 1e10], whole[np.abs(whole) >= 1e10]):
         pieces = joined(json_rows._float_pieces(column) + [literal("\n")])
-        lines = rows_text(pieces, 0, len(column), "null").decode().splitlines()
+        lines = bytes(rows_text(pieces, 0, len(column), "null")).decode().splitlines()
         assert [json.loads(x) for x in lines] == column.tolist()
         assert all(isinstance(json.loads(x), float) for x in lines)
 

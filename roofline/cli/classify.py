@@ -83,12 +83,13 @@ def run(args) -> int:
     return 0
 
 
-def write_stdout(data: bytes) -> None:
-    """Bytes to standard output as they are (no decode and re-encode of a
-    100 MB CSV); text through print where stdout has no byte buffer."""
+def write_stdout(data) -> None:
+    """Bytes (any bytes-like object) to standard output as they are (no
+    decode and re-encode of a 100 MB CSV); text through print where stdout
+    has no byte buffer."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
-        print(data.decode("utf-8"), end="")
+        print(bytes(data).decode("utf-8"), end="")
         return
     sys.stdout.flush()
     buffer.write(data)

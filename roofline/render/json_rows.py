@@ -39,9 +39,10 @@ def placements_json_bytes(p: Placements) -> bytes:
     return b"".join(placements_json_chunks(p))
 
 
-def placements_json_chunks(p: Placements) -> Iterator[bytes]:
-    """:func:`placements_json_bytes` in pieces, to be written as they come
-    (half a gigabyte for a million kernels is never held twice)."""
+def placements_json_chunks(p: Placements) -> Iterator:
+    """:func:`placements_json_bytes` in bytes-like pieces (views of Arrow's
+    buffers), to be written as they come (half a gigabyte for a million
+    kernels is never held twice)."""
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -62,7 +62,8 @@ def placements_csv_chunks(p: Placements):
     """:func:`placements_csv_bytes` in pieces of :data:`CSV_SLICE_ROWS` rows,
     to be written as they come: 3M rows are never held as one 400 MB
     string and its joined copy. The columns are :mod:`roofline.core.row_schema`'s,
-    each per-level field spread into one column per level (``bytes_DRAM``)."""
+    each per-level field spread into one column per level (``bytes_DRAM``).
+    The pieces are bytes-like (views of Arrow's buffers, not copies)."""
     with paused():
         columns = [(name, kind, whole_counts(values) if kind == "count" else values)
                    for name, kind, values in flat_columns(p)]
