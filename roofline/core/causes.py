@@ -84,7 +84,9 @@ def _per_operator(operators: np.ndarray, test) -> np.ndarray:
     if not len(operators):
         return np.zeros(0, dtype=bool)
     codes = _codes(operators)
-    _, first = np.unique(codes, return_index=True)        # codes number operators by first appearance
+    # codes number operators by first appearance: a code first appears
+    # where their running maximum rises
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
     return np.array([bool(test(str(op))) for op in operators[first].tolist()], dtype=bool)[codes]
 
 

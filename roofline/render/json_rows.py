@@ -80,7 +80,7 @@ def _pieces(p: Placements) -> list:
         pieces.append(literal(("{" if i == 0 else ",") + _key(f.name)))
         if f.kind in ("name", "text"):
             literals, indices = _strings(column, empty_is_null=f.kind == "text")
-            pieces.append(coded(["null" if t is None else t for t in literals.to_pylist()], indices))
+            pieces.append(coded(["null" if t is None else t for t in literals], indices))
         elif f.kind == "bool":
             pieces.append(coded(["false", "true"], np.asarray(column, dtype=bool).astype(np.int32)))
         elif f.kind == "count":
@@ -195,20 +195,20 @@ def _key(name: str) -> str:
     return msgspec.json.encode(str(name)).decode() + ":"
 
 
-def _strings(values: np.ndarray, empty_is_null: bool):
+def _strings(values: np.ndarray, empty_is_null: bool) -> tuple[list, np.ndarray]:
     """The JSON literal of each distinct value (escaped once: a trace has
-    thousands of kernel names, not millions) and each row's index into
-    them; a row's text is taken per slice, so names adding up to more than
-    Arrow's 2 GiB string limit still go out. Values that are not strings
-    are written as ``records()`` writes them (``str(v)``; None and "" as
-    null where ``empty_is_null``)."""
+    thousands of kernel names, not millions; None for null) and each row's
+    index into them; a row's text is taken per slice, so names adding up to
+    more than Arrow's 2 GiB string limit still go out. Values that are not
+    strings are written as ``records()`` writes them (``str(v)``; None and
+    "" as null where ``empty_is_null``)."""
     import msgspec
     import pyarrow as pa
     import pyarrow.compute as pac
     obj = np.asarray(values, dtype=object)
-    coded = distinct_objects(obj)
-    if coded is not None:               # rows share a few objects: each converted once
-        obj, codes = coded
+    shared = distinct_objects(obj)
+    if shared is not None:              # rows share a few objects: each converted once
+        obj, codes = shared
     try:
         arr = pa.array(obj, type=pa.large_string())
         if arr.null_count and not empty_is_null:
@@ -221,9 +221,9 @@ def _strings(values: np.ndarray, empty_is_null: bool):
                for w in encoded.dictionary.to_pylist()]
     literal.append(None)                # where the column itself is null
     indices = pac.fill_null(encoded.indices, len(literal) - 1).to_numpy(zero_copy_only=False)
-    if coded is not None:
-        indices = indices[codes]
-    return pa.array(literal, type=pa.large_string()), indices
+    if shared is not None:              # a text per distinct object, the rows keep their codes
+        return [literal[i] for i in indices.tolist()], codes
+    return literal, indices
 
 
 def _floats(values: np.ndarray):
