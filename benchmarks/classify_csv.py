@@ -3,6 +3,7 @@ the same file in the same run, each a fresh process:
 
     python benchmarks/classify_csv.py --rows 1000000 --repeat 3
     python benchmarks/classify_csv.py --compare /tmp/base --repeat 3   # another checkout, same rounds
+    python benchmarks/classify_csv.py --stages      # and where the time goes, stage by stage
 
 Writes /tmp/kernels_<N>.csv once (names drawn from 5,000 distinct kernels
 with cuDNN/cuBLAS/PyTorch-like names, FLOPs for two precisions, bytes at
@@ -20,11 +21,12 @@ import csv
 import os
 import random
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fresh_process import compile_checkout, run  # noqa: E402
+from fresh_process import compile_checkout, run, user_env  # noqa: E402
 
 FAMILIES = ["volta_sgemm_128x64_nn", "implicit_convolve_sgemm", "void fft2d_r2c_32x32<float>",
             "winograd_3x3_kernel", "void at::native::vectorized_elementwise_kernel<4, add>",
@@ -49,6 +51,32 @@ def write(path: Path, rows: int, distinct: int = 5000, seed: int = 1) -> None:
 
 CSV_READER = "import csv, sys; sum(1 for _ in csv.reader(open(sys.argv[1], newline='')))"
 
+# One classify in a fresh process, stage by stage as the CLI runs them
+# (wall and CPU seconds, CPU counting every thread): where the time goes.
+STAGES = """
+import os, sys, time
+marks = [(time.perf_counter(), time.process_time(), "start")]
+def mark(label):
+    marks.append((time.perf_counter(), time.process_time(), label))
+from roofline.cli.common import choose_device, load_inputs
+from roofline.core.placement import place
+from roofline.render.json_rows import placements_json_chunks
+from roofline.render.tables import placements_csv_chunks
+mark("import")
+kernels, results = load_inputs([sys.argv[1]])
+mark("read")
+device = choose_device("v100-sxm2", results, "classify")
+mark("device")
+placements = place(kernels, device)
+mark("place")
+with open(os.devnull, "wb") as out:
+    for chunk in (placements_csv_chunks if sys.argv[2] == "csv" else placements_json_chunks)(placements):
+        out.write(chunk)
+mark("write " + sys.argv[2])
+for (w0, c0, _), (w1, c1, label) in zip(marks, marks[1:]):
+    print(f"    {label:12s} {w1 - w0:6.2f} s (cpu {c1 - c0:5.2f} s)")
+"""
+
 
 def classify(path: Path, fmt: str) -> list[str]:
     return [sys.executable, "-m", "roofline.cli.main", "classify", str(path), "--device", "v100-sxm2",
@@ -60,6 +88,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same rounds")
+    ap.add_argument("--stages", action="store_true",
+                    help="also time each stage (import, read, device, place, write) of one classify per format")
     args = ap.parse_args()
     path = Path(f"/tmp/kernels_{args.rows}.csv")
     if not path.exists():
@@ -85,6 +115,12 @@ def main() -> None:
                 ratios.setdefault(key + " (cpu)", []).append(cpu / cpu0)
                 print(f"  {key:48s} {wall:7.2f} s {wall / wall0:5.2f}x (cpu {cpu:.2f} s {cpu / cpu0:5.2f}x) "
                       f"peak RSS {rss / 1e6:5.0f} MB", flush=True)
+    if args.stages:
+        for label, root in checkouts:
+            for fmt in ("csv", "json"):
+                print(f"stages, {label}, --format {fmt}:", flush=True)
+                subprocess.run([sys.executable, "-c", STAGES, str(path), fmt], cwd=root, env=user_env(), check=True,
+                               stderr=subprocess.DEVNULL)
     for key, r in ratios.items():
         print(f"{key:56s} / csv.reader: min {min(r):5.2f} median {statistics.median(r):5.2f} "
               f"max {max(r):5.2f}  (target <= 5)")
