@@ -54,11 +54,9 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
                           unlabelled={i for c in chains for i in c.rows})
     if dense:
         from .density import draw_density
-        mesh = draw_density(fig.axes[0], placements.cache_aware_intensity, placements.achieved_flop_s,
-                            label="density of all rows (nearest level)")
-        if mesh is not None and mesh.outside:
-            fig.axes[0].text(0.99, 0.01, f"{mesh.outside:,} rows outside the chart", ha="right",
-                             va="bottom", transform=fig.axes[0].transAxes, fontsize=7, color="#777777")
+        # the legend entry says how many rows fall outside the chart
+        draw_density(fig.axes[0], placements.cache_aware_intensity, placements.achieved_flop_s,
+                     label="density of all rows (nearest level)")
     if chains:
         draw_variant_arrows(fig, shown, variants)
     return fig

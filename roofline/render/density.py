@@ -42,7 +42,10 @@ def draw_density(ax, x, y, bins: int = DENSITY_BINS, weights=None, label: str = 
         cb.set_label(label, fontsize=8)
         cb.ax.tick_params(labelsize=7)
     else:
-        _legend_entry(ax, f"{label}: darker = more (max {masked.max():,.0f})")
+        # rows outside the limits are said in the entry, not in a note of
+        # their own: a note in a corner fell under the legend
+        outside = f", {mesh.outside:,} outside the chart" if mesh.outside else ""
+        _legend_entry(ax, f"{label}: darker = more (max {masked.max():,.0f}{outside})")
     return mesh
 
 

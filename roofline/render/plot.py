@@ -28,7 +28,14 @@ MODELLED_EDGE = "#222222"
 # Artists carry ids (SVG group ids when saved as SVG) so a chart can be
 # read back by content: a roof, the kernels at a level, a label.
 COMPUTE_GID, BANDWIDTH_GID, KERNELS_GID = "roof-compute-", "roof-bandwidth-", "kernels-"
-ROOF_LABEL_GID, KERNEL_LABEL_GID = "roof-label", "kernel-label"
+ROOF_LABEL_GID, KERNEL_LABEL_GID, RIDGE_LABEL_GID = "roof-label", "kernel-label", "ridge-label"
+
+
+def halo():
+    """A white outline around a roof or ridge label: readable over the grey
+    density of a dense chart and over the grid."""
+    from matplotlib import patheffects
+    return [patheffects.withStroke(linewidth=2.5, foreground="white")]
 
 
 @plain_text
@@ -73,8 +80,17 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     # the legend before the names: no name may go under it
     legend = _legend(ax, p, shown, view)
     occupied.take([tuple(legend.get_window_extent().padded(2).extents)])
-    _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
+    left_off = _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
+    if left_off:
+        note_left_off(ax, left_off)
     return fig
+
+
+def note_left_off(ax, count: int) -> None:
+    """Say under the x axis how many kernel labels found no free place (the
+    report's tables name those kernels), rather than leave them out unseen."""
+    ax.set_xlabel(ax.get_xlabel() + f"\n({count} kernel label{'s' if count > 1 else ''} left off: "
+                  "no free place on the chart)")
 
 
 def _frame(ax, p: Placements, shown, view, levels, title) -> None:
@@ -218,7 +234,7 @@ def _label_roof(ax, xlim, rate: float, text: str, occupied: Occupied) -> None:
     else:
         x, va = places[0]
     label = ax.text(x, rate * (1.08 if va == "bottom" else 1 / 1.08), text, ha="right", va=va, fontsize=9,
-                    color="#333333", gid=ROOF_LABEL_GID)
+                    color="#333333", gid=ROOF_LABEL_GID, path_effects=halo())
     occupied.take([occupied.text_box(ax.transData.transform(label.get_position()), text, 9, "right", va)], label)
 
 
@@ -255,7 +271,7 @@ def _label_ridge(ax, ridge: float, top: float, color: str, occupied: Occupied) -
         if occupied.free([box]):
             break
     label = ax.annotate(text, (ridge, top), textcoords="offset points", xytext=(0, dy),
-                        ha="center", fontsize=7, color=color)
+                        ha="center", fontsize=7, color=color, gid=RIDGE_LABEL_GID, path_effects=halo())
     occupied.take([box], label)
 
 
@@ -270,7 +286,7 @@ def _draw_one_core(ax, p: Placements, key: str, xlim, occupied: Occupied) -> Non
     top = one.compute[key].value
     ax.axhline(top, color="#777777", lw=0.9, ls=":", zorder=2)
     ax.text(xlim[0] * 1.3, top * 1.08, f"1 core: {key.upper()} {format_si(top, 'FLOP/s')}",
-            ha="left", va="bottom", fontsize=8, color="#555555")
+            ha="left", va="bottom", fontsize=8, color="#555555", gid=ROOF_LABEL_GID, path_effects=halo())
     lv = "DRAM" if "DRAM" in one.memory else next(iter(one.memory), None)
     if lv is None:
         return
@@ -301,7 +317,8 @@ def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -
             break
     occupied.take(boxes)
     ax.text(x, y * 1.25, text, rotation=angle, rotation_mode="anchor", fontsize=8.5,
-            color=color, ha="left", va="bottom", transform_rotates_text=False, gid=ROOF_LABEL_GID)
+            color=color, ha="left", va="bottom", transform_rotates_text=False, gid=ROOF_LABEL_GID,
+            path_effects=halo())
 
 
 def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
@@ -326,7 +343,7 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied,
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),
                    marker=LEVEL_MARKER.get(lv, "o"), edgecolors=list(edges[draw]), linewidths=0.9,
                    alpha=alpha, zorder=4, gid=KERNELS_GID + (lv or "nearest"))
-    _label_top(ax, p, shown, y, time, label_top, occupied, unlabelled)
+    return _label_top(ax, p, shown, y, time, label_top, occupied, unlabelled)
 
 
 def _cache_ranges(p: Placements, shown) -> tuple[list, str | None]:
@@ -357,16 +374,17 @@ def _fine_classes(p: Placements):
     return [CLASSES[c] for c in p.code]
 
 
-def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
+def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=frozenset()) -> int:
     """Name the longest kernels, each label moved up or down (down first
     near the compute roof) until it clears every label, roof and point
     already there; a kernel whose label finds no free place stays unnamed
-    (the report's tables name it)."""
+    (the report's tables name it). Returns how many were left unnamed."""
     xs = np.vstack(list(shown.values()))
     x_any = np.array([np.nanmax(col) if np.isfinite(col).any() else np.nan for col in xs.T]) if xs.size else np.array([])
     order = [i for i in np.argsort(-time)
              if np.isfinite(x_any[i]) and np.isfinite(y[i]) and i not in unlabelled][:label_top]
     radius = 0.5 * np.sqrt(_marker_sizes(p))
+    left_off = 0
     for i in order:
         pos = ax.transData.transform((x_any[i], y[i]))
         ax_x, ax_y = ax.transAxes.inverted().transform(pos)
@@ -384,13 +402,15 @@ def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=
             if occupied.free([box]) and not occupied.crosses(lead):
                 break
         else:
-            continue         # nowhere free: a label left out beats one printed over another
+            left_off += 1    # nowhere free: a label left out (and counted) beats one printed over another
+            continue
         occupied.take([box])
         occupied.take_leader(lead)
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
                     xytext=(dx, dy), ha="right" if right else "left", va="center",
                     fontsize=8, color="#222222", gid=KERNEL_LABEL_GID,
                     arrowprops=dict(arrowstyle="-", color="#888888", lw=0.6), zorder=5)
+    return left_off
 
 
 def _marker_sizes(p: Placements) -> np.ndarray:
