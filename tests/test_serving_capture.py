@@ -114,3 +114,38 @@ def test_two_captures_with_the_same_kernels_are_not_guessed_between(tmp_path):
     assert "no single capture" in note.message and "batch size" in note.advice
     (k,) = read_with_captures(rep, [big]).kernels          # the right capture alone joins
     assert sum(k.flops.values()) == 2 * 256 * 3072 * 9216
+
+
+# ---- the serving step's phases ----------------------------------------------------------------
+
+def _phase_ms(result) -> dict:
+    from roofline.core.phases import PHASES
+    t = result.phases
+    return {PHASES[p]: float(t.time_s[t.phase == p].sum()) * 1e3 for p in set(t.phase.tolist())}
+
+
+def test_serving_steps_mark_prefill_and_decode():
+    extend = read_profile(HERE / "sglang_qwen3_8b_extend.json.gz")         # step[EXTEND bs=15 toks=15360]
+    decode = read_profile(SGLANG[0])                                      # step[DECODE bs=32]
+    vllm = read_profile(VLLM[0])                    # execute_32_context_0(...)_generation_32(...)
+    for result, phase in ((extend, "prefill"), (decode, "decode"), (vllm, "decode")):
+        ms = _phase_ms(result)
+        kernel_ms = float(result.kernels.time_s.sum()) * 1e3
+        # every launch inside the step range is in its phase; only the sampling/copies after it are not
+        assert set(ms) <= {phase, "other"} and ms[phase] > 0.99 * kernel_ms
+        assert any("serving engine" in b for b in result.phases.basis)
+
+
+def test_report_says_per_phase_what_bounds_the_serving_step():
+    from roofline.report import build_report
+    from roofline.render.step_rows import serving_phases
+    results = join_captures([read_profile(SGLANG[0]), read_profile(SGLANG[1])])
+    report = build_report(results, "mi300x")
+    (p,) = serving_phases(report)
+    assert p.phase == "decode" and p.share == 1.0
+    parts = p.compute_s + p.bandwidth_s + p.communication_s + p.overhead_s + p.unknown_s
+    assert parts == pytest.approx(p.time_s, rel=1e-9)
+    # the joined GEMMs (bandwidth-bound at 32 tokens) make most of the decode step placed
+    assert p.bandwidth_s > 0.5 * p.time_s and p.communication_s == 0
+    md, _ = report.to_markdown()
+    assert "## Serving step" in md and "| decode |" in md and "## Step split" not in md

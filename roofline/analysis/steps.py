@@ -9,6 +9,10 @@ module joins them with the placed rows through the group summary
 time in a range but in no operator (the optimizer's own loop on a CPU
 trace) is counted under its phase as "outside operators", beside the
 kernel time: the split's total can exceed the kernel total by it.
+
+A serving engine's steps (:func:`serving_phases`) are split the same way
+by phase (prefill, decode, both), each with its kernel time by bound:
+compute, bandwidth, communication (the collectives), overhead, unknown.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.phases import PHASES
+from ..core.phases import PHASES, SERVING_PHASES
 from ..core.placement import CLASSES, Placements
 from .groups import summarize
 
@@ -72,3 +76,52 @@ def step_split(p: Placements, tables) -> StepSplit | None:
             per_step[s] = {PHASES[c]: float(time[mine & (phase == c)].sum()) for c in range(len(PHASES))}
     basis = tuple(dict.fromkeys(b for _, t in tables for b in t.basis))
     return StepSplit(overall, per_step, basis, float(time[~inside].sum()))
+
+
+@dataclass(frozen=True)
+class ServingPhase:
+    """One phase of a serving engine's steps (prefill, decode or both)
+    and where its kernel time is bound."""
+
+    phase: str
+    time_s: float                # kernel time launched in those steps
+    share: float                 # of the kernel time of every serving phase
+    compute_s: float             # rows bound by a compute roof
+    bandwidth_s: float           # rows bound by a memory level
+    communication_s: float       # collective kernels, whatever their bound
+    overhead_s: float
+    unknown_s: float             # rows with no work (no model, no counters)
+
+
+def serving_phases(p: Placements, tables) -> list[ServingPhase]:
+    """Per serving phase marked by a reader (:data:`SERVING_PHASES`), its
+    kernel time by bound: compute, bandwidth (a memory level),
+    communication (every collective kernel, on a link's roof or not),
+    overhead and unknown; empty when no input marks a serving phase."""
+    if not tables:
+        return []
+    row = np.concatenate([np.where(t.row >= 0, start + t.row, -1) for start, t in tables]).astype(np.int64)
+    phase = np.concatenate([t.phase for _, t in tables]).astype(np.int64)
+    time = np.concatenate([np.nan_to_num(t.time_s) for _, t in tables])
+    wanted = [PHASES.index(name) for name in SERVING_PHASES]
+    keep = np.isin(phase, wanted) & (row >= 0)
+    if not keep.any():
+        return []
+    row, phase, time = row[keep], phase[keep], time[keep]
+    comm = np.asarray([f == "communication" for f in p.kernels.families], dtype=bool)[row]
+    # a collective is communication-bound time whatever its label; the rest by class
+    codes = phase * 2 + comm
+    st = summarize(p, codes, 2 * len(PHASES), rows=row, time_s=time)
+    cls = {c: i for i, c in enumerate(CLASSES)}
+    total = float(time.sum())
+    out = []
+    for code in wanted:
+        own, coll = 2 * code, 2 * code + 1
+        t = float(st.time_s[own] + st.time_s[coll])
+        if t <= 0:
+            continue
+        by = st.class_time_s[own]
+        out.append(ServingPhase(PHASES[code], t, t / total if total else 0.0,
+                                float(by[cls["compute"]]), float(by[cls["bandwidth"]]), float(st.time_s[coll]),
+                                float(by[cls["overhead"]]), float(by[cls["unknown"]])))
+    return out

@@ -23,3 +23,11 @@ def _tables(r):
 def step_split(r) -> StepSplit | None:
     """The split of report ``r``, or None when no input marks phases."""
     return split_of(r.placements, _tables(r))
+
+
+def serving_phases(r):
+    """The serving phases of report ``r`` with their time by bound
+    (:func:`roofline.analysis.steps.serving_phases`); empty when no input
+    marks a serving engine's steps."""
+    from ..analysis.steps import serving_phases as phases_of
+    return phases_of(r.placements, _tables(r))

@@ -40,7 +40,9 @@ from .columns import codes
 from .nesting import Nesting, parents
 from .op_columns import OpEvents
 
-FORWARD, BACKWARD, OPTIMIZER, COMMUNICATION, DATA, OTHER = range(len(PHASES))
+FORWARD, BACKWARD, OPTIMIZER, COMMUNICATION, DATA, PREFILL, DECODE, MIXED, OTHER = (
+    PHASES.index(p) for p in ("forward", "backward", "optimizer", "communication", "data loading",
+                              "prefill", "decode", "prefill+decode", "other"))
 OUTSIDE_OPERATORS = -1       # row of host time in a range but in no operator
 
 _STEP = re.compile(r"^ProfilerStep#(\d+)$")
@@ -48,6 +50,12 @@ _OPTIMIZER = re.compile(r"^Optimizer\.(step|zero_grad)#")
 _DATA = re.compile(r"^enumerate\(DataLoader\)#")
 _BACKWARD_RANGE = re.compile(r"^##\s*backward\s*##$", re.IGNORECASE)
 _AUTOGRAD_OP = re.compile(r"^autograd::engine::evaluate_function|Backward\d*$")
+# A serving engine's step: vLLM's worker range (execute_context_R(T)_generation_G(T), with the
+# token count first and per-phase sums in detailed mode: execute_B_context_R(sq..sk..)_generation_G(..))
+# and SGLang's step[MODE bs=N ...]; the requests of each kind say the step's phase
+_VLLM_STEP = re.compile(r"^execute_(?:\d+_)?context_(\d+)\([^)]*\)_generation_(\d+)\([^)]*\)$")
+_SGLANG_STEP = re.compile(r"^step\[(EXTEND|PREFILL|DECODE|MIXED)\b")
+_SGLANG_PHASE = {"EXTEND": PREFILL, "PREFILL": PREFILL, "DECODE": DECODE, "MIXED": MIXED}
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,8 +167,29 @@ def operator_phases(ops: OpEvents, nesting: Nesting) -> np.ndarray:
     return phase
 
 
+def _serving_steps(ops: OpEvents):
+    """(phase code per serving step range, the ranges on any thread) or None."""
+    a = ops.annotations
+    chosen = []
+    for i, name in enumerate(a.names):
+        name = str(name)
+        if m := _VLLM_STEP.match(name):
+            context, generation = int(m.group(1)), int(m.group(2))
+            if context or generation:
+                chosen.append((i, MIXED if context and generation else PREFILL if context else DECODE))
+        elif m := _SGLANG_STEP.match(name):
+            chosen.append((i, _SGLANG_PHASE[m.group(1)]))
+    if not chosen:
+        return None
+    ts = np.array([a.ts[i] for i, _ in chosen], dtype=float)
+    ends = ts + np.array([a.dur[i] for i, _ in chosen], dtype=float)
+    return np.array([c for _, c in chosen], dtype=np.int8), _Ranges(ts, ends)
+
+
 def _basis(ops: OpEvents, steps) -> tuple[str, ...]:
     out = ["ProfilerStep ranges" if steps is not None else "no ProfilerStep ranges (one step)"]
+    if _serving_steps(ops) is not None:
+        out.append("the serving engine's step ranges (vLLM execute_*, SGLang step[...])")
     if any(ops.backward):
         out.append("autograd's Fwd thread id")
     if any(_OPTIMIZER.search(str(n)) for n in ops.annotations.names):
@@ -188,6 +217,11 @@ def gpu_phases(gpu, ops: OpEvents, nesting: Nesting, launch_row: np.ndarray, op_
         phase[op_of >= 0] = by_op[op_of[op_of >= 0]]
     comm = {name: family_of(name) == "communication" for name in set(gpu.kernel_names)}
     phase[np.fromiter(map(comm.__getitem__, gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
+    serving = _serving_steps(ops)
+    if serving is not None:              # a serving step's phase, collectives in it included
+        codes_, ranges = serving
+        k = ranges.holding(np.nan_to_num(when, nan=-np.inf))
+        phase[k >= 0] = codes_[k[k >= 0]]
     step = _step_of(steps, np.nan_to_num(when, nan=-np.inf))
     time = np.nan_to_num(np.asarray(gpu.kernel_dur, dtype=float)) * 1e-6
     rows = [np.asarray(launch_row, dtype=np.int64)] + [np.array([r]) for r, _ in extra_rows]

@@ -8,6 +8,8 @@ A new section is a module here and its name in :data:`ORDER`.
 
 - :mod:`.summary` (headline numbers, time by bound and by reason, top
   kernels), :mod:`.steps` (time by phase of the training step),
+  :mod:`.serving` (per prefill/decode phase of a serving step, the time
+  by bound),
   :mod:`.rooflines` (the charts), :mod:`.kernels` (every name, most time
   first), :mod:`.variants` (each version of a kernel against the previous),
   :mod:`.families` (kernels grouped by what they do);
@@ -32,7 +34,7 @@ from ...core.placement import Rules
 from ..document import Section
 from .context import Context
 
-ORDER = ("summary", "steps", "rooflines", "kernels", "variants", "families", "ranks", "communication",
+ORDER = ("summary", "steps", "serving", "rooflines", "kernels", "variants", "families", "ranks", "communication",
          "operators", "instruction", "overhead", "block_sched", "warnings")
 
 

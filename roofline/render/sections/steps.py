@@ -2,6 +2,7 @@
 ProfilerStep (rows from :mod:`..step_rows`)."""
 from __future__ import annotations
 
+from ...core.phases import SERVING_PHASES, TRAINING_PHASES
 from ...core.placement import CLASSES
 from ..document import Code, Heading, Table, note, share, text, time
 from ..step_rows import OUTSIDE, PHASES
@@ -14,6 +15,9 @@ def build(r, ctx):
     split = r.step_split()
     if split is None or not (len(split.overall) > 1 or split.steps):
         return None
+    shown = {p.phase for p in split.overall}
+    if shown & set(SERVING_PHASES) and not shown & set(TRAINING_PHASES) and not split.steps:
+        return None                      # a serving step: the Serving step section says it
     basis = "Phases from " + ", ".join(split.basis) + "."
     if split.outside_s > 0:
         basis += (f" {time(split.outside_s).text} of host time ran inside these ranges but in no operator "
