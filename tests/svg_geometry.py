@@ -84,6 +84,7 @@ class Label:
     gid: str
     text: str
     lines: list = field(default_factory=list)
+    leaders: list = field(default_factory=list)    # (start, end) of each leader line, SVG pixels
 
 
 @dataclass
@@ -177,6 +178,21 @@ def _label(g, glyphs) -> Label:
     return Label(g.get("id", ""), comment, lines)
 
 
+def _leaders(groups) -> list[np.ndarray]:
+    """End points of the unfilled paths of arrow patches among ``groups``
+    (a label's leader line: a straight line or a quadratic with its control
+    point on the line)."""
+    out = []
+    for patch in groups:
+        if not patch.get("id", "").startswith("patch_"):
+            continue
+        for p in patch.iter(SVG + "path"):
+            if "fill: none" in p.get("style", ""):
+                pts = apply(parse_transform(patch.get("transform")), path_points(p.get("d")))
+                out.append(np.array([pts[0], pts[-1]]))
+    return out
+
+
 def read_drawing(path) -> Drawing:
     """The texts, labels, legend frames, axes boxes and marker centres of a
     matplotlib SVG. Every transform from the root down is applied (matplotlib
@@ -186,7 +202,7 @@ def read_drawing(path) -> Drawing:
     glyphs = _defs(root)
     drawing = Drawing([], [], [], [], [])
 
-    def walk(el, m, inside_legend, inside_axes):
+    def walk(el, m, inside_legend, inside_axes, previous=None):
         m = m @ parse_transform(el.get("transform")) if el.tag == SVG + "g" else m
         gid = el.get("id", "")
         if el.tag == SVG + "defs":
@@ -194,6 +210,8 @@ def read_drawing(path) -> Drawing:
         if el.tag == SVG + "g" and _is_text(el):
             label = _label(el, glyphs)
             label.lines = [apply(m, c) for c in label.lines]
+            # an annotation's arrow is written just before its text, as a sibling
+            label.leaders = [apply(m, ends) for ends in _leaders([previous] if previous is not None else [])]
             if label.lines and not inside_legend:
                 drawing.texts.append(label)
                 if gid in LABEL_IDS:
@@ -223,9 +241,11 @@ def read_drawing(path) -> Drawing:
             for use in el.iter(SVG + "use"):
                 drawing.points.append((apply(m, np.array([[float(use.get("x", 0)), float(use.get("y", 0))]]))[0],
                                        inside_axes))
+        previous = None
         for child in el:
             if isinstance(child.tag, str):
-                walk(child, m, inside_legend, inside_axes)
+                walk(child, m, inside_legend, inside_axes, previous)
+                previous = child
 
     walk(root, np.eye(3), False, None)
     return drawing
@@ -309,3 +329,37 @@ def outside_axes(drawing: Drawing, slack_px: float = 0.5) -> list[str]:
         if not (x0 <= x <= x1 and y0 <= y <= y1):
             out.append(f"point at ({x:.0f}, {y:.0f})")
     return out
+
+
+def _inside_convex(poly: np.ndarray, points: np.ndarray, inset_px: float) -> np.ndarray:
+    """Which ``points`` lie inside convex ``poly`` by more than ``inset_px``."""
+    poly = _ccw(poly)
+    inside = np.ones(len(points), dtype=bool)
+    for a, b in zip(poly, np.roll(poly, -1, axis=0)):
+        edge = b - a
+        length = np.hypot(*edge)
+        if length == 0:
+            continue
+        # signed distance to the left of the edge (inside, counter-clockwise)
+        dist = (edge[0] * (points[:, 1] - a[1]) - edge[1] * (points[:, 0] - a[0])) / length
+        inside &= dist > inset_px
+    return inside
+
+
+def leaders_over_texts(drawing: Drawing, inset_px: float = 1.0, samples: int = 200) -> list[tuple[str, str]]:
+    """Leader lines drawn across another text or into the legend: (the
+    leader's label, the text or 'legend' it crosses)."""
+    found = []
+    t = np.linspace(0.0, 1.0, samples)[:, None]
+    for owner in drawing.texts:
+        for start, end in owner.leaders:
+            points = start + t * (end - start)
+            for other in drawing.texts:
+                if other is owner:
+                    continue
+                if any(_inside_convex(poly, points, inset_px).any() for poly in other.lines):
+                    found.append((owner.text, other.text))
+            for frame in drawing.legends:
+                if _inside_convex(frame, points, inset_px).any():
+                    found.append((owner.text, "legend"))
+    return found

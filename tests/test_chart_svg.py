@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("matplotlib")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from svg_geometry import (intersection_area, outside_axes, overlaps, parse_transform,  # noqa: E402
-                          path_points, read_drawing)
+from svg_geometry import (intersection_area, leaders_over_texts, outside_axes, overlaps,  # noqa: E402
+                          parse_transform, path_points, read_drawing)
 
 REPO = Path(__file__).resolve().parents[1]
 ECE408 = REPO / "examples" / "ece408_kernels.csv"
@@ -30,18 +30,20 @@ def _plot(tmp_path, *args) -> Path:
     return out
 
 
-def _check(svg: Path):
+def _check(svg: Path, leaders: bool = True):
     drawing = read_drawing(svg)
     assert drawing.texts and drawing.legends and drawing.points, "nothing read: the reader lost the chart"
     assert overlaps(drawing) == []
     assert outside_axes(drawing) == []
+    if leaders:
+        assert leaders_over_texts(drawing) == []
     return drawing
 
 
 @pytest.mark.parametrize("view", ["auto", "cache-aware", "hierarchical"])
 def test_ece408_views(tmp_path, view):
     # README: roofline plot examples/ece408_kernels.csv --device v100-sxm2 -o ece408.png
-    drawing = _check(_plot(tmp_path, ECE408, "--device", "v100-sxm2", "--view", view))
+    drawing = _check(_plot(tmp_path, ECE408, "--device", "v100-sxm2", "--view", view), leaders=False)
     ids = [t.gid for t, _ in drawing.labels]
     # FP32 roof, L1, L2 and DRAM lines (haloed, so drawn as paths), their ridges
     assert ids.count("roof-label") == 4 and ids.count("ridge-label") == 3
@@ -49,10 +51,20 @@ def test_ece408_views(tmp_path, view):
     assert "baseline → constmem" in names        # the variant chains are labelled
 
 
+@pytest.mark.xfail(strict=True, reason="known: fft2d_r2c's leader runs under the conv1 chain label; the chain "
+                   "labels (render/variants.py) are placed after the kernel names and find no place free of "
+                   "every leader, text and point among their candidates")
+def test_ece408_leaders_run_through_no_label(tmp_path):
+    drawing = read_drawing(_plot(tmp_path, ECE408, "--device", "v100-sxm2"))
+    assert leaders_over_texts(drawing) == []
+
+
 def test_cpu_trace_chart(tmp_path):
     # docs/pytorch.md's chart (there on a measured profile; here the repository's Zen 3 one)
     drawing = _check(_plot(tmp_path, CPU_TRACE, "--device", ZEN3))
     assert len(drawing.points) > 100
+    assert any(t.gid == "roof-label" and len(t.leaders) == 0 for t, _ in drawing.labels)
+    assert sum(len(t.leaders) for t in drawing.texts) >= 3        # kernel names with their leaders
 
 
 def test_dense_chart(tmp_path):
@@ -96,6 +108,9 @@ def test_the_svg_check_sees_overlaps_legend_and_escapes(tmp_path):
     ax.text(1.25, 1.8, "second label", gid=ROOF_LABEL_GID)          # on top of the first
     ax.text(1.98, 1.02, "in the legend", ha="right", gid=ROOF_LABEL_GID)
     ax.text(2.3, 1.5, "past the right edge", gid=ROOF_LABEL_GID, rotation=30)
+    ax.text(1.5, 1.3, "crossed by a leader", ha="center", gid=ROOF_LABEL_GID)
+    ax.annotate("pointing", (1.5, 1.1), xytext=(1.5, 1.5), gid="kernel-label",
+                arrowprops=dict(arrowstyle="-"))
     ax.set_xlim(1, 2)
     ax.set_ylim(1, 2)
     out = tmp_path / "bad.svg"
@@ -105,6 +120,7 @@ def test_the_svg_check_sees_overlaps_legend_and_escapes(tmp_path):
     assert ("first label", "second label") in [(a, b) for a, b, _ in found]
     assert ("in the legend", "legend") in [(a, b) for a, b, _ in found]
     assert outside_axes(drawing) == ["past the right edge"]
+    assert leaders_over_texts(drawing) == [("pointing", "crossed by a leader")]
 
 
 def test_rotated_text_keeps_a_rotated_outline(tmp_path):

@@ -44,8 +44,8 @@ def draw_density(ax, x, y, bins: int = DENSITY_BINS, weights=None, label: str = 
     else:
         # rows outside the limits are said in the entry, not in a note of
         # their own: a note in a corner fell under the legend
-        outside = f", {mesh.outside:,} outside the chart" if mesh.outside else ""
-        _legend_entry(ax, f"{label}: darker = more (max {masked.max():,.0f}{outside})")
+        outside = f"; {mesh.outside:,} rows outside the chart" if mesh.outside else ""
+        _legend_entry(ax, f"{label}: darker = more (at most {masked.max():,.0f} a cell{outside})")
     return mesh
 
 

@@ -42,6 +42,7 @@ class Occupied:
         self.inside = ax.get_window_extent()    # labels stay within the axes
         self._seen: set[int] = set()
         self.leaders: list[Box] = []            # (x0, y0, x1, y1) segments: a new one must cross none
+        self.texts: list[Box] = []              # label and legend boxes: no leader may run through one
 
     def crosses(self, segment: Box) -> bool:
         """Whether a leader ``segment`` crosses one already taken."""
@@ -50,6 +51,27 @@ class Occupied:
 
     def take_leader(self, segment: Box) -> None:
         self.leaders.append(segment)
+
+    def leader_clear(self, segment: Box, own: Box, skip_px: float) -> bool:
+        """Whether a leader ``segment`` from a point to the middle of its
+        label ``own`` runs through no text (its first ``skip_px``, the
+        marker, and its part inside ``own`` left out), and whether ``own``
+        lies across no leader drawn before."""
+        x0, y0, x1, y1 = segment
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        t = np.linspace(min(skip_px / length, 1.0), 1.0, 48)
+        sx, sy = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+        mine = (sx >= own[0]) & (sx <= own[2]) & (sy >= own[1]) & (sy <= own[3])
+        sx, sy = sx[~mine], sy[~mine]
+        for b in self.texts:
+            if np.any((sx > b[0]) & (sx < b[2]) & (sy > b[1]) & (sy < b[3])):
+                return False
+        u = np.linspace(0.0, 1.0, 48)
+        for a0, b0, a1, b1 in self.leaders:
+            lx, ly = a0 + u * (a1 - a0), b0 + u * (b1 - b0)
+            if np.any((lx > own[0]) & (lx < own[2]) & (ly > own[1]) & (ly < own[3])):
+                return False
+        return True
 
     def free(self, boxes: list[Box]) -> bool:
         m = self.margin
@@ -61,10 +83,13 @@ class Occupied:
                 return False
         return True
 
-    def take(self, boxes: list[Box], artist=None) -> None:
+    def take(self, boxes: list[Box], artist=None, text: bool = False) -> None:
         """Take ``boxes``; ``artist``, the text drawn there, is then not
-        taken again by :meth:`take_texts`."""
+        taken again by :meth:`take_texts`; ``text``: the boxes hold words
+        (a label, the legend), which no leader may cross."""
         self.boxes.extend(boxes)
+        if text or artist is not None:
+            self.texts.extend(boxes)
         if artist is not None:
             self._seen.add(id(artist))
 
@@ -100,8 +125,10 @@ class Occupied:
                 anchor, offset = self.ax.transData.transform(t.xy), t.xyann
             else:
                 anchor, offset = t.get_transform().transform(t.get_position()), (0.0, 0.0)
-            self.boxes.append(self.text_box(anchor, t.get_text(), t.get_fontsize(),
-                                            t.get_horizontalalignment(), t.get_verticalalignment(), offset))
+            box = self.text_box(anchor, t.get_text(), t.get_fontsize(),
+                                t.get_horizontalalignment(), t.get_verticalalignment(), offset)
+            self.boxes.append(box)
+            self.texts.append(box)
 
     def take_hline(self, y: float, half_width_pt: float = 1.5) -> None:
         _, py = self.ax.transData.transform((1.0, y))

@@ -79,7 +79,7 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
     _draw_cache_ranges(ax, p, shown)
     # the legend before the names: no name may go under it
     legend = _legend(ax, p, shown, view)
-    occupied.take([tuple(legend.get_window_extent().padded(2).extents)])
+    occupied.take([tuple(legend.get_window_extent().padded(2).extents)], text=True)
     left_off = _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
     if left_off:
         note_left_off(ax, left_off)
@@ -390,21 +390,26 @@ def _label_top(ax, p, shown, y, time, label_top, occupied: Occupied, unlabelled=
         ax_x, ax_y = ax.transAxes.inverted().transform(pos)
         variant = str(p.kernels.variants[i])
         label = short_name(str(p.kernels.names[i])) + (f" ({variant})" if variant else "")
-        right = ax_x > 0.75  # labels of points near the right edge go to their left
-        dx = (radius[i] + 4) * (-1 if right else 1)
         first = -14 if ax_y > 0.8 else 14
         box = None
-        for dy in offsets(first, 13 if first > 0 else -13):
+        # labels of points near the right edge go to their left; the other
+        # side is tried only when the preferred one has no free place
+        places = [(side, dy) for side in ((ax_x > 0.75), not (ax_x > 0.75))
+                  for dy in offsets(first, 13 if first > 0 else -13)]
+        for right, dy in places:
+            dx = (radius[i] + 4) * (-1 if right else 1)
             box = occupied.text_box(pos, label, 8, "right" if right else "left", "center", (dx, dy))
             # the leader runs from the point towards the label's middle (matplotlib's
             # annotation arrow, cut at the box): it may cross no other leader
             lead = (pos[0], pos[1], (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-            if occupied.free([box]) and not occupied.crosses(lead):
+            # nor run through a label or the legend, nor have its label lie across an earlier leader
+            if (occupied.free([box]) and not occupied.crosses(lead)
+                    and occupied.leader_clear(lead, box, (radius[i] + 1) * occupied.px)):
                 break
         else:
             left_off += 1    # nowhere free: a label left out (and counted) beats one printed over another
             continue
-        occupied.take([box])
+        occupied.take([box], text=True)
         occupied.take_leader(lead)
         ax.annotate(label, (x_any[i], y[i]), textcoords="offset points",
                     xytext=(dx, dy), ha="right" if right else "left", va="center",

@@ -167,7 +167,9 @@ class _Obstacles:
             r = np.sqrt(np.resize(sizes, len(xy))) / 2 * scale
             self.points.extend(zip(xy[:, 0], xy[:, 1], r))
         self.points = np.array(self.points).reshape(-1, 3)
-        self.boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text()]
+        from matplotlib.text import Text
+        # the words' own boxes: an annotation's extent spans its arrow and point too
+        self.boxes = [Text.get_window_extent(t, renderer) for t in ax.texts if t.get_visible() and t.get_text()]
         legend = ax.get_legend()
         if legend is not None:
             self.boxes.append(legend.get_window_extent(renderer))
@@ -179,11 +181,12 @@ class _Obstacles:
         """Leaders already drawn that a new leader ``segment`` crosses: two
         crossing leaders tie each label to the other's point."""
         from .geometry import segments_cross
-        return 1500.0 * sum(segments_cross(segment, other) for other in self.leaders)
+        return 3000.0 * sum(segments_cross(segment, other) for other in self.leaders)
 
     def cost(self, x0, y0, x1, y1) -> float:
         f = self.frame
-        outside = max(0, f.x0 - x0) + max(0, x1 - f.x1) + max(0, f.y0 - y0) + max(0, y1 - f.y1)
+        m = 6.0       # the drawn box (its padding, the line width) reaches a little past the estimate
+        outside = max(0, f.x0 + m - x0) + max(0, x1 - f.x1 + m) + max(0, f.y0 + m - y0) + max(0, y1 - f.y1 + m)
         pts = self.points
         covered = 0
         if len(pts):
@@ -191,12 +194,14 @@ class _Obstacles:
                                  & (pts[:, 1] + pts[:, 2] > y0) & (pts[:, 1] - pts[:, 2] < y1)))
         areas = [max(0, min(x1, b.x1) - max(x0, b.x0)) * max(0, min(y1, b.y1) - max(y0, b.y0))
                  for b in self.boxes]
-        # a label hidden costs more than a point, and more than a crossing leader
-        return 1e4 * outside + 300 * covered + 5 * sum(areas) + 1000 * sum(a > 0 for a in areas)
+        # a label hidden costs more than a point, and more than a leader crossing or under a label
+        return 1e4 * outside + 300 * covered + 5 * sum(areas) + 4000 * sum(a > 0 for a in areas)
 
-    def leader_cost(self, x0, y0, x1, y1, skip: float) -> float:
+    def leader_cost(self, x0, y0, x1, y1, skip: float, own=None) -> float:
         """Markers a straight leader from (x0, y0) to (x1, y1) passes through,
-        ignoring the first ``skip`` pixels (the marker it points at)."""
+        ignoring the first ``skip`` pixels (the marker it points at), and
+        texts it runs through outside its own label's box ``own``
+        (x0, y0, x1, y1)."""
         pts = self.points
         if not len(pts):
             return 0.0
@@ -206,11 +211,24 @@ class _Obstacles:
         along = rel @ d / length
         across = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0]) / length
         hit = (along > skip) & (along < length) & (across < pts[:, 2] + 2)
-        # and the texts it runs through (sampled along its length, the label's own end left out)
-        t = np.linspace(0.0, 0.85, 24)
+        # and the texts it runs through (sampled along its length, the part in its own label left out)
+        t = np.linspace(min(skip / length, 1.0), 1.0, 48)
         sx, sy = x0 + t * (x1 - x0), y0 + t * (y1 - y0)
+        if own is not None:
+            keep = ~((sx >= own[0]) & (sx <= own[2]) & (sy >= own[1]) & (sy <= own[3]))
+            sx, sy = sx[keep], sy[keep]
         through = sum(bool(np.any((sx > b.x0) & (sx < b.x1) & (sy > b.y0) & (sy < b.y1))) for b in self.boxes)
-        return 300.0 * float(hit.sum()) + 600.0 * through
+        # a leader through words makes them as hard to read as a label over them
+        return 300.0 * float(hit.sum()) + 3000.0 * through
+
+    def crossed_cost(self, x0, y0, x1, y1) -> float:
+        """Leaders already drawn that would run under a label at this box."""
+        t = np.linspace(0.0, 1.0, 48)
+        hits = 0
+        for a0, b0, a1, b1 in self.leaders:
+            lx, ly = a0 + t * (a1 - a0), b0 + t * (b1 - b0)
+            hits += bool(np.any((lx > x0) & (lx < x1) & (ly > y0) & (ly < y1)))
+        return 1500.0 * hits
 
     def add_extent(self, bbox) -> None:
         self.boxes.append(bbox)
@@ -242,14 +260,19 @@ def _chain_label(ax, renderer, pts, x_all, y_all, time, short, obstacles):
     px, py = ax.transData.transform(xy)
     skip = 12 * ax.figure.dpi / 72.0
     # candidates around the chain: right first, then left, above, below
+    # a grid of places around the chain: right first, then left, above,
+    # below (a few named ones missed the one free place on the ECE408 chart)
     xs = [px + 70, px + 110, px - 70 - w, px - 110 - w, px + 30, px - w / 2, px + 180, px - 180 - w]
+    xs += [px - w - 200 + 40 * k for k in range(int((w + 400) // 40) + 1)]
     ys = [py + k * h for k in (0, -0.9, 0.9, -1.8, 1.8, -2.8, 2.8, -3.8, 3.8, -4.8, 4.8, -5.8)]
+    ys += [py + k * 0.45 * h for k in range(-13, 14) if k % 2]
     best = None
     for cy in ys:
         for cx in xs:
-            near_x = cx if cx > px else cx + w  # the leader meets the box's near side
-            c = (obstacles.cost(cx, cy - h / 2, cx + w, cy + h / 2)
-                 + obstacles.leader_cost(px, py, near_x, cy, skip=skip)
+            # matplotlib aims the leader at the box's middle and cuts it at the box
+            own = (cx, cy - h / 2, cx + w, cy + h / 2)
+            c = (obstacles.cost(*own) + obstacles.crossed_cost(*own)
+                 + obstacles.leader_cost(px, py, cx + w / 2, cy, skip=skip, own=own)
                  + obstacles.crossing_cost((px, py, cx + w / 2, cy))
                  + 0.05 * (abs(cx - px) + abs(cy - py)))
             if best is None or c < best[0]:
