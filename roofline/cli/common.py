@@ -266,10 +266,13 @@ def fitting_results(results: list, device, command: str) -> list:
     are read."""
     from ..core.errors import Advice
     wrong = _WRONG_KIND.get(device.kind)
-    refused = [r for r in results if wrong is not None and r.device.kind == wrong and len(r.kernels)]
-    for r in refused:
-        warn(command, Advice(f"not read: {r.path} ({_not_bounded(device, wrong)})", "", subject="input"))
-    return [r for r in results if not any(r is x for x in refused)]
+    kept = []
+    for r in results:
+        if wrong is not None and r.device.kind == wrong and len(r.kernels):
+            warn(command, Advice(f"not read: {r.path} ({_not_bounded(device, wrong)})", "", subject="input"))
+        else:
+            kept.append(r)
+    return kept
 
 
 def fitting(kernels, results: list, device, command: str):
