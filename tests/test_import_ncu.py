@@ -501,3 +501,12 @@ def test_instruction_roofline_counters_from_ncu():
     k = ncu_csv.parse(text, "inst.csv").kernels[0]
     assert k.instructions == 1000 and k.launch["thread_instructions"] == 24000
     assert k.transactions["shared"] == 500 and k.transactions["DRAM"] == 100
+
+
+def test_fp16_accumulate_ops_counter_goes_to_its_own_roof():
+    # sm__ops_path_tensor_src_<in>_dst_<accumulator>: f16 in, f16 accumulate is the
+    # GeForce parts' faster roof (tensor_fp16_acc16); f32 accumulate stays tensor_fp16
+    metrics = {"sm__ops_path_tensor_src_fp16_dst_fp16.sum": ("", "1000"),
+               "sm__ops_path_tensor_src_fp16_dst_fp32.sum": ("", "3000")}
+    r = ncu_csv.parse(_details("8.9", metrics), "t.csv")
+    assert dict(r.kernels[0].flops) == {"tensor_fp16_acc16": 1000.0, "tensor_fp16": 3000.0}

@@ -89,6 +89,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ...core.kernel_name_types import accumulated
 from .metrics import MetricSet, unit_kind
 from .tensor_flops import cc_tuple, tensor_flop_per_instruction
 
@@ -313,9 +314,8 @@ def _ncu_tensor(ms: MetricSet, r: _Rates, out: Counts, name: str, cc: str | None
     ops_found = False
     for base, variants in sorted(bases.items()):
         src, dst = re.match(r"sm__ops_path_tensor_src_([a-z0-9]+)(?:_dst_([a-z0-9]+))?", base).groups()
-        precision = _TENSOR_SRC.get(src)
-        if dst == "fp16" and precision in ("tensor_fp16", "tensor_fp8"):
-            precision += "_acc16"          # FP16 accumulate: twice the rate on GeForce parts
+        # dst is the accumulator: FP16 accumulate has a roof of its own on GeForce parts
+        precision = accumulated(_TENSOR_SRC.get(src), "f16" if dst == "fp16" else None)
         if precision is None:
             continue
         v = r.total(base) if "" in variants else None
