@@ -68,6 +68,31 @@ def test_vllm_decode_joined_to_its_capture():
     assert _per_call_flops(joined, "aten::mm") == {2 * m * 2880 * 201088: 1}
 
 
+def test_vllm_gpt_oss_moe_gets_its_work_from_the_buffers_and_weight_views_it_records():
+    """vllm::moe_forward on triton_kernels' matmul_ogs (gpt-oss MXFP4): top-k from the [32, 4]
+    routing ids, I from the [1, 128, 2944] activation buffer, the weights from the packed
+    views w1 [32, 1536, 5888] and w2 [32, 1472, 3072] (bytes, two FP4 values each)."""
+    joined = join_captures([read_profile(VLLM[0]), read_profile(VLLM[1])])[0]
+    moe = [k for k in joined.kernels if k.operator == "vllm::moe_forward"]
+    gemms = [k for k in moe if k.family == "gemm"]
+    assert {k.name.split("_16x")[0] for k in gemms} == {"_matmul_ogs_NNT_bf16xbf16xmxfp4"}
+    assert all(k.count == 24 for k in moe)        # one launch per layer
+    # T = 32 tokens of the padded width H = 3072, k = 4, I = 2944: 6 T k H I per layer
+    t, k, h, i, layers = 32, 4, 3072, 2944, 24
+    assert sum(sum(kk.flops.values()) for kk in gemms) == pytest.approx(layers * 6 * t * k * h * i)
+    assert {p for kk in gemms for p in kk.flops} == {"tensor_bf16"}     # weights dequantised to the MMA
+    # all 32 experts reachable by 128 routed rows: the whole of w1 and w2 is read once per layer
+    weights = 32 * 1536 * 5888 + 32 * 1472 * 3072
+    per_layer = t * h * 2 + weights + 2 * t * k * i * 2 + t * k * h * 2
+    assert sum(kk.bytes["DRAM"] for kk in gemms) == pytest.approx(layers * per_layer)
+    assert all("views the operator takes" in kk.assumed for kk in gemms)
+    # the finalize scatter takes the data movement aside, not the GEMM's FLOPs
+    (final,) = [kk for kk in moe if kk.name.startswith("_finalize_matmul")]
+    assert final.family == "elementwise" and sum(final.flops.values()) == 0
+    aside = t * 32 * 2 + t * k * 8 + t * k * h * 2 + t * h * 2     # logits, ids+weights, outputs, sum
+    assert final.bytes["DRAM"] == pytest.approx(layers * aside)
+
+
 # ---- written traces ---------------------------------------------------------------------------
 
 MM = [[256, 3072], [3072, 9216]]

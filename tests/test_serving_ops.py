@@ -14,7 +14,7 @@ from corrupt import needs_folder
 from roofline import find_device, place
 from roofline.core.model import KernelSet
 from roofline.importers import kineto, read_profile
-from roofline.importers.kineto.serving import _routing
+from roofline.importers.kineto.serving import _routing, expert_weight_bytes
 from roofline.ops import OpCall, has_model, op_work, tensor_core_key, unknown_reason
 
 BF16, FP8, F32, I64, I32, U8 = ("c10::BFloat16", "c10::Float8_e4m3fn", "float", "long int", "int",
@@ -100,6 +100,21 @@ def test_moe_routing_read_from_the_b200_allocations():
     # Triton's caches [T, k, 2I] and [T k, I]: the narrower is I
     assert _routing([[16, 4096], [16, 8]], [((16, 2), 3), ((16, 2, 28672), 15), ((32, 14336), 15)]) == (2, 14336)
     assert _routing([[16, 4096], [16, 8]], [((16, 2, 28672), 15)]) is None      # no routing ids
+    # triton_kernels' matmul_ogs (vLLM gpt-oss decode on MI300X): int16 ids, [1, T k, I] buffers
+    gpt_oss = [((32, 4), 15), ((32, 4), 2), ((1, 32), 28), ((128,), 3), ((6, 512), 3),
+               ((1, 128, 2944), 15), ((1, 1, 128, 3072), 15)]
+    assert _routing([[32, 3072], [32, 32], [], []], gpt_oss) == (4, 2944)
+
+
+def test_moe_expert_weights_from_the_views_of_e_experts_only():
+    dims = [[32, 3072], [32, 32]]
+    views = [((32, 1536, 5888), 1), ((32, 1472, 3072), 1), ((32, 1536, 5888), 1),   # w1 viewed twice
+             ((1, 128, 2944), 2), ((32, 4, 8), 4), ((5, 33, 7), 4), ((), 0)]
+    assert expert_weight_bytes(dims, 2944, views) == 32 * 1536 * 5888 + 32 * 1472 * 3072
+    assert expert_weight_bytes(dims, 2944, []) == 0
+    w = op_work(call("vllm::moe_forward", [[32, 3072], [32, 32], [], [], [], []], [BF16, BF16, "", "", "", ""],
+                     ["", "", "", "4", "2944", str(1000 * 32)]))
+    assert w.bytes == 32 * 3072 * 2 + 1000 * 32 + 2 * 128 * 2944 * 2 + 128 * 3072 * 2
 
 
 def test_fused_experts_with_recorded_weights():

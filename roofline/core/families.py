@@ -49,10 +49,12 @@ Rules, in order (``FAMILIES`` lists the names, from :data:`TABLE`)
    ``*sdpa*``, ``*attention*``, Triton ``_attn_fwd``, SageAttention's
    ``sage_fwd``).
 4a. TensorRT-LLM's batched GEMMs (``bmm_MxE4m3_MxE2m1MxE4m3_Fp32_..._swiGlu_...``)
-   and vLLM's Triton ``fused_moe_kernel`` are ``gemm``; a fused MoE's
-   routing kernels (``moe::dev::routing::*``) ``reduction`` and its
-   finalize (``moe::dev::finalize::*``) ``elementwise``, though their
-   templates name CUTLASS types.
+   vLLM's Triton ``fused_moe_kernel`` and triton_kernels' ``_matmul_ogs_*``
+   (gpt-oss MXFP4 MoE, a SwiGLU epilogue included) are ``gemm``; a fused
+   MoE's routing kernels (``moe::dev::routing::*``, ``_combined_routing_*``,
+   ``_sum_bitmatrix_rows``) ``reduction`` and its finalize
+   (``moe::dev::finalize::*``, ``_finalize_matmul_scatter_*``)
+   ``elementwise``, though their names say CUTLASS types or matmul.
    ``elementwise`` before the library rules: a transpose in any
    namespace (``dpsk::grouped_gemm::...::transpose``), rotary embeddings
    (``vllm::rotary_embedding_kernel``), SwiGLU.
@@ -221,11 +223,14 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = tuple((family, re.compile(pattern))
     ("attention", r"flash|fmha|attention|sdpa|_attn|attn_|\bmha_|(^|[_:\s])sage_?(fwd|bwd|attn)"),
     # TensorRT-LLM's trtllm-gen batched GEMMs (bmm_{C}_{A}{B}_{acc}_..., a fused SwiGLU
     # epilogue included) and vLLM's Triton fused_moe_kernel are GEMMs
-    ("gemm", r"^bmm_[a-z0-9]+_|(^|[_:\s])fused_moe_kernel"),
-    # a fused MoE's routing (histograms and offsets of expert ids) and finalize
-    # (the weighted sum of the experts' outputs per token) move data
-    ("reduction", r"moe::dev::routing"),
-    ("elementwise", r"moe::dev::finalize|finalizekernel"),
+    # and triton_kernels' grouped GEMM with gathered/scattered rows (matmul_ogs.py: _matmul_ogs,
+    # a fused SwiGLU epilogue included)
+    ("gemm", r"^bmm_[a-z0-9]+_|(^|[_:\s])fused_moe_kernel|(^|[_:\s])matmul_ogs_"),
+    # a fused MoE's routing (histograms and offsets of expert ids: triton_kernels' routing.py
+    # _combined_routing_*, _sum_bitmatrix_rows) and finalize (the weighted sum of the experts'
+    # outputs per token: _finalize_matmul*) move data
+    ("reduction", r"moe::dev::routing|(^|_)combined_routing_|sum_bitmatrix"),
+    ("elementwise", r"moe::dev::finalize|finalizekernel|(^|_)finalize_matmul"),
     # a transpose in a GEMM library's namespace (dpsk::grouped_gemm::...::transpose) moves data
     ("elementwise", r"::(batched_)?transpose\b|rotary_?emb|swiglu"),
     # table-batched embedding lookups of recommendation models (fbgemm_gpu TBE)

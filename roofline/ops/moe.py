@@ -36,6 +36,10 @@ dtype is not recorded there either: they are counted at 4 bits per
 element (the narrowest format serving libraries store experts in, FP4 or
 INT4), which keeps the bytes a lower bound, and the row says so.
 
+Where the operator takes views of the experts' weights (``triton_kernels``'
+matmul_ogs path: packed MXFP4 w1 and w2 in bytes), the reader passes
+their bytes as argument 5, and they replace the 4-bit count.
+
 ``vllm::inplace_fused_experts`` / ``outplace_fused_experts(hidden_states,
 w1, w2, topk_weights, topk_ids, ...)`` record everything: w1 [E, 2I, H],
 w2 [E, H, I] (packed 4-bit weights halve the last dimension; their bytes
@@ -65,6 +69,8 @@ ROUTING_NOTE = ("top-k and the experts' intermediate size read from the operator
                 "(the trace records neither)")
 WEIGHTS_NOTE = ("expert weights not recorded: counted at 4 bits per element (FP4/INT4, the narrowest "
                 "format served), so the bytes stay a lower bound")
+WEIGHTS_SEEN_NOTE = ("expert weights' bytes from the views the operator takes of them (tensors of E experts); "
+                     "block scales, where the format has them, are not among them")
 TOUCHED_NOTE = "weights of min(E, T x k) experts counted: every expert a token reaches is read once"
 GATED_NOTE = "gated activation (SwiGLU-style: the first GEMM is H -> 2I) assumed"
 NOT_RECORDED = ("vllm::moe_forward records only hidden_states and router_logits: top-k and the experts' "
@@ -93,16 +99,22 @@ def _positive(v) -> int | None:
 
 def moe_forward(args: Args) -> OpWork:
     """``moe_forward(hidden_states, router_logits, layer_name)`` with top-k
-    and I at positions 3 and 4 (filled in by the reader)."""
+    and I at positions 3 and 4 and the viewed weights' bytes at 5 (filled
+    in by the reader)."""
     hidden, logits = args.need(0), args.need(1)
     k, intermediate = _positive(args.value(3)), _positive(args.value(4))
     if k is None or intermediate is None:
         raise UnknownWork(NOT_RECORDED)
     experts = logits.shape[-1]
     touched = min(experts, (hidden.numel // hidden.shape[-1]) * k)
-    weights = touched * 3 * hidden.shape[-1] * intermediate * WEIGHT_BITS_ASSUMED / 8
+    seen = _positive(args.value(5))
+    if seen is not None:
+        weights, weights_note = seen * touched / experts, WEIGHTS_SEEN_NOTE
+    else:
+        weights = touched * 3 * hidden.shape[-1] * intermediate * WEIGHT_BITS_ASSUMED / 8
+        weights_note = WEIGHTS_NOTE
     return moe_work(hidden, experts, k, intermediate, weights, args,
-                    (ROUTING_NOTE, WEIGHTS_NOTE, TOUCHED_NOTE, GATED_NOTE))
+                    (ROUTING_NOTE, weights_note, TOUCHED_NOTE, GATED_NOTE))
 
 
 def fused_experts(args: Args) -> OpWork:
