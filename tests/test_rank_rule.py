@@ -266,3 +266,45 @@ def test_a_folder_of_no_profile_names_each_file(tmp_path):
     folder.mkdir()
     (folder / "a.txt").write_text("hello")
     one_line_error(cli("classify", folder, "--device", DEVICE), "no trace files", "a.txt (")
+
+
+# --- graph captures beside their replays (vLLM, SGLang: tests/fixtures/serving) ------------
+
+SERVING = ROOT / "tests" / "fixtures" / "serving"
+
+
+def _linked(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(src, dst)
+
+
+def test_a_replay_and_its_capture_in_one_folder_are_read_as_the_two_files(tmp_path):
+    replay, capture = SERVING / "vllm_decode_full_replay.json.gz", SERVING / "vllm_decode_full_capture.json.gz"
+    _linked(replay, tmp_path / "pair" / replay.name)
+    _linked(capture, tmp_path / "pair" / capture.name)
+    assert folder_kind(tmp_path / "pair") == FILES          # one rank and its capture: no rank folder
+    folder = cli("classify", tmp_path / "pair", "--device", "mi300x", "--format", "json")
+    files = cli("classify", replay, capture, "--device", "mi300x", "--format", "json")
+    assert folder.returncode == 0, folder.stderr
+    assert json.loads(folder.stdout) == json.loads(files.stdout)
+    assert "take the work of their captured launches" in folder.stderr
+
+
+def test_the_capture_traces_subfolder_vllm_and_sglang_write_is_read_as_the_capture(tmp_path):
+    replay, capture = SERVING / "sglang_qwen3_8b_decode_replay.json.gz", SERVING / "sglang_qwen3_8b_decode_capture_bs32.json.gz"
+    _linked(replay, tmp_path / "prof" / replay.name)
+    _linked(capture, tmp_path / "prof" / "capture_traces" / "bs_32_rank0.json.gz")
+    (tmp_path / "prof" / "capture_traces" / "execution_details.txt").write_text("batch 32")
+    folder = cli("classify", tmp_path / "prof", "--device", "mi300x", "--format", "json")
+    files = cli("classify", replay, capture, "--device", "mi300x", "--format", "json")
+    assert folder.returncode == 0, folder.stderr
+    assert json.loads(folder.stdout) == json.loads(files.stdout)
+    assert "capture_traces/execution_details.txt" in folder.stderr and "not read" in folder.stderr
+
+
+def test_a_capture_in_a_rank_folder_is_no_rank_and_is_named(ranks):
+    (ranks / "graph_capture_rank_0.json").write_text("{}")
+    parts, notes = read_ranks([ranks])
+    assert [p.rank for p in parts] == [0, 1]
+    (text,) = [str(n) for n in notes if "not read" in str(n)]
+    assert "graph_capture_rank_0.json" in text and "is no rank" in text

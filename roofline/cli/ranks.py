@@ -21,12 +21,15 @@ many ranks:
   pmc_perf.csv (a rocprof-compute workload), or probe.toml with result/ (a
   Neutrino run); a folder with no *.json/*.json.gz at its top whose
   subfolders hold pmc_perf.csv is rocprof-compute's workloads/NAME. A folder
-  with two or more *.json/*.json.gz at its top is a rank folder: those are
-  the ranks, and a warning names every other entry it did not read
-  (subfolders too, saying which are profiles). Any other folder (one trace
-  or none, e.g. examples/) is a folder of profiles: each file at its top is
-  read as if given by name, with its warnings, and a file no reader takes is
-  named in a warning. A folder with traces and a profile's files both at its
+  with two or more *.json/*.json.gz at its top, not counting graph captures
+  (a name with "capture"), is a rank folder: those are the ranks, and a
+  warning names every other entry it did not read (subfolders too, saying
+  which are profiles). Any other folder (one trace or none, e.g. examples/)
+  is a folder of profiles: each file at its top is read as if given by name,
+  with its warnings, and a file no reader takes is named in a warning; the
+  traces of its capture_traces/ subfolder (where vLLM and SGLang write the
+  capture of the CUDA graphs a step replays) are read too, and replays take
+  their captured launches' work. A folder with traces and a profile's files both at its
   top is refused: give DIR/pmc_perf.csv or DIR/probe.toml to read the
   profile, or move the traces to a folder of their own.
 """

@@ -6,17 +6,22 @@ folder of profiles read one by one, by a rule the user can read in
 1. ``pmc_perf.csv`` at the folder's top: a rocprof-compute workload (one
    GPU's folder, ``workloads/NAME/<GPU>/``).
 2. ``probe.toml`` and a ``result/`` folder at its top: a Neutrino run.
-3. Two or more trace files (``*.json``, ``*.json.gz``) at its top: a rank
-   folder. Its other entries, subfolders included, are not read, and a
-   warning names them (a subfolder that is a profile is said to be one,
-   with how to read it).
+3. Two or more trace files (``*.json``, ``*.json.gz``) at its top, not
+   counting traces of graph captures (``capture`` in the name): a rank
+   folder. Its other entries, subfolders and captures included, are not
+   read, and a warning names them (a subfolder that is a profile is said
+   to be one, with how to read it).
 4. No trace file at its top and subfolders holding ``pmc_perf.csv``:
    rocprof-compute's ``workloads/NAME/`` (read when it holds one GPU's folder).
 5. Any other folder (one trace or none, e.g. ``examples/``): a folder of
    profiles. Each file at its top is read as if given by name, with the
    same warnings; a file no reader takes is named in a warning with why;
-   subfolders are not read, and a warning names them. A folder of ranks
-   holds ranks: one trace is no multi-rank job.
+   subfolders are not read, and a warning names them, except the trace
+   files of a ``capture_traces/`` subfolder: where vLLM
+   (``--profiler-config.capture_torch_profiler``) and SGLang
+   (``--enable-profile-cuda-graph``) write the capture of the graphs the
+   traces beside it replay, read as such. A folder of ranks holds ranks:
+   one trace (with its captures) is no multi-rank job.
 
 A folder that is both 1 or 2 and 3 is refused with one line saying how to
 read either: which one was meant cannot be told from the files, and reading
@@ -36,6 +41,7 @@ TRACE_SUFFIXES = (".json", ".json.gz", ".pt.trace.json", ".pt.trace.json.gz")
 PMC = "pmc_perf.csv"            # rocprof-compute's table of every dispatch (rocprof_compute.PMC)
 ROCPROF_COMPUTE, NEUTRINO, RANKS = "rocprof-compute workload", "Neutrino run", "rank folder"
 FILES = "folder of profiles"     # rule 5: each file read on its own
+CAPTURE, CAPTURE_DIR = "capture", "capture_traces"     # graph captures: not ranks (rules 3 and 5)
 SHOWN = 3                       # names listed in a message before "and N more"
 
 
@@ -60,13 +66,15 @@ def folder_kind(folder) -> str:
 
 def folder_files(folder: Path) -> tuple[list[Path], list[str]]:
     """A folder of profiles (rule 5): its regular files at the top, sorted by
-    name, and the names of what is not read (subfolders, as ``name/`` or
+    name, after the traces of its ``capture_traces/`` subfolder; and the names of what is not read (subfolders, as ``name/`` or
     ``name/ (a <profile>)``; FIFOs and other special files)."""
-    files, others = [], []
+    files, others = capture_files(folder)
     for e in sorted(_entries(folder), key=lambda e: e.name):
         path = Path(e.path)
         if _is(path, stat.S_ISREG):
             files.append(path)
+        elif e.name == CAPTURE_DIR and _is(path, stat.S_ISDIR):
+            continue                    # its traces are among the files
         elif _is(path, stat.S_ISDIR):
             kind = profile_at_top(path)
             others.append(f"{e.name}/ (a {kind})" if kind else f"{e.name}/")
@@ -80,7 +88,7 @@ def folder_note(folder: Path, others: list[str]) -> str:
     profiles = [n for n in others if n.endswith(")")]
     how = (f"; give {folder / profiles[0].split('/')[0]} on its own to read that profile" if profiles else "")
     return (f"{folder}: {_count(len(others), 'entry', 'entries')} not read ({listed(others)}): a folder of "
-            f"profiles is read from the files at its top{how}")
+            f"profiles is read from the files at its top and the traces of {CAPTURE_DIR}/{how}")
 
 
 def is_profile_folder(path) -> bool:
@@ -104,8 +112,36 @@ def gpu_folders(folder: Path) -> list[str]:
 
 
 def trace_names(folder: Path) -> list[str]:
-    """Names at the folder's top that a rank folder reads, sorted."""
-    return sorted(e.name for e in _entries(folder) if e.name.endswith(TRACE_SUFFIXES))
+    """Names at the folder's top that a rank folder reads, sorted: traces,
+    not graph captures."""
+    return sorted(e.name for e in _entries(folder) if _is_rank_trace(e.name))
+
+
+def _is_rank_trace(name: str) -> bool:
+    return name.endswith(TRACE_SUFFIXES) and not is_capture_name(name)
+
+
+def is_capture_name(name: str) -> bool:
+    """A trace of CUDA/HIP graph captures by its name (vLLM's
+    ``graph_capture_rank_<R>.*``, a user's ``*capture*``): it replays
+    nothing and is no rank."""
+    return CAPTURE in name.lower()
+
+
+def capture_files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The trace files of the folder's ``capture_traces/`` subfolder
+    (sorted) and the names of its other entries, as ``capture_traces/x``."""
+    sub = folder / CAPTURE_DIR
+    if not _is(sub, stat.S_ISDIR):
+        return [], []
+    files, others = [], []
+    for e in sorted(_entries(sub), key=lambda e: e.name):
+        path = Path(e.path)
+        if e.name.endswith(TRACE_SUFFIXES) and _is(path, stat.S_ISREG):
+            files.append(path)
+        else:
+            others.append(f"{CAPTURE_DIR}/{e.name}")
+    return files, others
 
 
 def skipped(folder: Path) -> list[str]:
@@ -114,7 +150,7 @@ def skipped(folder: Path) -> list[str]:
     user may have meant it), other subfolders end in '/'."""
     out = []
     for e in sorted(_entries(folder), key=lambda e: e.name):
-        if e.name.endswith(TRACE_SUFFIXES):
+        if _is_rank_trace(e.name):
             continue
         try:
             is_dir = e.is_dir()
@@ -129,6 +165,9 @@ def skipped_note(folder: Path, names: list[str]) -> str:
     """One line naming what a rank folder did not read."""
     profiles = [n for n in names if n.endswith(")")]
     how = (f"; give {folder / profiles[0].split('/')[0]} on its own to read that profile" if profiles else "")
+    if any(is_capture_name(n) for n in names):
+        how += ("; a graph capture (a name with 'capture') is no rank: give one rank's trace and its "
+                "capture as two files to join them")
     return (f"{folder}: {_count(len(names), 'entry', 'entries')} not read ({listed(names)}): a rank folder "
             f"is read from its *.json and *.json.gz traces only{how}")
 
