@@ -186,6 +186,22 @@ def test_in_place_pointwise_kernel_reads_and_writes_its_buffer():
     assert silu.bytes == 2 * 4864 * 2 + 2432 * 2
 
 
+def test_a_table_read_through_an_index_is_not_counted_whole():
+    """vLLM gpt-oss decode on MI300X (tests/fixtures/serving, the capture): Inductor's
+    triton_poi_fused_0 looks up 32 token ids in the 201088 x 2880 embedding table and
+    casts the 131072 x 64 rotary cache; no xnumel recorded. Counting the whole table
+    (1.16 GB) put the 10.6 us kernel at 21x the HBM roof."""
+    dims = ((32,), (201088, 2880), (131072, 64), (32, 2880), (131072, 64))
+    types = ("int", BF16, "float", BF16, BF16)
+    w = _triton("triton_poi_fused_0", dims, ((1,), (2880, 1), (64, 1), (2880, 1), (64, 1)), ("",) * 5, types)
+    assert w.bytes == 32 * 4 + 131072 * 64 * 4 + 32 * 2880 * 2 + 131072 * 64 * 2
+    assert any("read through that index" in a for a in w.assumptions)
+    # without an integer argument no tensor can be gathered: all of them count
+    plain = _triton("triton_poi_fused_0", dims[1:], ((2880, 1), (64, 1), (2880, 1), (64, 1)), ("",) * 4,
+                    types[1:])
+    assert plain.bytes == 201088 * 2880 * 2 + 131072 * 64 * 4 + 32 * 2880 * 2 + 131072 * 64 * 2
+
+
 @pytest.mark.parametrize("name, dims, strides, concrete, types, want", [
     # the output is the last pointer, as large as the iteration space: counted once
     ("triton_poi_fused_arange_cat_cos_div_exp_mul_sin_unsqueeze_0", ((2,), (2, 256), ()), ((0,), (256, 1), ()),

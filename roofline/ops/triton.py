@@ -209,6 +209,29 @@ def _domain(kind: str, args: Args, tensors: list[Tensor]) -> tuple[float, str]:
     return float(largest), "element count not recorded: the largest tensor's taken"
 
 
+GATHER_NOTE = ("element count not recorded; an integer argument and one tensor larger than all others: "
+               "read through that index (an embedding lookup), so only the rows gathered are read: its "
+               "bytes are not counted and the next largest tensor is taken as the element count")
+
+
+def gathered_table(kind: str, args: Args) -> int | None:
+    """The position of a tensor a pointwise launch can only read through an
+    index, where its element count is not recorded: an integer tensor is
+    among the arguments and one floating-point tensor holds more elements
+    than every other (a pointwise map over the largest tensor would read
+    all of it; over an output that is smaller, only gathered rows). Then
+    counting all of it overstates the bytes without bound (a vocabulary's
+    embedding table behind 32 looked-up tokens); None otherwise."""
+    at = args.tensor_positions()
+    if kind != "poi" or len(at) < 3:
+        return None
+    if not any(vector_precision(args.need(i).dtype) is None for i in at):
+        return None
+    sizes = sorted(((args.distinct(i), i) for i in at), reverse=True)
+    (first, table), (second, _) = sizes[0], sizes[1]
+    return table if first > second and vector_precision(args.need(table).dtype) is not None else None
+
+
 def pointwise_work(kind: str, ops: tuple, unknown: tuple, args: Args) -> OpWork:
     tensors = args.tensors()
     if not tensors:
@@ -224,6 +247,11 @@ def pointwise_work(kind: str, ops: tuple, unknown: tuple, args: Args) -> OpWork:
         notes.append(note)
     family = {"poi": "elementwise", "for": "elementwise"}.get(kind, "reduction")
     nbytes = _bytes(args)
+    table = gathered_table(kind, args) if note else None
+    if table is not None:
+        nbytes -= args.stored_bytes(table)
+        domain = max(args.distinct(i) for i in args.tensor_positions() if i != table)
+        notes[-1] = GATHER_NOTE
     inout = in_place_buffer(kind, ops, unknown, args)
     if inout is not None:
         nbytes += args.stored_bytes(inout)
