@@ -15,7 +15,7 @@ the custom operators of LLM serving libraries (vLLM, SGLang, FlashAttention,
 FlashInfer), named by their registered schema (``_C::rms_norm``,
 ``vllm::moe_forward``), in :mod:`.serving`, :mod:`.moe`,
 :mod:`.paged_attention`, :mod:`.kv_attention` (FlashAttention-3, MLA decode)
-and :mod:`.flashinfer`;
+and :mod:`.flashinfer`; aiter's SageAttention launches in :mod:`.sage`;
 TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
 by their launcher) in :mod:`.triton`; what a collective is and moves in
 :mod:`.collectives`.
@@ -27,7 +27,7 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 from __future__ import annotations
 
 from . import attention, conv, elementwise, embedding, flashinfer, kv_attention, matmul, moe, norm, optimizer
-from . import paged_attention, pooling, reduction, rnn, serving, softmax, triton, upsample
+from . import paged_attention, pooling, reduction, rnn, sage, serving, softmax, triton, upsample
 from .call import FAMILIES, Args, OpCall, OpWork, UnknownWork, tensor_core_key
 from .elementwise import RANDOM_OPERATORS, RNG_NOTE
 from .views import VIEWS
@@ -58,8 +58,9 @@ def _model_of(name: str):
     short = _short(name)
     if short is not None:
         return _MODELS.get(short)
-    # FlashInfer's attention operators are named by their JIT module
-    return _CUSTOM.get(name) or flashinfer.pattern_model(name)
+    # FlashInfer's attention operators are named by their JIT module, SageAttention's Triton
+    # launches by their kernel
+    return _CUSTOM.get(name) or flashinfer.pattern_model(name) or sage.pattern_model(name)
 
 
 def is_view(name: str) -> bool:
@@ -69,7 +70,7 @@ def is_view(name: str) -> bool:
 
 def has_model(name: str) -> bool:
     return (name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
-            or flashinfer.pattern_model(name) is not None)
+            or flashinfer.pattern_model(name) is not None or sage.pattern_model(name) is not None)
 
 
 def generates_random(name: str) -> bool:
