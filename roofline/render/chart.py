@@ -42,21 +42,21 @@ def roofline_chart(placements: Placements, shown: Placements, device_name: str, 
     arrows between variants; when ``shown`` condenses ``placements``, a
     density of every row underneath."""
     from .plot import roofline_figure
-    from .variants import draw_variant_arrows, variant_chains
+    from .variants import variant_chains, variant_decoration
     chains = variant_chains(shown.kernels, variants) if arrows else []
     dense = shown is not placements
     title = None
     if dense:
         title = (f"{view.capitalize()} roofline on {device_name}: {len(placements):,} kernel rows\n"
                  f"markers: {len(shown):,} kernel names (summed), grey: density of every row")
-    # the members of a chain get one label per chain (draw_variant_arrows), not one each
+    # the members of a chain get one label per chain (draw_variant_arrows), not one each; the
+    # chain labels are placed before the kernel names, which then keep off them and their leaders
     fig = roofline_figure(shown, view=view, title=title, label_top=8, size=size, banner=banner,
-                          unlabelled={i for c in chains for i in c.rows})
+                          unlabelled={i for c in chains for i in c.rows},
+                          decorate=variant_decoration(shown, variants) if chains else None)
     if dense:
         from .density import draw_density
         # the legend entry says how many rows fall outside the chart
         draw_density(fig.axes[0], placements.cache_aware_intensity, placements.achieved_flop_s,
                      label="density of all rows (nearest level)")
-    if chains:
-        draw_variant_arrows(fig, shown, variants)
     return fig

@@ -41,14 +41,18 @@ def halo():
 @plain_text
 def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
                     label_top: int = 8, size=(10, 6.5), banner: str = "", unlabelled=frozenset(),
-                    ax=None) -> Figure:
+                    ax=None, decorate=None) -> Figure:
     """Hierarchical (a point per memory level) or cache-aware (one point at the
     nearest level) roofline of placed kernels; ``view='auto'`` picks
     hierarchical when some kernel has bytes at more than one level.
     ``banner``: a note boxed above the axes (:func:`draw_banner`);
     ``unlabelled``: rows not to name (another label names them); ``ax``:
     matplotlib axes to draw into (a subplot of your own figure; the kernels
-    that cannot be drawn are then not listed under it). Returns the figure."""
+    that cannot be drawn are then not listed under it); ``decorate``: a
+    function of the axes run after the markers and before the kernel names
+    (variant arrows and their chain labels), returning the boxes and
+    leaders it drew in display pixels, which the names then keep off.
+    Returns the figure."""
     levels = [lv for lv in p.intensity if np.any(p.intensity[lv] > 0)]
     if view == "auto":
         multi = sum(np.isfinite(p.intensity[lv]) for lv in levels) if levels else 0
@@ -77,10 +81,17 @@ def roofline_figure(p: Placements, view: str = "auto", title: str | None = None,
         occupied.take_points(x, p.achieved_flop_s, _marker_sizes(p))
     _draw_ceilings(ax, p, ax.get_xlim(), occupied)
     _draw_cache_ranges(ax, p, shown)
-    # the legend before the names: no name may go under it
-    legend = _legend(ax, p, shown, view)
-    occupied.take([tuple(legend.get_window_extent().padded(2).extents)], text=True)
-    left_off = _draw_kernels(ax, p, shown, view, label_top, occupied, unlabelled)
+    _legend(ax, p, shown, view)
+    _draw_kernels(ax, p, shown, view)
+    if decorate is not None:
+        boxes, leaders = decorate(ax)
+        occupied.take(boxes, text=True)
+        for lead in leaders:
+            occupied.take_leader(lead)
+    # the legend (as decorated) before the names: no name may go under it
+    occupied.take([tuple(ax.get_legend().get_window_extent().padded(2).extents)], text=True)
+    left_off = _label_top(ax, p, shown, p.achieved_flop_s, np.nan_to_num(p.kernels.time_s), label_top,
+                          occupied, unlabelled)
     if left_off:
         note_left_off(ax, left_off)
     return fig
@@ -321,9 +332,8 @@ def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -
             path_effects=halo())
 
 
-def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied, unlabelled=frozenset()) -> None:
+def _draw_kernels(ax, p: Placements, shown, view) -> None:
     y = p.achieved_flop_s
-    time = np.nan_to_num(p.kernels.time_s)
     sizes = _marker_sizes(p)
     colors = np.array([CLASS_STYLE[c][0] for c in _fine_classes(p)], dtype=object)
     alpha = 0.85 if len(p) < 200 else 0.5
@@ -343,7 +353,6 @@ def _draw_kernels(ax, p: Placements, shown, view, label_top, occupied: Occupied,
         ax.scatter(x[draw], y[draw], s=sizes[draw], c=list(colors[draw]),
                    marker=LEVEL_MARKER.get(lv, "o"), edgecolors=list(edges[draw]), linewidths=0.9,
                    alpha=alpha, zorder=4, gid=KERNELS_GID + (lv or "nearest"))
-    return _label_top(ax, p, shown, y, time, label_top, occupied, unlabelled)
 
 
 def _cache_ranges(p: Placements, shown) -> tuple[list, str | None]:

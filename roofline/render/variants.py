@@ -117,6 +117,23 @@ def draw_variant_arrows(fig_or_ax, p: Placements, order=None, relabel: bool = Tr
     return arrows
 
 
+def variant_decoration(p: Placements, order=None):
+    """A ``decorate`` for :func:`roofline.render.plot.roofline_figure`: the
+    variant arrows and chain labels, drawn before the kernel names, giving
+    back the labels' boxes and leaders (display pixels) for the names to
+    keep off."""
+    def decorate(ax) -> tuple[list, list]:
+        from matplotlib.text import Text
+        draw_variant_arrows(ax, p, order, relabel=False)
+        renderer = _renderer(ax.figure)
+        labels = [t for t in ax.texts if t.get_gid() == LABEL_GID]
+        # the words' own box (an annotation's spans its arrow), grown by the round box's padding
+        pad = 0.3 * 7.5 * ax.figure.dpi / 72.0 + 1
+        boxes = [tuple(Text.get_window_extent(t, renderer).padded(pad).extents) for t in labels]
+        return boxes, [_leader(ax, t, renderer) for t in labels]
+    return decorate
+
+
 def _marker_radius(p: Placements) -> np.ndarray:
     """Radius in points of each marker of roofline_figure (area 25 + 900 x
     share of time, in points squared), so arrows stop at the marker's edge."""
