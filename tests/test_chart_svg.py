@@ -84,6 +84,8 @@ def test_instruction_chart(tmp_path):
     drawing = read_drawing(out)
     assert drawing.texts
     assert overlaps(drawing) == []
+    assert outside_axes(drawing) == []
+    assert leaders_over_texts(drawing) == []
 
 
 # ------------------------------------------------------------ the check can fail
