@@ -41,7 +41,7 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import codes
+from .columns import codes, distinct
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
@@ -88,15 +88,10 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         n_ops = len(tree.counted)
         keyed = op_of[w_idx] + (n_ops * aside[w_idx] if aside is not None else 0)
         op_list, op_gather = np.unique(keyed, return_inverse=True)
-        ids: dict = {}
-        works: list = []
-        work_of_op = []
-        for w in (tree.counted[k] if k < n_ops else tree.counted[k - n_ops].aside for k in op_list.tolist()):
-            k = ids.setdefault(id(w), len(works))
-            if k == len(works):
-                works.append(w)
-            work_of_op.append(k)
-        gather = np.array(work_of_op, dtype=np.int64)[op_gather.ravel()]
+        op_works = _works_of(tree.counted, op_list, n_ops)
+        firsts, work_of_op = distinct(map(id, op_works), len(op_works))
+        works = [op_works[k] for k in firsts.tolist()]
+        gather = work_of_op[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
                              minlength=m)
         by_key: dict[str, np.ndarray] = {}
@@ -130,6 +125,14 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
     for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
         g["dtype"] = dtype
     return groups, codes
+
+
+def _works_of(counted: list, keyed: np.ndarray, n_ops: int) -> list:
+    """The work of each operator key (``k < n_ops``: operator ``k``'s
+    counted work; else operator ``k - n_ops``'s ``aside`` work)."""
+    main = keyed[keyed < n_ops].tolist()
+    out = list(map(counted.__getitem__, main)) if main else []
+    return out + [counted[k - n_ops].aside for k in keyed[keyed >= n_ops].tolist()]
 
 
 def _unaligned_share(works: list, gather: np.ndarray, codes: np.ndarray, durations: np.ndarray,
@@ -301,8 +304,8 @@ def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: 
     if len(linked):
         rows = call[linked].tolist()
         tids, starts = gpu.api_tid, gpu.api_ts
-        op_of[linked] = enclosing.at_many([tids[r] for r in rows],
-                                          np.array([starts[r] for r in rows], dtype=float))
+        op_of[linked] = enclosing.at_many(list(map(tids.__getitem__, rows)),
+                                          np.fromiter(map(starts.__getitem__, rows), dtype=float, count=len(rows)))
     unlinked = np.flatnonzero(op_of < 0).tolist()
     if unlinked:
         by_ext = _first_operator_by_id(ops.external_id)
@@ -386,15 +389,17 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray
     is_matrix = {n: family_of(n) in MATRIX for n in set(gpu.kernel_names)}
     matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
                                 count=len(gpu.kernel_names))
-    matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
     linked = np.flatnonzero(takes)
-    ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)
-    ops_with_matrix_kernel[op_of[linked[matrix_kernel[linked]]]] = True
-    only_matrix = matrix_op[op_of[linked]] & ops_with_matrix_kernel[op_of[linked]]
-    left_out = linked[only_matrix & ~matrix_kernel[linked]]
+    # matrix operators that launched a matrix kernel (only those operators' works are looked at)
+    only_matrix_op = np.zeros(len(tree.work), dtype=bool)
+    with_matrix_kernel = np.unique(op_of[linked[matrix_kernel[linked]]]).tolist()
+    only_matrix_op[with_matrix_kernel] = [tree.work[o] is not None and tree.work[o].matrix
+                                          for o in with_matrix_kernel]
+    left_out = linked[only_matrix_op[op_of[linked]] & ~matrix_kernel[linked]]
     takes[left_out] = False
-    has_aside = np.array([w is not None and w.aside is not None for w in tree.counted], dtype=bool)
-    aside[left_out[has_aside[op_of[left_out]]]] = True
+    has_aside = np.array([tree.counted[o] is not None and tree.counted[o].aside is not None
+                          for o in op_of[left_out].tolist()], dtype=bool)
+    aside[left_out[has_aside]] = True
     return takes, aside
 
 

@@ -107,19 +107,24 @@ def call_dtypes(ops: OpEvents) -> dict[tuple, str]:
     (a call is its arguments: two operators may share one, and a cast is
     told by its name)."""
     out: dict[tuple, str] = {}
-    for key in set(zip(ops.names, ops.call)):
-        name, c = key
+    for o in ops.call_keys()[0].tolist():
+        name, c = ops.names[o], ops.call[o]
         if c >= 0:
             dims, types, _, concrete = ops.decoded(c)
-            out[key] = call_dtype(name, dims, types, concrete)
+            out[(name, c)] = call_dtype(name, dims, types, concrete)
     return out
 
 
 def op_dtypes(ops: OpEvents) -> np.ndarray:
     """The dtype label of every operator ("" without shapes), and "" at the
     end for launches without one (op_of -1)."""
-    by_call = call_dtypes(ops) if ops.has_shapes else {}
-    return np.array([by_call.get(key, "") for key in zip(ops.names, ops.call)] + [""], dtype=object)
+    if not ops.has_shapes:
+        return np.full(len(ops) + 1, "", dtype=object)
+    by_call = call_dtypes(ops)
+    firsts, pair = ops.call_keys()
+    per_pair = np.array([by_call.get((ops.names[o], ops.call[o]), "") for o in firsts.tolist()] + [""],
+                        dtype=object)
+    return per_pair[np.append(pair, len(firsts))]
 
 
 def row_dtypes(codes: np.ndarray, op_of: np.ndarray, op_dtype: np.ndarray, m: int) -> list[str]:

@@ -82,11 +82,15 @@ def _unrecorded(ops) -> dict[int, tuple[OpCall, str]]:
     """Operators whose model needs a geometry the trace does not record:
     index -> (its call, "conv" / "window" / "adaptive")."""
     kinds = {name: _kind(name) for name in set(ops.names)}
+    if not any(kinds.values()):
+        return {}
+    # only the operators of a convolution or pooling name visited (no Python code per other operator)
+    of_kind = np.fromiter(map(kinds.get, ops.names), dtype=object, count=len(ops.names))
     found: dict[int, tuple[OpCall, str]] = {}
     cache: dict[tuple, tuple | None] = {}
-    for o, name in enumerate(ops.names):
-        kind = kinds[name]
-        if kind is None or ops.call[o] < 0:
+    for o in np.flatnonzero(of_kind != None).tolist():   # noqa: E711  (elementwise on an object array)
+        name, kind = ops.names[o], of_kind[o]
+        if ops.call[o] < 0:
             continue
         key = (name, ops.call[o])
         if key not in cache:

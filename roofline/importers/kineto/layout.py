@@ -51,7 +51,7 @@ def keeps_beside_layout_copies(ops, parent: np.ndarray, has_work: np.ndarray, do
     at least one. ``desc_sums(values)`` sums a row of values over each
     operator's descendants."""
     n = len(parent)
-    layout = np.fromiter((name in LAYOUT_OPS for name in ops.names), dtype=bool, count=n)
+    layout = np.fromiter(map(LAYOUT_OPS.__contains__, ops.names), dtype=bool, count=n)
     copies = np.flatnonzero(layout & does_work)
     if not len(copies) or not candidate.any():
         return np.zeros(n, dtype=bool)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from .columns import distinct
 from .decode import external_ids
 
 
@@ -50,6 +51,8 @@ class OpEvents:
     backward: list = field(default_factory=list)       # autograd ran it (its Fwd thread id is not 0)
     annotations: Annotations = field(default_factory=Annotations)
     _call_ids: dict = field(default_factory=dict)
+    # (operators when computed, call_keys()): asked for by several stages
+    _keys: tuple = field(default=(-1, None), compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -86,6 +89,16 @@ class OpEvents:
             call = self._call_ids[key] = len(self.calls)
             self.calls.append(key)
         return call
+
+    def call_keys(self) -> tuple:
+        """The distinct (operator name, call) pairs: the first operator of
+        each (int64, ascending) and each operator's pair among them (int64).
+        The models and dtypes are worked out once per pair, not per operator."""
+        n, keys = self._keys
+        if n != len(self.names):         # columns grown since (a merged half)
+            keys = distinct(zip(self.names, self.call), len(self.names))
+            self._keys = (len(self.names), keys)
+        return keys
 
     @property
     def has_shapes(self) -> bool:

@@ -73,7 +73,7 @@ class OpTree:
 def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     parent, self_time, levels = nesting.parent, nesting.self_time_us, nesting.levels
     distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent)})
-    work = [distinct[k] for k in which.tolist()]         # distinct[-1] is None
+    work = list(map(distinct.__getitem__, which.tolist()))         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
     own_flops = _per_work(distinct, lambda w: sum(w.flops.values()))[which]
@@ -131,10 +131,8 @@ def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
 
 def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_bytes: np.ndarray) -> list:
     """The work counted at each operator: all of it, its part, or None."""
-    counted = [None] * len(work)
     whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
-    for i in np.flatnonzero(whole).tolist():
-        counted[i] = work[i]
+    counted = [w if keep else None for w, keep in zip(work, whole.tolist())]
     for i in np.flatnonzero(does_work & ~whole).tolist():
         counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
     return counted
@@ -173,28 +171,30 @@ def _works(ops: OpEvents, settled: dict | None = None) -> tuple[list, np.ndarray
     None at the end, and the index of each operator's answer (-1: None).
     ``settled``: per operator, the call to model instead of the recorded one
     (a stride the trace does not record, inferred: :mod:`.geometry`)."""
-    index: dict = {}
+    firsts, pair = ops.call_keys()
     distinct: list = []
-    which = []
-    settled = settled or {}
-    for o, (name, call) in enumerate(zip(ops.names, ops.call)):
-        instead = settled.get(o)
-        key = (name, call) if instead is None else (name, call, instead)
-        k = index.get(key)
-        if k is None:
-            if instead is not None:
-                w = _settled_model(instead)
-            else:
-                w = _model(name, *ops.decoded(call)) if call >= 0 else (
-                    op_work(OpCall(name)) if is_view(name) else None)
-            if w is None:
-                k = -1
-            else:
-                k = len(distinct)
-                distinct.append(w)
-            index[key] = k
-        which.append(k)
-    return distinct + [None], np.array(which, dtype=np.int64)
+    per_pair = np.empty(len(firsts), dtype=np.int64)
+    # one model per distinct (name, call), not one dict look-up per operator
+    for j, o in enumerate(firsts.tolist()):
+        name, call = ops.names[o], ops.call[o]
+        w = _model(name, *ops.decoded(call)) if call >= 0 else (op_work(OpCall(name)) if is_view(name) else None)
+        per_pair[j] = _added(distinct, w)
+    which = per_pair[pair] if len(pair) else np.zeros(0, dtype=np.int64)
+    index: dict = {}
+    for o, instead in (settled or {}).items():     # the few operators whose call the reader completed
+        key = (ops.names[o], ops.call[o], instead)
+        if key not in index:
+            index[key] = _added(distinct, _settled_model(instead))
+        which[o] = index[key]
+    return distinct + [None], which
+
+
+def _added(distinct: list, w) -> int:
+    """``w``'s index once appended to ``distinct`` (-1 for None, not appended)."""
+    if w is None:
+        return -1
+    distinct.append(w)
+    return len(distinct) - 1
 
 
 def _frozen(x):
