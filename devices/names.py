@@ -124,13 +124,27 @@ def models_named(name: str) -> list[str]:
     return list(dict.fromkeys(models)) if len(set(models)) > 1 else []
 
 
+def _exact(wanted: str, stems: dict[str, str]) -> str | None:
+    """The stem named exactly: a file stem first, then the name inside a
+    profile. A stem wins over names: `roofline measure` keeps a busy run
+    beside a quieter profile as NAME.busy.yaml, which holds the same name
+    and must not be taken for NAME.yaml."""
+    for stem in stems:
+        if key(stem) == wanted:
+            return stem
+    for stem, shown in stems.items():
+        if key(shown) == wanted:
+            return stem
+    return None
+
+
 def resolve_typed(text: str, stems: dict[str, str]) -> Match:
     """The profile a user means by ``text``; ``stems`` maps profile file
     stems to the display names inside them. Raises NameError_."""
     wanted = key(text)
-    for stem, shown in stems.items():
-        if wanted in (key(stem), key(shown)):
-            return Match(stem)
+    named = _exact(wanted, stems)
+    if named is not None:
+        return Match(named)
     prefixed = [s for s in stems if _is_prefix(wanted, key(s))]
     if len(prefixed) == 1:
         return Match(prefixed[0])
@@ -153,9 +167,9 @@ def resolve_reported(reported: str, stems: dict[str, str]) -> Match | None:
     of that model (nor stands in for it). Several equally close profiles
     raise NameError_ listing them. The note says how the choice was made."""
     wanted = key(reported)
-    for stem, shown in stems.items():
-        if wanted in (key(stem), key(shown)):
-            return Match(stem, f"the file names {reported}")
+    named = _exact(wanted, stems)
+    if named is not None:
+        return Match(named, f"the file names {reported}")
     if models_named(reported):
         return None                 # 'MI250X / MI250': the device properties must decide
     same_model, best = _same_model(reported, stems)

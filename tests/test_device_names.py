@@ -39,6 +39,18 @@ def test_typed_names_ignore_case_and_punctuation_and_take_prefixes_and_models(ty
     assert resolve_typed(typed, BASE).stem == stem
 
 
+def test_a_file_stem_wins_over_the_same_name_inside_a_busy_run_kept_beside_it():
+    """`roofline measure` keeps a busy run as my-cpu.busy.yaml beside a quieter my-cpu.yaml;
+    both hold the name my-cpu. Typed or reported, my-cpu is my-cpu.yaml whichever is listed
+    first (the busy one was, by file order, and the README's main job drew its chart on it)."""
+    for stems in ({"my-cpu.busy": "my-cpu", "my-cpu": "my-cpu"}, {"my-cpu": "my-cpu", "my-cpu.busy": "my-cpu"}):
+        assert resolve_typed("my-cpu", stems).stem == "my-cpu"
+        assert resolve_reported("my-cpu", stems).stem == "my-cpu"
+        assert resolve_typed("my-cpu.busy", stems).stem == "my-cpu.busy"
+    # a name inside a profile still finds it when no stem is that name
+    assert resolve_typed("NVIDIA Tesla T4", BASE).stem == "t4"
+
+
 @pytest.mark.parametrize("typed, candidates", [
     ("v100", {"v100-pcie", "v100-sxm2"}), ("V100", {"v100-pcie", "v100-sxm2"}), ("H100", {"h100-pcie", "h100-sxm"}),
     ("a100", {"a100-40gb-sxm", "a100-80gb-sxm"}), ("rtx", {"rtx-2070", "rtx-4090"}), ("gtx", None),
