@@ -1,0 +1,61 @@
+"""The Kineto reader's column helpers: distinct values found in one pass,
+the distinct (operator name, call) pairs the models and dtypes are worked
+out on, and the operator work gathered from them (#36: once per pair, not
+once per operator)."""
+from __future__ import annotations
+
+import numpy as np
+
+from roofline.importers.kineto.columns import distinct
+from roofline.importers.kineto.dtypes import op_dtypes
+from roofline.importers.kineto.geometry import Settled
+from roofline.importers.kineto.op_columns import OpEvents
+from roofline.importers.kineto.operators import _works
+from roofline.ops import OpCall
+
+
+def test_distinct_gives_first_positions_in_order_and_each_values_rank():
+    starts, rank = distinct(iter(["b", "a", "b", "c", "a", "b"]), 6)
+    assert starts.tolist() == [0, 1, 3]
+    assert rank.tolist() == [0, 1, 0, 2, 1, 0]
+    starts, rank = distinct(iter([]), 0)
+    assert starts.tolist() == [] and rank.tolist() == []
+
+
+def _mm_ops(names: list, call: list) -> OpEvents:
+    """Operators with columns filled by hand: one distinct call, a 2x3 @ 3x4 fp32 product."""
+    ops = OpEvents()
+    ops.names += names
+    ops.call += call
+    ops.calls.append((b"[[2,3],[3,4]]", b'["float","float"]', None, None))
+    return ops
+
+
+def test_call_keys_pair_name_and_call_and_follow_grown_columns():
+    ops = _mm_ops(["aten::mm", "aten::relu", "aten::mm", "aten::mm"], [0, 0, -1, 0])
+    firsts, pair = ops.call_keys()
+    assert firsts.tolist() == [0, 1, 2]                 # (mm, 0), (relu, 0), (mm, -1)
+    assert pair.tolist() == [0, 1, 2, 0]
+    ops.names.append("aten::relu")
+    ops.call.append(-1)                                 # a merged half: the pairs are found again
+    firsts, pair = ops.call_keys()
+    assert firsts.tolist() == [0, 1, 2, 4]
+    assert pair.tolist() == [0, 1, 2, 0, 3]
+
+
+def test_operators_of_one_pair_share_one_work_and_a_settled_one_gets_its_own():
+    ops = _mm_ops(["aten::mm", "aten::mm", "aten::mm", "aten::relu"], [0, 0, 0, -1])
+    wider = OpCall("aten::mm", dims=((2, 3), (3, 8)), types=("float", "float"))
+    distinct_works, which = _works(ops, {2: Settled(wider, "widened in a test")})
+    assert which[0] == which[1] != which[2]
+    assert which[3] == -1 and distinct_works[-1] is None         # relu without shapes: no model
+    assert sum(distinct_works[which[0]].flops.values()) == 2 * 2 * 3 * 4
+    assert sum(distinct_works[which[2]].flops.values()) == 2 * 2 * 3 * 8
+    assert "widened in a test" in distinct_works[which[2]].assumptions
+
+
+def test_op_dtypes_label_each_operator_from_its_pair():
+    ops = _mm_ops(["aten::mm", "aten::relu", "aten::mm"], [0, -1, 0])
+    labels = op_dtypes(ops)
+    assert labels.tolist() == ["fp32", "", "fp32", ""]          # "" at the end: launches without an operator
+    assert np.array_equal(op_dtypes(OpEvents()), np.array([""], dtype=object))
