@@ -294,12 +294,14 @@ def test_the_capture_traces_subfolder_vllm_and_sglang_write_is_read_as_the_captu
     replay, capture = SERVING / "sglang_qwen3_8b_decode_replay.json.gz", SERVING / "sglang_qwen3_8b_decode_capture_bs32.json.gz"
     _linked(replay, tmp_path / "prof" / replay.name)
     _linked(capture, tmp_path / "prof" / "capture_traces" / "bs_32_rank0.json.gz")
-    (tmp_path / "prof" / "capture_traces" / "execution_details.txt").write_text("batch 32")
+    (tmp_path / "prof" / "capture_traces" / "execution_details.json").write_text('[{"batch_size": 32}]')
     folder = cli("classify", tmp_path / "prof", "--device", "mi300x", "--format", "json")
     files = cli("classify", replay, capture, "--device", "mi300x", "--format", "json")
     assert folder.returncode == 0, folder.stderr
     assert json.loads(folder.stdout) == json.loads(files.stdout)
-    assert "capture_traces/execution_details.txt" in folder.stderr and "not read" in folder.stderr
+    # the capture's metadata is named as not read, not tried as a trace
+    assert "capture_traces/execution_details.json" in folder.stderr and "not read" in folder.stderr
+    assert "unrecognised" not in folder.stderr
 
 
 def test_a_capture_in_a_rank_folder_is_no_rank_and_is_named(ranks):

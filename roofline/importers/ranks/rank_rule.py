@@ -42,6 +42,8 @@ PMC = "pmc_perf.csv"            # rocprof-compute's table of every dispatch (roc
 ROCPROF_COMPUTE, NEUTRINO, RANKS = "rocprof-compute workload", "Neutrino run", "rank folder"
 FILES = "folder of profiles"     # rule 5: each file read on its own
 CAPTURE, CAPTURE_DIR = "capture", "capture_traces"     # graph captures: not ranks (rules 3 and 5)
+# what vLLM and SGLang write beside their captures: each file's batch size and mode, no trace
+CAPTURE_DETAILS = "execution_details.json"
 SHOWN = 3                       # names listed in a message before "and N more"
 
 
@@ -137,7 +139,7 @@ def capture_files(folder: Path) -> tuple[list[Path], list[str]]:
     files, others = [], []
     for e in sorted(_entries(sub), key=lambda e: e.name):
         path = Path(e.path)
-        if e.name.endswith(TRACE_SUFFIXES) and _is(path, stat.S_ISREG):
+        if e.name.endswith(TRACE_SUFFIXES) and e.name != CAPTURE_DETAILS and _is(path, stat.S_ISREG):
             files.append(path)
         else:
             others.append(f"{CAPTURE_DIR}/{e.name}")
