@@ -389,17 +389,15 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray
     is_matrix = {n: family_of(n) in MATRIX for n in set(gpu.kernel_names)}
     matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
                                 count=len(gpu.kernel_names))
+    matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
     linked = np.flatnonzero(takes)
-    # matrix operators that launched a matrix kernel (only those operators' works are looked at)
-    only_matrix_op = np.zeros(len(tree.work), dtype=bool)
-    with_matrix_kernel = np.unique(op_of[linked[matrix_kernel[linked]]]).tolist()
-    only_matrix_op[with_matrix_kernel] = [tree.work[o] is not None and tree.work[o].matrix
-                                          for o in with_matrix_kernel]
-    left_out = linked[only_matrix_op[op_of[linked]] & ~matrix_kernel[linked]]
+    ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)
+    ops_with_matrix_kernel[op_of[linked[matrix_kernel[linked]]]] = True
+    only_matrix = matrix_op[op_of[linked]] & ops_with_matrix_kernel[op_of[linked]]
+    left_out = linked[only_matrix & ~matrix_kernel[linked]]
     takes[left_out] = False
-    has_aside = np.array([tree.counted[o] is not None and tree.counted[o].aside is not None
-                          for o in op_of[left_out].tolist()], dtype=bool)
-    aside[left_out[has_aside]] = True
+    has_aside = np.array([w is not None and w.aside is not None for w in tree.counted], dtype=bool)
+    aside[left_out[has_aside[op_of[left_out]]]] = True
     return takes, aside
 
 
