@@ -62,3 +62,27 @@ def test_classify_outputs_are_the_same_coded_or_converted(toy_gpu, monkeypatch):
     assert tables.placements_csv_bytes(own) == csv_coded
     assert json_rows.placements_json_bytes(own) == json_coded
     assert b"'=sum" in csv_coded and b'"gemm, ""tiled"""' in csv_coded
+
+
+def test_numbers_drawn_from_thousands_of_values_are_coded_and_mostly_distinct_ones_not():
+    """repeated_numbers: a fixed cost per kernel name (2,000 values over
+    200,000 rows, too many for a sample to show most of them twice) is
+    coded; a column whose rows are distinct but for a repeated peak is
+    not, nor a column of distinct values."""
+    from roofline.core.object_codes import repeated_numbers
+    rng = np.random.default_rng(11)
+    n = 200_000
+    per_name = rng.random(2000)
+    column = per_name[rng.integers(0, 2000, n)]
+    got = repeated_numbers(column)
+    assert got is not None
+    distinct, codes = got
+    assert np.array_equal(distinct[codes], column) and len(distinct) == len(np.unique(column))
+    peaked = rng.random(n)
+    peaked[rng.random(n) < 0.2] = 15.7e12
+    assert repeated_numbers(peaked) is None
+    assert repeated_numbers(rng.random(n)) is None
+    zeros = np.zeros(n)
+    zeros[::2] = -0.0                       # told apart bit for bit
+    distinct, codes = repeated_numbers(zeros)
+    assert len(distinct) == 2 and np.array_equal(np.signbit(distinct[codes]), np.signbit(zeros))

@@ -121,3 +121,35 @@ def test_pieces_joined_by_a_separator_with_the_row_end_after_a_number():
     yt = pa.array(y, mask=np.isnan(y)).cast(pa.string()).to_pylist()
     want = "".join(f"{xt[i] or ''},{names[nc[i]]},{flags[fc[i]]},,{yt[i] or ''}\n" for i in range(n)).encode()
     assert got == want
+
+
+def test_whole_floats_below_the_exponent_form_are_cast_as_integers_with_arrows_text():
+    """row_text.whole_digits: the int64 cast gives Arrow's float text where
+    it is used, and is refused for a fraction, -0.0, NaN or a value Arrow
+    writes with an exponent."""
+    from roofline.render.row_text import plain_below, whole_digits
+    limit = plain_below()
+    rng = np.random.default_rng(5)
+    values = np.floor(rng.lognormal(12, 4, 5000))
+    values = np.concatenate([values[values < limit], [0.0, 1.0, limit - 1, 2.0 ** 31, 2.0 ** 32 + 1]])
+    text = whole_digits(values)
+    assert text is not None
+    assert text(3, len(values)).to_pylist() == pa.array(values[3:]).cast(pa.string()).to_pylist()
+    for bad in (0.5, -0.0, np.nan, np.inf, limit, 10 * limit):
+        assert whole_digits(np.append(values, bad)) is None, bad
+    assert whole_digits(np.array([-0.0, 0.0])) is None
+    assert whole_digits(np.array([], dtype=float)) is None
+
+
+def test_the_csv_of_whole_counts_is_the_same_cast_as_integers_or_as_floats(monkeypatch):
+    """The same column written through whole_digits and through Arrow's
+    float formatting (whole_digits refused) gives the same bytes."""
+    from roofline.render import row_text
+    rng = np.random.default_rng(8)
+    column = np.floor(rng.lognormal(14, 3, 3000))
+    column = column[column < row_text.plain_below()]
+    fast = tables._csv_piece("float", column)
+    monkeypatch.setattr(tables, "whole_digits", lambda values: None)
+    slow = tables._csv_piece("float", column)
+    assert fast.text is not slow.text
+    assert fast.text(0, len(column)).equals(slow.text(0, len(column)))

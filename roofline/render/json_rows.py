@@ -20,7 +20,6 @@ no figure for, floats always written as floats (``3.0``, not ``3``).
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -28,7 +27,7 @@ import numpy as np
 from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
-from .row_text import Formatted, coded, joined, literal, rows_text
+from .row_text import Formatted, coded, joined, literal, plain_below, rows_text, whole_digits
 from ..core.object_codes import distinct_objects, repeated_numbers
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
@@ -96,11 +95,12 @@ def _pieces(p: Placements) -> list:
     return joined(pieces + [literal("},\n")])
 
 
-def _numbers(values: np.ndarray, texts) -> object:
+def _numbers(values: np.ndarray, texts, repeated=None) -> object:
     """The piece of a number column: coded where its rows repeat a few
     values (each formatted once), else formatted per slice; ``texts``
-    gives the formatter of a column."""
-    repeated = repeated_numbers(values)
+    gives the formatter of a column, ``repeated`` the column's
+    :func:`repeated_numbers` where the caller has it."""
+    repeated = repeated if repeated is not None else repeated_numbers(values)
     if repeated is None:
         return Formatted(texts(values))
     distinct, codes = repeated
@@ -134,8 +134,12 @@ def _float_pieces(values: np.ndarray) -> list:
     numbers: no per-row test)."""
     import pyarrow as pa
     import pyarrow.compute as pac
-    if repeated_numbers(values) is not None:
-        return [_numbers(values, _float_texts)]
+    repeated = repeated_numbers(values)
+    if repeated is not None:
+        return [_numbers(values, _float_texts, repeated)]
+    digits = whole_digits(values)
+    if digits is not None:          # every value bare digits: cast as integers
+        return [Formatted(digits), literal(".0")]
     bare = _bare(values)
     if bare is None or (bare.any() and not bare.all()):
         return [Formatted(_float_texts(values))]
@@ -149,26 +153,10 @@ def _finite(values: np.ndarray):
     return pa.array(values, mask=None if finite.all() else ~finite)
 
 
-@lru_cache(maxsize=1)
-def _plain_below() -> float | None:
-    """The least power of ten Arrow writes with an exponent (1e+10 in
-    pyarrow 26), found by formatting the powers once; None if below 1e15
-    none is. Below it every whole float is written as its digits: under
-    2**53 a whole float's shortest text is the integer itself, so the form
-    goes by its magnitude alone."""
-    import pyarrow as pa
-    import pyarrow.compute as pac
-    powers = [10.0 ** k for k in range(1, 16)]
-    for power, text in zip(powers, pac.cast(pa.array(powers), pa.string()).to_pylist()):
-        if "e" in text:
-            return power
-    return None
-
-
 def _bare(values: np.ndarray) -> np.ndarray | None:
     """Where Arrow writes a finite whole float as bare digits, which JSON
     needs ``.0`` after to stay a float (None: not known without the text)."""
-    limit = _plain_below()
+    limit = plain_below()
     if limit is None:
         return None
     with np.errstate(invalid="ignore"):

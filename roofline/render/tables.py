@@ -11,7 +11,7 @@ from ..core.gcpause import paused
 from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
-from .row_text import Formatted, coded, joined, literal, rows_text
+from .row_text import Formatted, coded, joined, literal, rows_text, whole_digits
 from ..core.object_codes import distinct_objects, repeated_numbers
 from ..core.units import format_iec, format_percent, format_si, whole_counts
 
@@ -116,6 +116,9 @@ def _csv_piece(kind: str, values: np.ndarray):
         if repeated is not None:        # each distinct value formatted once
             distinct, codes = repeated
             return coded([t or "" for t in pac.cast(_masked(distinct), pa.string()).to_pylist()], codes)
+        digits = whole_digits(values)
+        if digits is not None:          # byte and FLOP counts: cast as integers
+            return Formatted(digits)
         return Formatted(lambda a, b: pac.cast(_masked(values[a:b]), pa.string()))
     if kind == "count":             # counts past int64 (units.whole_counts): Python ints, as digits
         return Formatted(lambda a, b: pa.array([str(v) for v in values[a:b].tolist()], type=pa.string()))
