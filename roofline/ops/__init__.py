@@ -60,7 +60,8 @@ def _model_of(name: str):
         return _MODELS.get(short)
     # FlashInfer's attention operators are named by their JIT module, SageAttention's Triton
     # launches by their kernel
-    return _CUSTOM.get(name) or flashinfer.pattern_model(name) or sage.pattern_model(name)
+    return (_CUSTOM.get(name) or flashinfer.pattern_model(name) or sage.pattern_model(name)
+            or paged_attention.pattern_model(name))
 
 
 def is_view(name: str) -> bool:
@@ -70,7 +71,8 @@ def is_view(name: str) -> bool:
 
 def has_model(name: str) -> bool:
     return (name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
-            or flashinfer.pattern_model(name) is not None or sage.pattern_model(name) is not None)
+            or flashinfer.pattern_model(name) is not None or sage.pattern_model(name) is not None
+            or paged_attention.pattern_model(name) is not None)
 
 
 def generates_random(name: str) -> bool:

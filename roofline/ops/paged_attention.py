@@ -16,6 +16,14 @@ assumed is said in the row's notes:
   are taken as one causal sequence with no earlier context: T (T + 1) / 2
   pairs. A batch of decode tokens with long contexts does more; a batch of
   several short prefills less; a sliding window less.
+  When the call lies in a serving step whose range names its sums of
+  sequence lengths (:mod:`..importers.kineto.step_lengths` writes them at
+  :data:`STEP_AT`), the pairs are exact: sum of lq lk less, causally, sum
+  of lq (lq - 1) / 2; the keys read are the sum of key lengths.
+- aiter's ``mha_batch_prefill`` (SGLang's extend) and SGLang's
+  ``paged_attention_ragged`` range (its decode) take the same sums; the
+  prefill without them is sized like FlashAttention varlen, the ragged
+  decode is unknown.
 - ``paged_attention_v1/v2`` record ``max_seq_len`` but not each sequence's
   length: every sequence is taken as ``max_seq_len`` long (an upper bound).
 - FlashAttention varlen records the batch (cu_seqlens has B + 1 entries),
@@ -39,8 +47,10 @@ May import ``.call`` and ``.attention`` (and the standard library).
 """
 from __future__ import annotations
 
+import re
+
 from .attention import causal_pairs
-from .call import Args, OpWork, Tensor, dtype_precision, work
+from .call import Args, OpWork, Tensor, UnknownWork, dtype_precision, work
 
 ONE_SEQUENCE_NOTE = ("sequence lengths not recorded: the T new tokens taken as one causal sequence with no "
                      "earlier context (T(T+1)/2 query-key pairs; decode with long contexts does more, "
@@ -48,6 +58,46 @@ ONE_SEQUENCE_NOTE = ("sequence lengths not recorded: the T new tokens taken as o
 MAX_LEN_NOTE = "sequence lengths not recorded: every sequence taken as max_seq_len long (an upper bound)"
 EQUAL_NOTE = "varlen batch: sequences of equal length assumed (total / batch)"
 PAGED_KEYS_NOTE = "paged keys: max_seqlen_k keys per sequence assumed"
+STEP_NOTE = "sequence lengths from the serving step's annotation"
+WINDOW_NOTE = ("the layer's sliding window is not recorded: full causal attention counted "
+               "(an upper bound for a windowed layer)")
+# Concrete Inputs positions (past every modelled operator's own arguments)
+# where ..importers.kineto.step_lengths writes the step's sums over the
+# sequences the call attends: sum of query lengths, of key lengths, of
+# squared query lengths, of query x key lengths.
+STEP_AT = 64
+
+
+def step_sums(args: Args) -> tuple | None:
+    """(sq, sk, sqsq, sqsk) written into the call from its serving step, or None."""
+    v = tuple(args.value(STEP_AT + i) for i in range(4))
+    if all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v) and v[0] > 0:
+        return v
+    return None
+
+
+def step_pairs(sums: tuple, causal: bool) -> int:
+    """Query-key pairs of the step's sequences: sum of lq lk, less under a
+    bottom-right causal mask the pairs above the diagonal, sum of
+    lq (lq - 1) / 2 = (sqsq - sq) / 2 (exact, not an approximation)."""
+    sq, _, sqsq, sqsk = sums
+    return sqsk - (sqsq - sq) // 2 if causal else sqsk
+
+
+def step_work(args: Args, q: Tensor, q_width: int, out_width: int, kv_width: int, kv_itemsize: int,
+              causal: bool, sums: tuple, notes: tuple = ()) -> OpWork:
+    """One call's work from its step's sums: ``q_width`` (query heads x E)
+    and ``out_width`` (query heads x Ev) elements per token, ``kv_width``
+    (KV heads x (E + Ev)) elements per cached key. Every layer attends the
+    same sequences, so each call (one per layer) does the step's per-layer
+    work: FLOPs 2 pairs (Hq E + Hq Ev); bytes the recorded queries, the
+    output of the sq tokens and sum-of-key-lengths keys and values once."""
+    sq, sk = sums[0], sums[1]
+    pairs = step_pairs(sums, causal)
+    flop = 2 * pairs * (q_width + out_width)
+    nbytes = q.nbytes + sq * out_width * q.itemsize + sk * kv_width * kv_itemsize
+    return work({dtype_precision(q.dtype): flop}, nbytes, "attention", matrix=True, args=args,
+                assumptions=(STEP_NOTE,) + notes)
 
 
 def _clamped_sum(a: int, n: int, hi: int) -> int:
@@ -105,9 +155,14 @@ def unified(output_at: int | None):
             raise LookupError("query and key disagree on the tokens")
         width_q = _rows_width(q, t)
         heads_q = q.shape[1] if len(q.shape) == 3 else None
-        pairs = causal_pairs(t, t)
         # per query head 2 pairs E + 2 pairs Ev: over the heads 2 pairs (Hq E + Hq Ev)
         ev_width = width_q if heads_q is None else heads_q * v.shape[-1]
+        sums = step_sums(args)
+        if sums is not None:
+            # the new keys' own dtype stands for the cache's (an FP8 cache reads fewer bytes)
+            return step_work(args, q, width_q, ev_width, _rows_width(k, t) + _rows_width(v, t), k.itemsize,
+                             True, sums, (WINDOW_NOTE,))
+        pairs = causal_pairs(t, t)
         flop = 2 * pairs * width_q + 2 * pairs * ev_width
         out = args.tensor(output_at) if output_at is not None else None
         nbytes = q.nbytes + k.nbytes + v.nbytes + (out.nbytes if out is not None else t * ev_width * 2)
@@ -181,6 +236,53 @@ def dense_flash(causal_at: int, window_at: tuple):
     return model
 
 
+# aiter/ops/mha.py mha_batch_prefill(q, k, v, cu_seqlens_q, kv_indptr, kv_page_indices,
+#   max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, logits_soft_cap, zero_tensors,
+#   is_causal, window_size_left, window_size_right, sink_size, ...) (ROCm/aiter e4048607)
+_PREFILL_VARLEN = varlen(0, 3, 7, 12, 5, (13, 14))
+
+
+def batch_prefill(args: Args) -> OpWork:
+    """aiter ``mha_batch_prefill``: q [Tq, Hq, E], the paged cache k and v
+    [pages, (page,) Hkv, E]; with its step's sums exact (no window), else
+    FlashAttention's varlen assumptions (equal lengths, max_seqlen_k keys)."""
+    q, k, v = args.need(0), args.need(1), args.need(2)
+    sums = step_sums(args)
+    windowed = recorded_int(args, 13, -1) >= 0 or recorded_int(args, 14, -1) >= 0
+    if sums is None or windowed or len(q.shape) != 3 or sums[0] != q.shape[0]:
+        return _PREFILL_VARLEN(args)
+    heads, e, ev = q.shape[1], q.shape[2], v.shape[-1]
+    kv_width = k.shape[-2] * (k.shape[-1] + v.shape[-1])
+    return step_work(args, q, heads * e, heads * ev, kv_width, k.itemsize, bool(args.value(12, False)), sums)
+
+
+def ragged_decode(args: Args) -> OpWork:
+    """SGLang's aiter backend's ``paged_attention_ragged`` range: one query
+    token per sequence over a paged cache. The call records the batch
+    (kv_indptr) but not the lengths; only its step's sums size it."""
+    q, cache, value = args.need(2), args.need(3), args.need(4)
+    sums = step_sums(args)
+    if sums is None or len(q.shape) != 3 or sums[0] != q.shape[0]:
+        raise UnknownWork("sequence lengths not recorded (no serving step annotation with sq/sk sums)")
+    heads, e = q.shape[1], q.shape[2]
+    ev = value.shape[-1]
+    kv_width = cache.shape[-2] * (cache.shape[-1] + ev)
+    return step_work(args, q, heads * e, heads * ev, kv_width, cache.itemsize, True, sums)
+
+
+# SGLang's profiler range around aiter's paged_attention_ragged records its tensor (and None)
+# arguments only: out, workspace_buffer, query, key_cache, value_cache, kv_indptr,
+# kv_page_indices, kv_last_page_lens, alibi_slopes, k_scale, v_scale, fp8_out_scale
+# (aiter/ops/attention.py paged_attention_ragged, ROCm/aiter e4048607; the range's name
+# ends in a number)
+_RAGGED = re.compile(r"^sglang_profiler::attention_paged_attention_ragged(?:_\d+)?$")
+
+
+def pattern_model(name: str):
+    """The model of an operator known by a pattern of its name, or None."""
+    return ragged_decode if _RAGGED.match(name) else None
+
+
 MODELS = {
     # vllm/attention/layer.py: unified_attention(query, key, value, layer_name) -> Tensor
     "vllm::unified_attention": unified(None),
@@ -205,4 +307,5 @@ MODELS = {
     #   cu_seqlens_k, seqused_k, leftpad_k, block_table, alibi_slopes, max_seqlen_q, max_seqlen_k,
     #   p_dropout, softmax_scale, zero_tensors, is_causal, window_size_left, window_size_right, ...)
     "_vllm_fa2_C::varlen_fwd": varlen(0, 4, 11, 15, 8, (16, 17)),
+    "aiter::mha_batch_prefill": batch_prefill,
 }

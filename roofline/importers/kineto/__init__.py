@@ -61,8 +61,9 @@ operator a row, each with its dtype from :mod:`.dtypes`) -> :mod:`.phases`
 (the step split) and :mod:`.result` (the import result). This module runs
 it. Beside the stages: :mod:`.extras` (the events' collective and Inductor
 fields), :mod:`.replay` (kernels replayed from a CUDA/HIP graph; :mod:`.capture` reads a replay trace with its graphs' capture trace),
-:mod:`.geometry`, :mod:`.layout` and :mod:`.serving` (calls settled from
-their neighbours: convolution geometry, layout copies, fused MoE routing),
+:mod:`.geometry`, :mod:`.layout`, :mod:`.serving` and :mod:`.step_lengths`
+(calls settled from their neighbours: convolution geometry, layout copies,
+fused MoE routing, attention sized by its serving step's sequence lengths),
 :mod:`.why` (why a row got no work), :mod:`.notes` (what the models
 assumed), :mod:`.comms` (collectives and their sizes), :mod:`.overlap`
 (exposed communication) and :mod:`.columns` (column codes).

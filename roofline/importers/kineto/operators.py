@@ -47,6 +47,7 @@ from .layout import keeps_beside_layout_copies
 from .nesting import Nesting
 from .op_columns import OpEvents
 from .serving import moe_settled
+from .step_lengths import step_settled
 
 GIVE_AWAY_SHARE = 0.5
 # A non-matrix operator keeps what its descendants do not do when that is at
@@ -72,7 +73,8 @@ class OpTree:
 
 def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     parent, self_time, levels = nesting.parent, nesting.self_time_us, nesting.levels
-    distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent)})
+    distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent),
+                                   **step_settled(ops, parent)})
     work = list(map(distinct.__getitem__, which.tolist()))         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
