@@ -143,3 +143,48 @@ def test_batch_prefill_without_its_step_keeps_varlens_assumptions():
         "15360", "15360", "15728640", "15728640")
     w = op_work(OpCall("aiter::mha_batch_prefill", dims, types, (), windowed))
     assert STEP_NOTE not in w.assumptions
+
+
+
+class _Ops:
+    """The columns step_settled reads, for operators written here."""
+
+    def __init__(self, annotations, ops):
+        from roofline.importers.kineto.op_columns import Annotations
+        self.annotations = Annotations([a[0] for a in annotations], [a[1] for a in annotations],
+                                       [a[2] for a in annotations], [1] * len(annotations))
+        self.names = [o[0] for o in ops]
+        self.ts = [o[1] for o in ops]
+        self.thread = [o[2] for o in ops]
+        self._calls = [o[3] for o in ops]
+        self.call = list(range(len(ops)))
+
+    def decoded(self, call):
+        return self._calls[call]
+
+
+def _unified(tokens, at, thread="1"):
+    dims = [[tokens, 8, 64], [tokens, 2, 64], [tokens, 2, 64], [tokens, 8, 64], [], [], [], []]
+    return ("vllm::unified_attention_with_output", at, thread,
+            (dims, ["c10::BFloat16"] * 4 + [""] * 4, None, [""] * 8))
+
+
+def test_only_the_operators_inside_a_step_with_its_token_count_take_its_sums():
+    from roofline.importers.kineto.step_lengths import step_settled
+    step = "execute_4_context_1(sq3sk3sqsq9sqsk9)_generation_1(sq1sk7sqsq1sqsk7)"
+    ops = _Ops([(step, 100.0, 100.0), ("step[MIXED bs=2]", 100.0, 100.0)],
+               [_unified(4, 150.0), _unified(4, 300.0), _unified(5, 160.0), _unified(4, 10.0, "capture 0: 7")])
+    settled = step_settled(ops, None)
+    # outside the step, another token count: not sized; the captured one: the only step's
+    assert sorted(settled) == [0, 3]
+    # both phases: sq 3 + 1, sk 3 + 7, sqsq 9 + 1, sqsk 9 + 7
+    assert settled[0].call.concrete[STEP_AT:] == ("4", "10", "10", "16") and settled[0].note == STEP_NOTE
+    w = op_work(settled[0].call)
+    # pairs 16 - (10 - 4)/2 = 13 (3 x 4 / 2 = 6 of the 3-token prefill, 7 of the decode over 7 keys)
+    assert w.flops == {"bf16": 2 * 13 * (8 * 64 + 8 * 64)}
+    # bytes: q and output 4 x 512 x 2 each, 10 keys x 2 heads x 128 x 2
+    assert w.bytes == 2 * 4 * 512 * 2 + 10 * 2 * 128 * 2
+    # two steps with different sums: a captured operator belongs to neither
+    two = _Ops([(step, 100.0, 100.0), (step.replace("sk7sqsq1sqsk7", "sk9sqsq1sqsk9"), 500.0, 100.0)],
+               [_unified(4, 10.0, "capture 0: 7")])
+    assert step_settled(two, None) == {}

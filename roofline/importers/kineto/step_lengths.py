@@ -84,28 +84,31 @@ def _steps(ops) -> tuple:
     return starts, ends, [c[2] for c in chosen]
 
 
-def _step_of(ts: float, thread, starts, ends) -> int:
+def _step_of(ts: float, thread, starts, ends, one_step: bool) -> int:
     """The first step holding ``ts``; a captured operator (run at capture
-    time, replayed later) the trace's only step; else -1."""
+    time, replayed later) the trace's only step (``one_step``: every range
+    names the same sums, as SGLang's step[...] and execute_... of one step
+    do); else -1."""
     inside = np.flatnonzero((starts <= ts) & (ts <= ends))
     if len(inside):
         return int(inside[0])
-    return 0 if len(starts) == 1 and str(thread).startswith(_CAPTURED) else -1
+    return 0 if one_step and str(thread).startswith(_CAPTURED) else -1
 
 
 def step_settled(ops, parent: np.ndarray) -> dict:
     """Per attention operator in an annotated step: its call with the
     step's sums of the phases it serves (module docstring)."""
     del parent                       # the same signature as the other settled stages
-    targets = [o for o, name in enumerate(ops.names) if ops.call[o] >= 0 and _served(name) is not None]
-    if not targets:
-        return {}
     starts, ends, sums = _steps(ops)
     if not len(starts):
         return {}
+    # names first: a trace can hold a million operators and a few distinct names
+    served = {name for name in set(ops.names) if _served(name) is not None}
+    targets = [o for o, name in enumerate(ops.names) if name in served and ops.call[o] >= 0] if served else []
+    one_step = len(set(sums)) == 1
     out, cache = {}, {}
     for o in targets:
-        k = _step_of(float(ops.ts[o]), ops.thread[o], starts, ends)
+        k = _step_of(float(ops.ts[o]), ops.thread[o], starts, ends, one_step)
         if k < 0:
             continue
         query_at, phases = _served(ops.names[o])
