@@ -274,7 +274,9 @@ def ragged_decode(args: Args) -> OpWork:
 # arguments only: out, workspace_buffer, query, key_cache, value_cache, kv_indptr,
 # kv_page_indices, kv_last_page_lens, alibi_slopes, k_scale, v_scale, fp8_out_scale
 # (aiter/ops/attention.py paged_attention_ragged, ROCm/aiter e4048607; the range's name
-# ends in a number)
+# ends in a number). SGLang's aiter backend (python/sglang/srt/layers/attention/aiter_backend.py,
+# sgl-project/sglang 003c5589) sizes the uint8 workspace by its largest batch and context and
+# sends sliding-window pools to another kernel, so this path attends whole sequences.
 _RAGGED = re.compile(r"^sglang_profiler::attention_paged_attention_ragged(?:_\d+)?$")
 
 
