@@ -99,12 +99,14 @@ def step_settled(ops, parent: np.ndarray) -> dict:
     """Per attention operator in an annotated step: its call with the
     step's sums of the phases it serves (module docstring)."""
     del parent                       # the same signature as the other settled stages
+    # names first: a trace can hold a million operators and a few distinct names
+    served = {name for name in set(ops.names) if _served(name) is not None}
+    if not served:
+        return {}
     starts, ends, sums = _steps(ops)
     if not len(starts):
         return {}
-    # names first: a trace can hold a million operators and a few distinct names
-    served = {name for name in set(ops.names) if _served(name) is not None}
-    targets = [o for o, name in enumerate(ops.names) if name in served and ops.call[o] >= 0] if served else []
+    targets = [o for o, name in enumerate(ops.names) if name in served and ops.call[o] >= 0]
     one_step = len(set(sums)) == 1
     out, cache = {}, {}
     for o in targets:
