@@ -117,3 +117,26 @@ def test_a_lone_surrogate_in_an_ert_device_name_is_replaced(tmp_path, capsys):
                                                                         "Results.node\\ud80017.01"))
     assert main(["plot", str(EXAMPLE), "--device", str(ert), "-o", str(tmp_path / "x.png")]) == 0
     assert "on node\ufffd17.01" in capsys.readouterr().out     # matplotlib could not draw the title
+
+
+def test_classify_keeps_pandas_out_and_pyarrow_still_reaches_it(capsys):
+    """cli/classify.arrow_without_pandas: a classify process never imports
+    pandas (pyarrow's first array did, 0.2 s), its CSV is the same, and
+    pyarrow's pandas conversions still work after it."""
+    import subprocess
+    import sys
+    script = (
+        "import io, sys, contextlib\n"
+        "from roofline.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    main(['classify', {str(EXAMPLE)!r}, '--device', 'v100-sxm2', '--format', 'csv'])\n"
+        "print('pandas' in sys.modules)\n"
+        "import pyarrow as pa\n"
+        "print(type(pa.table({'a': [1.5]}).to_pandas()).__name__)\n"
+        "sys.stdout.write(out.getvalue())\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    lines = run.stdout.splitlines()
+    assert lines[:2] == ["False", "DataFrame"]
+    assert main(["classify", str(EXAMPLE), "--device", "v100-sxm2", "--format", "csv"]) == 0
+    assert "\n".join(lines[2:]) + "\n" == capsys.readouterr().out
