@@ -56,7 +56,9 @@ def test_a_new_operator_model_is_one_models_table_in_ops():
             continue
         for name in models:
             full = name if "::" in name else ops.NAMESPACE + name
-            assert full in ops.MODELLED_OPERATORS, f"{path.name}: {name} is not looked up"
+            # an autograd Function (triton_kernels' TopK) is recorded by its bare class name
+            assert full in ops.MODELLED_OPERATORS or name in ops.MODELLED_OPERATORS, \
+                f"{path.name}: {name} is not looked up"
 
 
 def test_a_new_chart_is_one_view_that_plot_and_the_report_offer():

@@ -15,7 +15,10 @@ the custom operators of LLM serving libraries (vLLM, SGLang, FlashAttention,
 FlashInfer), named by their registered schema (``_C::rms_norm``,
 ``vllm::moe_forward``), in :mod:`.serving`, :mod:`.moe`,
 :mod:`.paged_attention`, :mod:`.kv_attention` (FlashAttention-3, MLA decode)
-and :mod:`.flashinfer`; aiter's SageAttention launches in :mod:`.sage`;
+and :mod:`.flashinfer`; aiter's RMSNorm operators (``aiter::rmsnorm``,
+``aiter::rmsnorm2d_fwd_with_add_ck``) in :mod:`.aiter`; triton_kernels' MoE
+routing (the ``TopK`` and ``SortTokens`` autograd Functions, recorded by
+their class name) in :mod:`.routing`; aiter's SageAttention launches in :mod:`.sage`;
 TorchInductor's Triton kernels (``triton_poi_fused_add_cos_sin_0``, named
 by their launcher) in :mod:`.triton`; what a collective is and moves in
 :mod:`.collectives`.
@@ -26,8 +29,8 @@ device. The Kineto reader (:mod:`roofline.importers.kineto`) calls it.
 """
 from __future__ import annotations
 
-from . import attention, conv, elementwise, embedding, flashinfer, kv_attention, matmul, moe, norm, optimizer
-from . import paged_attention, pooling, reduction, rnn, sage, serving, softmax, triton, upsample
+from . import aiter, attention, conv, elementwise, embedding, flashinfer, kv_attention, matmul, moe, norm, optimizer
+from . import paged_attention, pooling, reduction, rnn, routing, sage, serving, softmax, triton, upsample
 from .call import FAMILIES, Args, OpCall, OpWork, UnknownWork, tensor_core_key
 from .elementwise import RANDOM_OPERATORS, RNG_NOTE
 from .views import VIEWS
@@ -41,7 +44,7 @@ for _module in (matmul, conv, attention, norm, softmax, elementwise, reduction, 
 
 # custom operators, by their full registered name (namespace::name)
 _CUSTOM = {}
-for _module in (serving, moe, paged_attention, kv_attention, flashinfer):
+for _module in (serving, moe, paged_attention, kv_attention, flashinfer, aiter, routing):
     _CUSTOM.update(_module.MODELS)
 
 MODELLED_OPERATORS = frozenset({NAMESPACE + n for n in set(_MODELS) | VIEWS} | set(_CUSTOM))

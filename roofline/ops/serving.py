@@ -363,6 +363,11 @@ MODELS = {
     # topk_softmax(topk_weights!, topk_indices!, gating_output, renormalize)
     "sgl_kernel::topk_softmax": router_topk(SOFTMAX),
     "sgl_kernel::moe_align_block_size": data_movement,
+    # sgl-project/sglang python/sglang/jit_kernel/kvcache.py: store_cache(k, v, k_cache!, v_cache!,
+    #   indices, row_bytes, num_split[, size_limit]): the T new rows go into the caches at indices;
+    # store_cache_quant(k, v, k_cache!, v_cache!, indices, k_scale?, v_scale?, ...): into an FP8 cache
+    "sglang::store_cache": cache_write((0, 1), (2, 3), 4),
+    "sglang::store_cache_quant": cache_write((0, 1), (2, 3), 4),
     # fp8_scaled_mm(mat_a, mat_b, scales_a, scales_b, out_dtype, bias?) -> out
     "sgl_kernel::fp8_scaled_mm": scaled_mm(None, 0, 1, 4),
     # int8_scaled_mm(mat_a, mat_b, scales_a, scales_b, out_dtype, bias?) -> out
