@@ -86,3 +86,19 @@ def test_numbers_drawn_from_thousands_of_values_are_coded_and_mostly_distinct_on
     zeros[::2] = -0.0                       # told apart bit for bit
     distinct, codes = repeated_numbers(zeros)
     assert len(distinct) == 2 and np.array_equal(np.signbit(distinct[codes]), np.signbit(zeros))
+
+
+def test_a_column_of_one_object_is_one_code_without_a_hash(monkeypatch):
+    """distinct_objects: every row the same object gives that object and
+    code 0 everywhere (no dictionary encoding); two objects still hash."""
+    import pyarrow.compute as pac
+    empty = np.empty(5000, dtype=object)
+    empty.fill("")
+    calls = []
+    real = pac.dictionary_encode
+    monkeypatch.setattr(pac, "dictionary_encode", lambda *a, **k: calls.append(1) or real(*a, **k))
+    objects, codes = distinct_objects(empty)
+    assert objects.tolist() == [""] and not codes.any() and len(codes) == 5000 and not calls
+    empty[-1] = "x"
+    objects, codes = distinct_objects(empty)
+    assert objects.tolist() == ["", "x"] and codes[-1] == 1 and calls

@@ -41,6 +41,10 @@ def distinct_objects(values) -> tuple[np.ndarray, np.ndarray] | None:
     if values.dtype != object or values.ndim != 1 or n == 0:
         return None
     addresses = _addresses(values)
+    if addresses[0] == addresses[-1] and (addresses == addresses[0]).all():
+        # one object in every row (an empty variant, operator, dtype ...
+        # column): a comparison, not a hash of a million addresses
+        return values[:1].copy(), np.zeros(n, dtype=np.int32)
     encoded = pac.dictionary_encode(pa.array(addresses))
     if len(encoded.dictionary) > MOST_DISTINCT * n:
         return None
