@@ -19,7 +19,6 @@ no figure for, floats always written as floats (``3.0``, not ``3``).
 """
 from __future__ import annotations
 
-import os
 from typing import Iterator
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from ..core.placement import Placements
 from ..core.row_schema import FIELDS, row_columns
 from ..core.units import whole_counts
-from .row_text import Formatted, coded, joined, literal, plain_below, rows_text, whole_digits
+from .row_text import Formatted, coded, joined, literal, made_ahead, plain_below, rows_text, whole_digits
 from ..core.object_codes import distinct_objects, repeated_numbers
 
 SLICE_ROWS = 50_000   # rows formatted per task (a slice's columns stay in cache); on every core
@@ -51,14 +50,11 @@ def placements_json_chunks(p: Placements) -> Iterator:
     pieces = _pieces(p) if n else []        # before the first byte: a failure writes nothing
     yield b"[\n"
     if n:
-        slices = [(i, min(n, i + SLICE_ROWS)) for i in range(0, n, SLICE_ROWS)]
-        workers = min(len(slices), os.cpu_count() or 1)
-        # Arrow's compute kernels release the GIL: slices format in parallel;
-        # every row ends in ",\n" but the last
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(workers) as pool:
-            yield from pool.map(lambda ab: rows_text(pieces, *ab, "null", drop_last=2 if ab[1] == n else 0),
-                                slices)
+        def write(i: int):
+            a, b = i * SLICE_ROWS, min(n, (i + 1) * SLICE_ROWS)
+            # every row ends in ",\n" but the last
+            return rows_text(pieces, a, b, "null", drop_last=2 if b == n else 0)
+        yield from made_ahead(write, -(-n // SLICE_ROWS))
         yield b"\n"
     yield b"]\n"
 

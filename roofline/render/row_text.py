@@ -13,10 +13,11 @@ slice. Text columns are coded by their distinct objects
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -207,3 +208,22 @@ def whole_digits(values: np.ndarray) -> Callable | None:
         import pyarrow.compute as pac
         return pac.cast(pa.array(values[a:b].astype(np.int64)), pa.string())
     return text
+
+
+def made_ahead(make: Callable, count: int) -> Iterator:
+    """``make(0) ... make(count - 1)`` in order, made on every core (Arrow's
+    kernels release the GIL) at most two per core ahead of the reader: the
+    slices of a million rows are never all held at once, as they were
+    when every slice was handed to the pool at the start."""
+    if count <= 1:
+        yield from (make(i) for i in range(count))
+        return
+    from concurrent.futures import ThreadPoolExecutor
+    cores = os.cpu_count() or 1
+    with ThreadPoolExecutor(cores) as pool:
+        pending = [pool.submit(make, i) for i in range(min(count, 2 * cores))]
+        for i in range(count):
+            piece = pending.pop(0).result()
+            if i + len(pending) + 1 < count:
+                pending.append(pool.submit(make, i + len(pending) + 1))
+            yield piece

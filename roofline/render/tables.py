@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from ..core.gcpause import paused
 from ..core.row_schema import flat_columns
 from ..core.placement import Placements
 from .terminal import visible
-from .row_text import Formatted, coded, joined, literal, rows_text, whole_digits
+from .row_text import Formatted, coded, joined, literal, made_ahead, rows_text, whole_digits
 from ..core.object_codes import distinct_objects, repeated_numbers
 from ..core.units import format_iec, format_percent, format_si, whole_counts
 
@@ -174,24 +173,10 @@ def _csv_pieces(pieces: list, rows: int, header: str):
     most of the time and Arrow's kernels release the GIL, so slices are
     made on every core, at most two per core ahead of the reader."""
     yield header.encode("utf-8")
-    slices = -(-rows // CSV_SLICE_ROWS)
-    if slices <= 1:
-        if rows:
-            yield rows_text(pieces, 0, rows, "", ",")
-        return
 
     def write(i: int) -> bytes:
         return rows_text(pieces, i * CSV_SLICE_ROWS, min(rows, (i + 1) * CSV_SLICE_ROWS), "", ",")
-
-    from concurrent.futures import ThreadPoolExecutor
-    cores = os.cpu_count() or 1
-    with ThreadPoolExecutor(cores) as pool:
-        pending = [pool.submit(write, i) for i in range(min(slices, 2 * cores))]
-        for i in range(slices):
-            piece = pending.pop(0).result()
-            if i + len(pending) + 1 < slices:
-                pending.append(pool.submit(write, i + len(pending) + 1))
-            yield piece
+    yield from made_ahead(write, -(-rows // CSV_SLICE_ROWS))
 
 
 def _csv_cells(values: np.ndarray, kind: str = "") -> list[str]:
