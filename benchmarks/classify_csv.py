@@ -62,6 +62,11 @@ from roofline.cli.common import choose_device, load_inputs
 from roofline.core.placement import place
 from roofline.render.json_rows import placements_json_chunks
 from roofline.render.tables import placements_csv_chunks
+try:                                # as the CLI does (a checkout before it: pyarrow imports pandas)
+    from roofline.cli.classify import arrow_without_pandas
+    arrow_without_pandas()
+except ImportError:
+    pass
 mark("import")
 kernels, results = load_inputs([sys.argv[1]])
 mark("read")
