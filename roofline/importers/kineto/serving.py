@@ -49,6 +49,8 @@ _DEPTH = 6
 def moe_settled(ops, parent: np.ndarray) -> dict:
     """Per MoE operator that records no top-k: its call with k and I, when
     its allocations give them."""
+    if NEEDS_ROUTING.isdisjoint(ops.names):       # one pass in C: most traces hold no MoE operator
+        return {}
     targets = [o for o, name in enumerate(ops.names) if name in NEEDS_ROUTING and ops.call[o] >= 0]
     if not targets:
         return {}
