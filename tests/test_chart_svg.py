@@ -51,6 +51,27 @@ def test_ece408_views(tmp_path, view):
     assert "baseline → constmem" in names        # the variant chains are labelled
 
 
+# the README's numpy chart (examples/numpy_kernels.py as written by CI on a Zen 4 VM, 2026-11-29)
+NUMPY_KERNELS = """name,time_s,count,flops_fp64,bytes_dram,bytes_l1,threads,family
+add 20M into out,0.015465430995391216,1,20000000,480000000,,1,numpy
+"add 20M, new result",0.027426851003838237,1,20000000,480000000,,1,numpy
+sum 20M,0.0070555349957430735,1,20000000,160000000,,1,numpy
+dot 4k (in L1),0.00196010999934515,1,8000000,,64000000,1,numpy
+dgemm 1500,0.06377619200065965,1,6750000000,54000000,,,numpy
+copy 20M,0.012595200001669582,1,0,320000000,,1,numpy
+"""
+
+
+def test_numpy_chart_leaders_keep_off_the_one_core_label(tmp_path):
+    """Single-threaded kernels bring the dotted one-core roofs and their slanted
+    labels; a kernel name's leader ran through '1 core: DRAM ...' (on this profile
+    and on the README's CI run) because slanted labels were taken as space, not words."""
+    csv = tmp_path / "numpy_kernels.csv"
+    csv.write_text(NUMPY_KERNELS)
+    drawing = _check(_plot(tmp_path, csv, "--device", ZEN3))
+    assert sum(len(t.leaders) for t in drawing.texts if t.gid == "kernel-label") >= 4
+
+
 def test_cpu_trace_chart(tmp_path):
     # docs/pytorch.md's chart (there on a measured profile; here the repository's Zen 3 one)
     drawing = _check(_plot(tmp_path, CPU_TRACE, "--device", ZEN3))

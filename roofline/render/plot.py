@@ -326,7 +326,7 @@ def _label_diagonal(ax, xs, bw, text, color, along: float, occupied: Occupied) -
         boxes = occupied.slanted_boxes(ax.transData.transform((x, y * 1.25)), text, 8.5, angle)
         if occupied.free(boxes):
             break
-    occupied.take(boxes)
+    occupied.take(boxes, text=True)     # words: no kernel name's leader may run through them
     ax.text(x, y * 1.25, text, rotation=angle, rotation_mode="anchor", fontsize=8.5,
             color=color, ha="left", va="bottom", transform_rotates_text=False, gid=ROOF_LABEL_GID,
             path_effects=halo())
