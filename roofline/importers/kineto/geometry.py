@@ -56,6 +56,19 @@ class Settled:
     note: str
 
 
+def call_with(name: str, decoded: tuple, concrete: list) -> OpCall:
+    """The call of operator ``name`` from its decoded (dims, types, strides,
+    ...) with ``concrete`` as its Concrete Inputs: what a settling stage
+    models instead of the recorded call (a field not recorded is empty)."""
+    dims, types, strides = decoded[:3]
+    return OpCall(name, _frozen_or_empty(dims), _frozen_or_empty(types), _frozen_or_empty(strides),
+                  _frozen_or_empty(concrete))
+
+
+def _frozen_or_empty(x):
+    return () if x is None else _frozen(x)
+
+
 def settled_calls(ops, parent: np.ndarray) -> dict[int, Settled]:
     """Per operator index: its call with the inferred stride/padding or
     window written in, for the convolutions and poolings whose trace

@@ -32,9 +32,9 @@ import math
 
 import numpy as np
 
-from ...ops.call import OpCall, dtype_bytes, known_dtype, literal
+from ...ops.call import dtype_bytes, known_dtype, literal
 from ...ops.moe import ROUTING_NOTE
-from .geometry import Settled
+from .geometry import Settled, call_with
 
 NEEDS_ROUTING = frozenset({"vllm::moe_forward", "vllm::moe_forward_shared"})
 ALLOCATORS = frozenset({"aten::empty", "aten::empty_strided", "aten::new_empty", "aten::zeros"})
@@ -72,7 +72,8 @@ def moe_settled(ops, parent: np.ndarray) -> dict:
             sizes[owner].append((shape, code))
     out = {}
     for o in targets:
-        dims, types, strides, concrete = ops.decoded(ops.call[o])
+        decoded = ops.decoded(ops.call[o])
+        dims, concrete = decoded[0], decoded[3]
         found = _routing(dims, sizes[o])
         if found is None:
             continue
@@ -82,15 +83,8 @@ def moe_settled(ops, parent: np.ndarray) -> dict:
         values[3], values[4] = str(k), str(intermediate)
         weights = expert_weight_bytes(dims, intermediate, viewed[o])
         values[5] = str(weights) if weights else ""
-        out[o] = Settled(OpCall(ops.names[o], _frozen(dims), _frozen(types), _frozen(strides),
-                                _frozen(values)), ROUTING_NOTE)
+        out[o] = Settled(call_with(ops.names[o], decoded, values), ROUTING_NOTE)
     return out
-
-
-def _frozen(x):
-    if isinstance(x, list):
-        return tuple(_frozen(v) for v in x)
-    return () if x is None else x
 
 
 def _owner(i: int, parent: np.ndarray, wanted: set) -> int | None:

@@ -33,7 +33,7 @@ import numpy as np
 from ...ops import op_work
 from ...ops.call import OpCall
 from ...ops.paged_attention import STEP_AT, STEP_NOTE
-from .geometry import Settled
+from .geometry import Settled, call_with
 
 _SUMS = r"\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
 _VLLM = re.compile(r"^execute_(?:\d+_)?context_\d+" + _SUMS + r"_generation_\d+" + _SUMS + "$")
@@ -115,12 +115,13 @@ def step_settled(ops, parent: np.ndarray) -> dict:
             continue
         query_at, phases = _served(ops.names[o])
         total = tuple(sum(sums[k][p][j] for p in phases) for j in range(4))
-        dims, types, strides, concrete = ops.decoded(ops.call[o])
+        decoded = ops.decoded(ops.call[o])
+        dims, concrete = decoded[0], decoded[3]
         if not _query_tokens_match(dims, query_at, total[0]):
             continue
         values = [str(v) for v in concrete] if isinstance(concrete, list) else []
         values = values[:STEP_AT] + [""] * (STEP_AT - len(values)) + [str(v) for v in total]
-        call = OpCall(ops.names[o], _frozen(dims), _frozen(types), _frozen(strides), tuple(values))
+        call = call_with(ops.names[o], decoded, values)
         if _sized_by_step(call, cache):
             out[o] = Settled(call, STEP_NOTE)
     return out
@@ -142,8 +143,3 @@ def _query_tokens_match(dims, at: int, sq: int) -> bool:
         return False
     return sq > 0 and dims[at][0] == sq
 
-
-def _frozen(x):
-    if isinstance(x, list):
-        return tuple(_frozen(v) for v in x)
-    return () if x is None else x
