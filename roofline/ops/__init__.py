@@ -61,10 +61,16 @@ def _model_of(name: str):
     short = _short(name)
     if short is not None:
         return _MODELS.get(short)
-    # FlashInfer's attention operators are named by their JIT module, SageAttention's Triton
-    # launches by their kernel
-    return (_CUSTOM.get(name) or flashinfer.pattern_model(name) or sage.pattern_model(name)
-            or paged_attention.pattern_model(name))
+    return _CUSTOM.get(name) or _pattern_model(name)
+
+
+# operators known by a pattern of their name: FlashInfer's attention by its JIT module,
+# SageAttention's Triton launches by their kernel, SGLang's numbered profiler ranges
+_PATTERNED = (flashinfer, sage, paged_attention)
+
+
+def _pattern_model(name: str):
+    return next((m for m in (p.pattern_model(name) for p in _PATTERNED) if m is not None), None)
 
 
 def is_view(name: str) -> bool:
@@ -74,8 +80,7 @@ def is_view(name: str) -> bool:
 
 def has_model(name: str) -> bool:
     return (name in MODELLED_OPERATORS or (name.startswith(triton.PREFIX) and triton.parse(name) is not None)
-            or flashinfer.pattern_model(name) is not None or sage.pattern_model(name) is not None
-            or paged_attention.pattern_model(name) is not None)
+            or _pattern_model(name) is not None)
 
 
 def generates_random(name: str) -> bool:
