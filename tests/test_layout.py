@@ -200,7 +200,8 @@ THIRD_PARTY = {
     "core": {"numpy"},
     "ops": {"numpy"},
     "devices": {"numpy", "yaml"},
-    "importers": {"numpy", "msgspec", "pyarrow", "google"},
+    # numba: the Kineto reader's compiled JSON scanner (importers/kineto/jsonscan.py)
+    "importers": {"numpy", "msgspec", "pyarrow", "google", "numba"},
     "analysis": {"numpy", "scipy"},
     "render": {"numpy", "matplotlib", "msgspec", "pyarrow", "bokeh"},
     "microbench": {"numpy", "numba", "llvmlite", "archspec", "tqdm"},

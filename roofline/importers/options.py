@@ -14,6 +14,7 @@ from ..core.errors import RooflineError
 from ..core.text_files import MAX_TEXT_BYTES
 
 ENGINES = ("auto", "python")
+KINETO_ENGINES = ("auto", "msgspec", "scan")
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,14 @@ class ReadOptions:
     memory) or whole; None decides by size (``kineto.STREAM_ABOVE_BYTES``, and
     every gzip file streams: :mod:`.kineto`). ``chunk_bytes``: the chunk size where a
     reader reads in chunks (None: the reader's own).
+
+    ``kineto_engine``: how a Kineto trace's events are decoded. "scan"
+    reads kernels, operators and runtime calls with the compiled scanner
+    (``kineto.jsonscan``: columns, no Python object per event) and leaves
+    any chunk holding something else to msgspec; "msgspec" decodes every
+    event into a typed struct; "auto" scans traces above
+    ``kineto.SCAN_ABOVE_BYTES`` (below, loading the compiled scanner costs
+    more than it saves).
 
     ``max_text_bytes``: the largest text a reader reads whole (a gzip
     file's inflated size included).
@@ -48,6 +57,7 @@ class ReadOptions:
     csv_engine: str = "auto"
     stream: bool | None = None
     chunk_bytes: int | None = None
+    kineto_engine: str = "auto"
     max_text_bytes: int = MAX_TEXT_BYTES
     workers: int | None = None
     progress: Callable[[int, int | None], None] | None = field(default=None, compare=False)
@@ -55,6 +65,8 @@ class ReadOptions:
     def __post_init__(self):
         if self.csv_engine not in ENGINES:
             raise RooflineError(f"csv_engine {self.csv_engine!r}: expected one of {', '.join(ENGINES)}")
+        if self.kineto_engine not in KINETO_ENGINES:
+            raise RooflineError(f"kineto_engine {self.kineto_engine!r}: expected one of {', '.join(KINETO_ENGINES)}")
         if self.chunk_bytes is not None and self.chunk_bytes < 64:
             raise RooflineError(f"chunk_bytes {self.chunk_bytes}: expected at least 64")
         if self.workers not in (None, 1, 2):

@@ -49,7 +49,10 @@ The reader is a pipeline, one module per stage, each importing only the
 modules drawn before it in docs/architecture.md ("The PyTorch reader",
 held by tests/test_kineto_stages.py): :mod:`.decode` (bytes -> typed
 events; :mod:`.stream` for files larger than memory, and every gzip file,
-with :mod:`.scan` to find the top-level keys and where events end) ->
+with :mod:`.scan` to find the top-level keys and where events end; in a
+big trace :mod:`.jsonscan`, compiled, reads the chunks of kernels, operators
+and runtime calls into arrays, with :mod:`.jsonvalues` and :mod:`.spancodes`,
+and :mod:`.scanned` makes their columns) ->
 :mod:`.events` (events -> columns: GPU activity, and the operator columns
 of :mod:`.op_columns`; :mod:`.halves` runs this stage and the decoding in
 two processes for a big plain file, one half of its events each, and
@@ -167,20 +170,41 @@ def read(path: str | Path, options: ReadOptions = DEFAULT) -> ImportResult:
         raise InputError(path, None, "not a regular file: save the trace to a file first")
     stream = options.stream if options.stream is not None else (info.st_size > STREAM_ABOVE_BYTES or gz)
     if stream:
-        from .stream import READ_BYTES, StreamedTrace, file_bytes
+        from .stream import READ_BYTES, SCANNED_READ_BYTES, StreamedTrace, file_bytes
         chunk = options.chunk_bytes
+        scanner = _scanner(options, info.st_size, gz)
         piece = None if chunk is None else min(chunk, READ_BYTES)   # a piece is at most a chunk
+        if chunk is None and scanner is not None:
+            piece = SCANNED_READ_BYTES
 
         def pieces():
             return file_bytes(path, piece)
         halves = None
         if _two_processes(options, info.st_size, gz):
             def halves():
-                return read_in_halves(path, chunk, piece, options.progress)
+                return read_in_halves(path, chunk, piece, options.progress, scanner)
         first = pieces() if options.progress is None else reported(pieces(), options.progress,
                                                                    None if gz else info.st_size)
-        return _checked(StreamedTrace(first, path, reread=pieces, chunk_bytes=chunk), path, halves)
+        trace = StreamedTrace(first, path, reread=pieces, chunk_bytes=chunk,
+                              scanner=None if scanner is None else scanner())
+        return _checked(trace, path, halves)
     return _checked(decode.load(path), path)
+
+
+# Above this a trace's events are scanned into columns (.scanned); below,
+# loading the compiled scanner (numba, its cache) costs more than it saves.
+# A gzip file's size is what it holds, compressed about tenfold.
+SCAN_ABOVE_BYTES = 32 << 20
+SCAN_ABOVE_GZIP_BYTES = 4 << 20
+
+
+def _scanner(options: ReadOptions, size: int, gz: bool):
+    """What makes a scanner for each pass over the events (None: msgspec decodes them all)."""
+    engine = options.kineto_engine
+    if engine == "msgspec" or (engine == "auto" and size <= (SCAN_ABOVE_GZIP_BYTES if gz else SCAN_ABOVE_BYTES)):
+        return None
+    from .scanned import Scanner
+    return Scanner
 
 
 def _two_processes(options: ReadOptions, size: int, gz: bool) -> bool:

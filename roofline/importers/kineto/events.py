@@ -179,8 +179,11 @@ _NAME_OF, _TS_OF, _DUR_OF = (operator.attrgetter(f) for f in ("name", "ts", "dur
 
 
 def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Span, path: Path) -> None:
-    """Add one chunk's complete events, kind by kind, as columns (a Python
-    loop per event was most of the reading time of a big trace)."""
+    """Add one chunk's complete events, kind by kind, as columns (a Python loop
+    per event was most of a big trace's reading time); a scanned one (.scanned) adds its own."""
+    if hasattr(chunk, "take_into"):
+        chunk.take_into(gpu, ops, span)
+        return
     batches = {kind: complete for kind, events in _by_kind(chunk, gpu.other_categories).items()
                if (complete := _complete(events))}
     where = _Where(chunk, first, path)
@@ -232,11 +235,11 @@ def _by_kind(events: list, dropped: dict | None = None) -> dict[str, list]:
         cats = [c if isinstance(c, str) else None for c in cats]
         distinct = set(cats)
     kinds = [None, "kernel", "op", "api", "copy", "range", "annotation"]
-    code_of = {c: kinds.index(_batch_kind(c)) for c in distinct}
+    code_of = {c: kinds.index(batch_kind(c)) for c in distinct}
     codes = np.fromiter(map(code_of.__getitem__, cats), dtype=np.int8, count=len(cats))
     if dropped is not None:
         for c in distinct:
-            if code_of[c] == 0 and isinstance(c, str) and c not in _FLOWS:
+            if code_of[c] == 0 and isinstance(c, str) and c not in FLOWS:
                 dropped[c] = dropped.get(c, 0) + cats.count(c)
     out = {}
     for code in sorted(set(code_of.values()) - {0}):
@@ -247,10 +250,10 @@ def _by_kind(events: list, dropped: dict | None = None) -> dict[str, list]:
 
 _COPY_OR = {"memcpy": "copy", "memset": "copy"}
 # flow arrows between a launch and its kernel: every GPU trace has them, not worth a count
-_FLOWS = frozenset({"ac2g", "async_cpu_to_gpu"})
+FLOWS = frozenset({"ac2g", "async_cpu_to_gpu"})
 
 
-def _batch_kind(cat) -> str | None:
+def batch_kind(cat) -> str | None:
     """The batch an event goes to: its kind, copies and sets together."""
     kind = _kind(cat)
     return _COPY_OR.get(kind, kind)
@@ -403,11 +406,11 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     for name, raw, a in zip(names, raws, args):
         known = launch.get(name)
         if known is None:
-            launch[name] = _launch(a)
+            launch[name] = launch_fields(a)
             first[name] = raw
         elif known and raw is not None and raw != first[name]:
             # keep what every launch of this name agrees on
-            for key in [k for k, v in known.items() if _launch_value(a, k) != v]:
+            for key in [k for k, v in known.items() if launch_value(a, k) != v]:
                 del known[key]
     devices = _devices(events, args)
     try:
@@ -453,12 +456,12 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
 _LAUNCH_RAW = operator.attrgetter("grid", "block", "registers", "shared")
 
 
-def _launch_value(args, key: str):
+def launch_value(args, key: str):
     value = getattr(args, _LAUNCH_FIELD[key])
     return bytes(value) if isinstance(value, msgspec.Raw) else value
 
 
-def _launch(args) -> dict:
+def launch_fields(args) -> dict:
     """Launch configuration of one kernel event; grid and block stay raw
     JSON (compared as bytes, decoded once per kernel name by _decoded)."""
     out = {}

@@ -97,7 +97,8 @@ def _scaled(done: int, scale: float, total: int | None) -> int:
     return n if total is None else min(n, total)
 
 
-def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None, progress=None):
+def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None, progress=None,
+                   scanner=None):
     """(trace, GPU columns, operator columns, span) of the file read by two
     processes, or None where it cannot be (then read it in one pass).
     ``progress(done, total)``: told how far the first half is, as a share
@@ -109,7 +110,7 @@ def read_in_halves(path: Path, chunk_bytes: int | None, piece_bytes: int | None,
         if cut is None:
             return None
         comma, closing = cut
-        return _read(path, comma, closing, chunk_bytes, piece, progress)
+        return _read(path, comma, closing, chunk_bytes, piece, progress, scanner)
     except Exception:     # any failure: the one-pass reader says what is wrong, as it always has
         return None
 
@@ -148,13 +149,14 @@ def _range(path: Path, start: int, stop: int | None, piece: int):
             yield data
 
 
-def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int, progress):
+def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int, progress, scanner):
     def first_half():
         return itertools.chain(_range(path, 0, comma, piece), (closing,))
 
     size = path.stat().st_size
     pieces = first_half() if progress is None else reported(first_half(), progress, size, size / max(comma, 1))
-    trace = StreamedTrace(pieces, path, reread=first_half, chunk_bytes=chunk_bytes)
+    trace = StreamedTrace(pieces, path, reread=first_half, chunk_bytes=chunk_bytes,
+                          scanner=None if scanner is None else scanner())
     gpu, ops, span = GpuEvents(), OpEvents(), Span()
     chunks = iter(trace.event_chunks)
     first = 0
@@ -167,7 +169,7 @@ def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece
         return None
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    worker = context.Process(target=_second_half, args=(send, path, comma, chunk_bytes, span.t0, piece),
+    worker = context.Process(target=_second_half, args=(send, path, comma, chunk_bytes, span.t0, piece, scanner),
                              daemon=True)
     worker.start()
     send.close()
@@ -194,12 +196,13 @@ def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece
     return trace, gpu, ops, span
 
 
-def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: float, piece: int) -> None:
+def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: float, piece: int,
+                 scanner) -> None:
     """In the worker: the columns of the events after ``comma``, pickled
     down ``send`` (None where anything fails)."""
     try:
         array = EventArray(b"", _range(path, comma + 1, None, piece), 0, comma + 1, path,
-                            lambda base: 0, chunk_bytes)
+                            lambda base: 0, chunk_bytes, None if scanner is None else scanner())
         gpu, ops, span = GpuEvents(), OpEvents(), Span()
         span.t0 = t0
         first = 0

@@ -54,8 +54,12 @@ from .scan import COLON, KEY_MARKS, Scanner, key_before, skip_blanks, top_level_
 # Reading a 1 GB BERT-size trace took 10-11 s with them and 15-17 s with
 # 32 MiB chunks (same machine, alternating runs).
 CHUNK_BYTES = 256 << 10
+# The scanner's chunks: its columns are reused, and each chunk costs a few
+# numpy calls per field, so bigger is faster (it stops at Scanner.capacity events)
+SCANNED_CHUNK_BYTES = 4 << 20
 MAX_CHUNK_BYTES = 256 << 20   # no single event of a trace is this long
 READ_BYTES = 64 << 10         # at most CHUNK_BYTES, or chunks grow to a piece
+SCANNED_READ_BYTES = 1 << 20  # (the scanner's chunks are bigger: fewer reads, and fewer copies)
 HEAD_BYTES = 32 << 20         # the most top-level data before (or after) traceEvents
 # Candidate cuts tried before scanning the chunk: the last one is almost
 # always an event boundary, and a failed try costs a decode of the chunk.
@@ -125,13 +129,16 @@ class StreamedTrace:
     fields are filled when the iterator is exhausted."""
 
     def __init__(self, pieces: Iterator[bytes], path: str | Path = "<kineto trace>",
-                 reread: Callable[[], Iterator[bytes]] | None = None, chunk_bytes: int | None = None):
+                 reread: Callable[[], Iterator[bytes]] | None = None, chunk_bytes: int | None = None,
+                 scanner: Callable | None = None):
         """``reread``: the same pieces again from the start, where the source
         can give them twice (a file): lines are then counted only for an
         error message, not for every chunk (a tenth of the decoding time).
         ``chunk_bytes``: the bytes decoded at a time (default
-        :data:`CHUNK_BYTES`; ReadOptions.chunk_bytes)."""
+        :data:`CHUNK_BYTES`; ReadOptions.chunk_bytes). ``scanner``: reads
+        a chunk's events into columns where it can (:class:`EventArray`)."""
         self._chunk_bytes = chunk_bytes
+        self._scanner = scanner
         self.path = Path(str(path))
         self._pieces = utf8_pieces(pieces, self.path)
         self._reread = reread
@@ -150,7 +157,8 @@ class StreamedTrace:
         if head:       # report what is wrong before traceEvents first, as the whole-file reader does
             self._refuse_syntax_errors(head + b'"traceEvents":[]}', len(head))
         lines_before = None if self._reread is None else self._lines_before
-        array = EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes)
+        array = EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes,
+                           self._scanner)
         yield from array.chunks()
         self.metadata(head, array)
 
@@ -264,9 +272,15 @@ class EventArray:
     whole events; then ``tail`` holds what follows its ``]``."""
 
     def __init__(self, rest: bytes, pieces: Iterator[bytes], line0: int, base: int, path: Path,
-                 lines_before: Callable[[int], int] | None = None, chunk_bytes: int | None = None):
+                 lines_before: Callable[[int], int] | None = None, chunk_bytes: int | None = None,
+                 scanner: Callable | None = None):
+        """``scanner(buf)``: (the first events of a chunk's bytes read as
+        columns, where the rest starts, whether the array ended), or None
+        where they are left to msgspec (:mod:`.scanned`)."""
         self.rest, self.pieces, self.path = rest, pieces, path
-        self.chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
+        self.scanner = scanner
+        default = CHUNK_BYTES if scanner is None else SCANNED_CHUNK_BYTES
+        self.chunk_bytes = default if chunk_bytes is None else chunk_bytes
         self._line0 = line0         # lines of the file before the chunk being read (counted as read
         self._lines_before = lines_before    # or, with this, only when asked: lines before a byte)
         self.base = base            # bytes of the file before the chunk
@@ -283,7 +297,8 @@ class EventArray:
         ends, target = _Ends(), self.chunk_bytes
         while True:
             self._fill(buf, target)
-            events, end, last = self._cut(buf, ends)
+            scanned = None if self.scanner is None else self.scanner(buf)
+            events, end, last = scanned if scanned is not None else self._cut(buf, ends)
             if events is not None:
                 yield events
             if last:

@@ -1,0 +1,125 @@
+"""Values of a scanned chunk (:mod:`.jsonscan`) numbered by content,
+compiled by numba: each field's distinct values, and distinct tuples of
+them, in order of first appearance, so :mod:`.scanned` decodes each once.
+
+Two values are one where their lengths and 64-bit hashes are (comparing
+their bytes as well cost more than the scan itself). Two different values
+of one field are taken for one with a chance of about n**2 / 2**65 for n
+distinct values in a chunk (3e-8 at a million); a file made to collide
+says nothing its author could not have written plainly.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .jsonscan import FIRST, PRESENT
+from .jsonvalues import FNV_OFFSET, FNV_PRIME
+
+
+@njit(cache=True, nogil=True)
+def _grown(slots, hashes_of, reps, count):
+    """A table twice the size of ``slots`` holding the same codes."""
+    size = slots.shape[0] * 2
+    mask = size - 1
+    bigger = np.full(size, -1, dtype=np.int64)
+    for c in range(count):
+        at = hashes_of[c] & mask
+        while bigger[at] >= 0:
+            at = (at + 1) & mask
+        bigger[at] = c
+    return bigger
+
+
+@njit(cache=True, nogil=True)
+def distinct_codes(out, col, rows, codes, reps):
+    """Number the distinct values of field ``col`` of ``rows`` in order of
+    first appearance: ``codes[r]`` for each, ``reps[c]`` the first row of
+    code ``c``; returns how many. The table starts small and doubles: most
+    fields hold a few values a chunk."""
+    slots = np.full(64, -1, dtype=np.int64)
+    hashes_of = np.empty(rows.shape[0], dtype=np.int64)
+    mask = 63
+    at0 = FIRST + 3 * col
+    count = 0
+    for r in rows:
+        h = out[r, at0 + 2]
+        at = h & mask
+        while True:
+            c = slots[at]
+            if c < 0:
+                slots[at] = count
+                reps[count] = r
+                hashes_of[count] = h
+                codes[r] = count
+                count += 1
+                if 2 * count > slots.shape[0]:
+                    slots = _grown(slots, hashes_of, reps, count)
+                    mask = slots.shape[0] - 1
+                break
+            if hashes_of[c] == h:
+                q = reps[c]
+                if out[r, at0 + 1] - out[r, at0] == out[q, at0 + 1] - out[q, at0]:
+                    codes[r] = c
+                    break
+            at = (at + 1) & mask
+    return count
+
+
+@njit(cache=True, nogil=True)
+def distinct_tuples(codes, out, reps):
+    """Number the distinct rows of ``codes`` (n x m small integers) in
+    order of first appearance: ``out[r]`` for each row, ``reps[c]`` the
+    first row of number ``c``; returns how many."""
+    n, m = codes.shape
+    slots = np.full(64, -1, dtype=np.int64)
+    hashes_of = np.empty(n, dtype=np.int64)
+    mask = 63
+    count = 0
+    for r in range(n):
+        h = FNV_OFFSET
+        for j in range(m):
+            h = (h ^ np.uint64(codes[r, j] + 1)) * FNV_PRIME
+        key = np.int64(h ^ (h >> np.uint64(29)))
+        at = key & mask
+        while True:
+            c = slots[at]
+            if c < 0:
+                slots[at] = count
+                reps[count] = r
+                hashes_of[count] = key
+                out[r] = count
+                count += 1
+                if 2 * count > slots.shape[0]:
+                    slots = _grown(slots, hashes_of, reps, count)
+                    mask = slots.shape[0] - 1
+                break
+            q = reps[c]
+            same = True
+            for j in range(m):
+                if codes[q, j] != codes[r, j]:
+                    same = False
+                    break
+            if same:
+                out[r] = c
+                break
+            at = (at + 1) & mask
+    return count
+
+
+@njit(cache=True, nogil=True)
+def all_codes(out, n, cols, codes, reps, counts):
+    """distinct_codes of each field in ``cols`` over the first ``n`` rows,
+    in one call: ``codes[j, r]`` (-1: row ``r`` has no field ``cols[j]``),
+    ``reps[j, c]``, ``counts[j]``."""
+    rows = np.empty(n, dtype=np.int64)
+    for j in range(cols.shape[0]):
+        col = cols[j]
+        bit = np.int64(1) << col
+        m = 0
+        for r in range(n):
+            if out[r, PRESENT] & bit:
+                rows[m] = r
+                m += 1
+            codes[j, r] = -1
+        counts[j] = distinct_codes(out, col, rows[:m], codes[j], reps[j])

@@ -1,0 +1,192 @@
+"""Kineto events read by the compiled scanner (.jsonscan, .scanned) give
+what msgspec's typed decoding gives: on every real trace, in chunks of
+every size, and on the odd inputs where the scanner hands a chunk back
+(the same result, or the same error)."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REALDATA
+
+from roofline.core.errors import InputError
+from roofline.importers import kineto
+from roofline.importers.kineto import jsonscan, jsonvalues, scanned
+from roofline.importers.options import ReadOptions
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACES = (sorted((REALDATA / "kineto_trace").glob("*.json.gz")) + sorted((REALDATA / "pairs").glob("*.json.gz"))
+          + sorted((ROOT / "tests" / "fixtures" / "serving").glob("*.json.gz"))
+          + [ROOT / "examples" / "pytorch_cpu_trace.json.gz"])
+
+
+def options(engine: str, chunk: int | None = None) -> ReadOptions:
+    return ReadOptions(stream=True, workers=1, kineto_engine=engine, chunk_bytes=chunk)
+
+
+def everything(result) -> tuple:
+    """All a result says, as text (NaN times compare equal as text)."""
+    return ([repr(k) for k in result.kernels], repr(result.device), repr(result.program),
+            [str(w) for w in result.warnings], result.rank, repr(result.phases), repr(result.communication))
+
+
+class Counting(scanned.Scanner):
+    """A scanner that counts the events it read and the chunks it handed back."""
+
+    def __init__(self):
+        super().__init__()
+        self.events = self.handed_back = 0
+
+    def __call__(self, buf):
+        out = super().__call__(buf)
+        if out is None:
+            self.handed_back += 1
+        else:
+            self.events += len(out[0])
+        return out
+
+
+def read_counting(path: Path, chunk: int | None = None, monkeypatch=None):
+    counter = Counting()
+    monkeypatch.setattr(kineto, "_scanner", lambda *a: lambda: counter)
+    return kineto.read(path, options("scan", chunk)), counter
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name[:48])
+def test_every_real_trace_reads_the_same_scanned(path, monkeypatch):
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    result, counter = read_counting(path, monkeypatch=monkeypatch)
+    assert everything(result) == everything(kineto.read(path, options("msgspec")))
+    assert counter.events > 0 or counter.handed_back > 0
+
+
+@pytest.mark.parametrize("chunk", [4096, 65536])
+def test_small_chunks_read_the_same_and_most_events_are_scanned(chunk, monkeypatch):
+    path = REALDATA / "kineto_trace" / "facebookresearch__HolisticTraceAnalysis__negative_queue_rank0.json.gz"
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    result, counter = read_counting(path, chunk, monkeypatch)
+    assert everything(result) == everything(kineto.read(path, options("msgspec", chunk)))
+    total = len(json.loads(gzip.decompress(path.read_bytes()))["traceEvents"])
+    assert counter.events > total // 2, (counter.events, total)
+
+
+def _trace(events: list, **top) -> bytes:
+    return json.dumps({"schemaVersion": 1, "traceEvents": events, **top}).encode()
+
+
+def _bert_like(n: int) -> list:
+    out = []
+    for i in range(n):
+        out += [{"ph": "X", "cat": "cpu_op", "name": f"aten::op{i % 7}", "pid": 1, "tid": 1, "ts": 1e6 + 10 * i,
+                 "dur": 4.5, "args": {"External id": i, "Fwd thread id": 0, "Input Dims": [[4, i % 3]],
+                                      "Input type": ["float"], "Record function id": 0}},
+                {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                 "ts": 1e6 + 10 * i + 1, "dur": 2, "args": {"External id": i, "correlation": 100 + i}},
+                {"ph": "s", "id": 100 + i, "pid": 1, "tid": 1, "ts": 1e6 + 10 * i + 1, "cat": "ac2g", "name": "ac2g"},
+                {"ph": "X", "cat": "kernel", "name": f"kernel_{i % 5}", "pid": 0, "tid": 7, "ts": 1e6 + 10 * i + 3,
+                 "dur": 3.25, "args": {"External id": i, "correlation": 100 + i, "device": 0,
+                                       "grid": [i % 2 + 1, 1, 1], "block": [128, 1, 1],
+                                       "registers per thread": 32, "shared memory": 0}},
+                {"ph": "i", "cat": "python_function", "name": "x", "pid": 1, "tid": 1, "ts": 1e6 + 10 * i, "s": "t"}]
+    return out
+
+
+def _both(path: Path, chunk: int | None = None):
+    """(scanned, msgspec): each the result's text, or the error's."""
+    out = []
+    for engine in ("scan", "msgspec"):
+        try:
+            out.append(everything(kineto.read(path, options(engine, chunk))))
+        except InputError as exc:
+            out.append(str(exc))
+    return out
+
+
+# each an edit of the bert-like trace's text: what the scanner hands to msgspec, or reads as msgspec does
+ODD = {
+    "escaped name": lambda t: t.replace(b'"kernel_3"', b'"kernel_\\u0033\\"x"', 1),
+    "escaped key": lambda t: t.replace(b'"name": "kernel_2"', b'"na\\u006de": "kernel_2"', 1),
+    "key twice": lambda t: t.replace(b'"name": "kernel_2"', b'"name": "kernel_2", "name": "kernel_9"', 1),
+    "non-ASCII name": lambda t: t.replace(b'"kernel_4"', '"kernel_\u00b5"'.encode(), 1),
+    "exponent and long numbers": lambda t: t.replace(b'"dur": 3.25', b'"dur": 3.25e0', 1)
+                                              .replace(b'"dur": 4.5', b'"dur": 4.50000000000000000001', 1),
+    "integer as float id": lambda t: t.replace(b'"correlation": 105', b'"correlation": 105.0', 1),
+    "huge id": lambda t: t.replace(b'"External id": 7,', b'"External id": 123456789012345678901234567890,', 1),
+    "ts as text": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": "1000030.0"', 1),
+    "ts null": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": null', 1),
+    "ts true": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": true', 1),
+    "no ts": lambda t: t.replace(b'"ts": 1000030.0, ', b'', 1),
+    "negative duration": lambda t: t.replace(b'"dur": 3.25', b'"dur": -3.25', 1),
+    "args null": lambda t: t.replace(b'"args": {"External id": 2, "correlation"', b'"args": null, "x": {"a": 2, "b"', 1),
+    "empty args and event": lambda t: t.replace(b'{"ph": "s", "id": 104,', b'{}, {"args": {}, "ph": "s", "id": 104,', 1),
+    "bad JSON in an unread value": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": [1,,2]', 1),
+    "bad number in an unread value": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": 01', 1),
+    "bad literal": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": nul', 1),
+    "trailing comma": lambda t: t.replace(b']}]', b']},]', 1) if b']}]' in t else t[:-2] + b',]}',
+    "memcpy among kernels": lambda t: t.replace(b'"cat": "kernel", "name": "kernel_1"',
+                                                b'"cat": "gpu_memcpy", "name": "Memcpy HtoD", "x": 1', 1),
+    "name missing": lambda t: t.replace(b'"kernel_2"', b'"__missing__"'),
+    "name not text": lambda t: t.replace(b'"name": "kernel_2"', b'"name": 2', 1),
+    "empty name": lambda t: t.replace(b'"name": "kernel_2"', b'"name": ""', 1),
+    "phase unknown": lambda t: t.replace(b'"ph": "s"', b'"ph": "Q"', 1),
+    "collective args": lambda t: t.replace(b'"device": 0,', b'"device": 0, "Collective name": "allreduce",', 1),
+    "counters": lambda t: t.replace(b'"device": 0,', b'"device": 0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5,', 1),
+    "2021 schema": lambda t: t.replace(b'"cat": "kernel"', b'"cat": "Kernel"').replace(b'"External id"', b'"external id"')
+                             .replace(b'"tid": 7', b'"tid": "stream 7"'),
+    "truncated": lambda t: t[:len(t) * 2 // 3],
+    "deep nesting": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": ' + b"[" * 70 + b"]" * 70, 1),
+    "control character in a string": lambda t: t.replace(b'"kernel_3"', b'"kernel\x01_3"', 1),
+}
+
+
+@pytest.mark.parametrize("edit", list(ODD), ids=list(ODD))
+@pytest.mark.parametrize("chunk", [None, 4096])
+def test_odd_inputs_read_or_fail_as_msgspec_reads_them(edit, chunk, tmp_path):
+    path = tmp_path / "t.json"
+    text = ODD[edit](json.dumps({"traceEvents": _bert_like(300)}, separators=(", ", ": ")).encode())
+    path.write_bytes(text)
+    scan, plain = _both(path, chunk)
+    assert scan == plain
+
+
+def test_a_clean_trace_is_read_by_the_scanner_alone(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_bytes(_trace(_bert_like(3000)))
+    result, counter = read_counting(path, 65536, monkeypatch)
+    assert counter.handed_back == 0 and counter.events == 5 * 3000
+    assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
+
+
+def test_numbers_convert_exactly_or_are_left_to_python():
+    cases = [b"0", b"-0", b"12.5", b"1700000000123.456", b"0.1", b"123456789012345", b"1234567890123456",
+             b"1e3", b"-7.25", b"9007199254740993", b"0.000000000000000000000001"]
+    for text in cases:
+        buf = np.frombuffer(text, dtype=np.uint8)
+        value, exact = jsonvalues.parse_float(buf, 0, len(text))
+        if exact:
+            assert value == float(text) and str(value) == str(float(text)), text
+    assert jsonvalues.parse_float(np.frombuffer(b"1700000000123.456", dtype=np.uint8), 0, 17)[1]
+    assert not jsonvalues.parse_float(np.frombuffer(b"1e3", dtype=np.uint8), 0, 3)[1]
+    assert jsonvalues.parse_float(np.frombuffer(b"1234567890123456", dtype=np.uint8), 0, 16)[1]
+    assert not jsonvalues.parse_float(np.frombuffer(b"9007199254740993", dtype=np.uint8), 0, 16)[1]
+
+
+def test_distinct_values_are_numbered_by_content_in_order_of_first_appearance():
+    text = b'[{"name": "b"}, {"name": "a"}, {"name": "b"}, {"x": 1}, {"name": "ab"}]'
+    cols = scanned.Columns(16)
+    buf = np.frombuffer(bytearray(text), dtype=np.uint8)
+    n, end, status = cols.scan(buf, 1)
+    assert (n, end, status) == (5, len(text), jsonscan.ARRAY_CLOSED)
+    chunk = scanned.Chunk(buf, cols, n)
+    d = chunk.distinct(scanned.COLUMN["name"])
+    assert d.codes.tolist() == [0, 1, 0, -1, 2] and d.raw == [b'"b"', b'"a"', b'"ab"']
+
+
+def test_engine_is_checked():
+    with pytest.raises(Exception, match="kineto_engine"):
+        ReadOptions(kineto_engine="fast")
