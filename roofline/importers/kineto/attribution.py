@@ -41,12 +41,12 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import codes, distinct
+from .columns import LaunchColumns, distinct_ints, launch_columns
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtypes, row_dtypes
 from .events import decoded_launch
 from .notes import add_notes, joined_notes
-from .nesting import Nesting
+from .nesting import Enclosing, Nesting
 from .op_columns import OpEvents
 from .operators import OpTree, build
 from .replay import joined_launches, replay_shares, replayed
@@ -58,8 +58,8 @@ FLOP_CHECK_TOLERANCE = 0.01
 COUNTER_CHECK_TOLERANCE = 0.10
 
 
-def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndarray,
-                   share: np.ndarray, comm=None,
+def _kernel_groups(gpu, ops: OpEvents, nesting: Nesting, launches: LaunchColumns, tree, op_of: np.ndarray,
+                   working: np.ndarray, share: np.ndarray, comm=None,
                    aside: np.ndarray | None = None) -> tuple[dict[tuple, dict], np.ndarray]:
     """Rows keyed by (kernel name, operator name, whether it got work, its
     collective's index in ``comm.collectives`` or -1): time and calls
@@ -68,10 +68,10 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
     launches that take their operator's ``aside`` work (a fused MoE's
     routing and finalize kernels), not its main work. Also each launch's
     row (its index in the dict's order)."""
-    codes, keys = _rowcodes(gpu.kernel_names, ops.names, op_of, working,
+    codes, keys = _rowcodes(gpu.kernel_names, ops.names, launches.name_code, nesting, op_of, working,
                              None if comm is None else comm.code)
     m = len(keys)
-    t = np.bincount(codes, weights=np.asarray(gpu.kernel_dur, dtype=float), minlength=m)
+    t = np.bincount(codes, weights=launches.dur, minlength=m)
     calls = np.bincount(codes, minlength=m)
     flops: dict[str, np.ndarray] = {}
     nbytes = np.zeros(m)
@@ -89,7 +89,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
         keyed = op_of[w_idx] + (n_ops * aside[w_idx] if aside is not None else 0)
         op_list, op_gather = np.unique(keyed, return_inverse=True)
         op_works = _works_of(tree.counted, op_list, n_ops)
-        firsts, work_of_op = distinct(map(id, op_works), len(op_works))
+        firsts, work_of_op = distinct_ints(np.fromiter(map(id, op_works), dtype=np.int64, count=len(op_works)))
         works = [op_works[k] for k in firsts.tolist()]
         gather = work_of_op[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
@@ -105,7 +105,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
             flops[key] = np.bincount(w_codes, weights=per[gather] * w_share, minlength=m)
         fp32_of_op = np.array([w.matrix and "fp32" in w.flops for w in works], dtype=bool)
         fp32_matrix = np.bincount(w_codes, weights=fp32_of_op[gather].astype(float), minlength=m) > 0
-        unaligned = _unaligned_share(works, gather, w_codes, np.asarray(gpu.kernel_dur, dtype=float)[w_idx], m)
+        unaligned = _unaligned_share(works, gather, w_codes, launches.dur[w_idx], m)
         # a row's family: that of the first working launch whose operator has one
         op_family = np.array([w.family for w in works], dtype=object)
         named = np.flatnonzero(op_family[gather] != "")
@@ -122,7 +122,7 @@ def _kernel_groups(gpu, ops: OpEvents, tree, op_of: np.ndarray, working: np.ndar
                        "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c]),
                        "unaligned": float(unaligned[c]),
                        "assumed": joined_notes(assumed[c])}
-    for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops), m)):
+    for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops, nesting.call_keys), m)):
         g["dtype"] = dtype
     return groups, codes
 
@@ -154,18 +154,20 @@ def _row_notes(assumed: list, works: list, codes: np.ndarray, gather: np.ndarray
     sel = noted[gather]
     if not sel.any():
         return
-    pairs = np.unique(np.stack([codes[sel], gather[sel]]), axis=1)
-    for row, k in pairs.T.tolist():
+    # one integer per (row, work), ascending as the pairs (row first)
+    pairs = np.unique(codes[sel].astype(np.int64) * len(works) + gather[sel])
+    for row, k in zip((pairs // len(works)).tolist(), (pairs % len(works)).tolist()):
         add_notes(assumed[row], works[k].assumptions)
 
 
-def _rowcodes(kernel_names: list, op_names: list, op_of: np.ndarray,
-               working: np.ndarray, comm: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple]]:
+def _rowcodes(kernel_names: list, op_names: list, kernel_code: np.ndarray, nesting: Nesting, op_of: np.ndarray,
+              working: np.ndarray, comm: np.ndarray | None = None) -> tuple[np.ndarray, list[tuple]]:
     """A row code per launch for (kernel name, operator name, working,
-    collective), rows numbered by first launch, and the keys of the rows."""
-    kernel_code = codes(kernel_names)
-    op_code = np.append(codes(op_names), -1)[op_of]     # op_of -1 -> "" (no operator)
-    combined = (kernel_code * (len(op_names) + 2) + (op_code + 1)) * 2 + working
+    collective), rows numbered by first launch, and the keys of the rows
+    (``kernel_code``: each launch's kernel name's, ``nesting.name_code``
+    each operator's name's)."""
+    op_code = np.append(nesting.name_code, -1)[op_of]     # op_of -1 -> "" (no operator)
+    combined = (kernel_code * (len(nesting.names) + 2) + (op_code + 1)) * 2 + working
     if comm is not None and (comm >= 0).any():           # one row per message of a collective
         combined = combined * (int(comm.max()) + 2) + (comm + 1)
     _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
@@ -219,6 +221,7 @@ class Attribution:
     op_of: np.ndarray          # int64: the operator that launched it (-1: none)
     call: np.ndarray           # int64: its runtime call's index in the API columns (-1: none)
     comm: C.LaunchComms | None  # its collectives (None: no launch)
+    launches: LaunchColumns | None = None   # the launch columns as arrays (None: no launch)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -233,9 +236,10 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
     tree = build(ops, nesting) if len(ops) and (ops.has_shapes or gpu.extras.op_counts) else None
     if tree is not None and gpu.extras.op_counts:      # Inductor's own counts win (.compiled)
         apply_inductor_counts(tree, ops, gpu.extras)
+    launches = launch_columns(gpu)
     call = runtime_calls(gpu)
-    enclosing = _Enclosing(ops, nesting.parent) if len(ops) else None
-    op_of = _launch_operators(gpu, ops, enclosing, call)
+    enclosing = Enclosing(nesting) if len(ops) else None
+    op_of = launch_operators(gpu, ops, launches, enclosing, call)
     replays = replayed(call, gpu.api_graph)
     kernels = captures = np.zeros(0, dtype=np.int64)
     if replays.any() and enclosing is not None:
@@ -243,14 +247,14 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
         op_of[kernels] = captures
     if len(ops):
         warn_no_shapes(ops, warnings)
-    takes, aside = _takes_work(gpu, op_of, tree)
-    share = _time_shares(op_of + len(ops) * aside, gpu.kernel_dur, 2 * len(ops), takes | aside)
-    share[kernels] = replay_shares(op_of, kernels, call, gpu.kernel_dur, takes, aside)   # each replay: whole work
+    takes, aside = _takes_work(launches, op_of, tree)
+    share = _time_shares(op_of + len(ops) * aside, launches.dur, 2 * len(ops), takes | aside)
+    share[kernels] = replay_shares(op_of, kernels, call, launches.dur, takes, aside)   # each replay: whole work
     working = (np.zeros(n, dtype=bool) if tree is None else
                (op_of >= 0) & tree.does_work[np.maximum(op_of, 0)] & (share > 0))
     comm = C.launch_comms(gpu, ops, op_of, nesting.parent, getattr(gpu.extras, "job", None) or C.Job())
     why = WhyOf(gpu, ops, tree, nesting.parent, op_of, comm, replays=replays)
-    groups, launch_row = _kernel_groups(gpu, ops, tree, op_of, working, share, comm, aside)
+    groups, launch_row = _kernel_groups(gpu, ops, nesting, launches, tree, op_of, working, share, comm, aside)
     out = []
     counted = _counter_rows(gpu, groups)
     assumed_fp32 = False
@@ -287,10 +291,22 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
     if tree is not None:
         warn_unknown(out, warnings, what="kernel")
         check_torch_flops(ops, tree, warnings)
-    return Attribution(tuple(out), launch_row, op_of, call, comm)
+    return Attribution(tuple(out), launch_row, op_of, call, comm, launches)
 
 
-def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: np.ndarray) -> np.ndarray:
+def runtime_calls(gpu) -> np.ndarray:
+    """Row of the runtime call with each kernel's correlation id (-1: none;
+    the last call of an id when several share it). A dict in C: sorting
+    the ids as int64 columns measured no faster (their conversion costs
+    what the look-ups do)."""
+    row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
+    row.pop(None, None)
+    return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
+                       count=len(gpu.kernel_corr))
+
+
+def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | None",
+                     call: np.ndarray) -> np.ndarray:
     """Index of the operator behind each kernel launch (-1: none): the
     innermost operator on the launching thread whose interval holds the
     runtime call with the kernel's correlation id; else the operator with
@@ -302,10 +318,8 @@ def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: 
         return op_of
     linked = np.flatnonzero(call >= 0)
     if len(linked):
-        rows = call[linked].tolist()
-        tids, starts = gpu.api_tid, gpu.api_ts
-        op_of[linked] = enclosing.at_many(list(map(tids.__getitem__, rows)),
-                                          np.fromiter(map(starts.__getitem__, rows), dtype=float, count=len(rows)))
+        rows = call[linked]
+        op_of[linked] = enclosing.at_codes(enclosing.codes_of(gpu.api_tid)[rows], launches.api_ts[rows])
     unlinked = np.flatnonzero(op_of < 0).tolist()
     if unlinked:
         by_ext = _first_operator_by_id(ops.external_id)
@@ -316,15 +330,6 @@ def _launch_operators(gpu, ops: OpEvents, enclosing: "_Enclosing | None", call: 
                 ext = api_ext.get(gpu.kernel_corr[j])
             op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
     return op_of
-
-
-def runtime_calls(gpu) -> np.ndarray:
-    """Row of the runtime call with each kernel's correlation id (-1: none;
-    the last call of an id when several share it)."""
-    row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
-    row.pop(None, None)
-    return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
-                       count=len(gpu.kernel_corr))
 
 
 def _first_operator_by_id(external_ids: list) -> dict:
@@ -339,42 +344,7 @@ def _first_operator_by_id(external_ids: list) -> dict:
     return by_ext
 
 
-class _Enclosing:
-    """Innermost operator of a thread that holds a given time."""
-
-    def __init__(self, ops: OpEvents, parent: np.ndarray):
-        self.parent = parent
-        self.ts = np.asarray(ops.ts, dtype=float)
-        self.end = self.ts + np.asarray(ops.dur, dtype=float)
-        self.threads: dict = {}
-        code = codes(ops.thread)
-        for c in np.unique(code).tolist():
-            idx = np.flatnonzero(code == c)
-            order = np.argsort(self.ts[idx], kind="stable")
-            self.threads[ops.thread[int(idx[0])]] = (idx[order], self.ts[idx][order])
-
-    def at_many(self, threads: list, times: np.ndarray) -> np.ndarray:
-        """:meth:`at` for many (thread, time) pairs, one search per thread."""
-        out = np.full(len(times), -1, dtype=np.int64)
-        code = codes(threads)
-        for c in np.unique(code).tolist():
-            members = np.flatnonzero(code == c)
-            found = self.threads.get(threads[int(members[0])])
-            if found is None:
-                continue
-            idx, starts = found
-            t = times[members]
-            k = np.searchsorted(starts, t, side="right") - 1
-            cand = np.where(k >= 0, idx[np.maximum(k, 0)], -1)
-            ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
-            while ended.any():     # climb to the enclosing operators still running
-                cand[ended] = self.parent[cand[ended]]
-                ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
-            out[members] = cand
-        return out
-
-
-def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray, np.ndarray]:
+def _takes_work(launches: LaunchColumns, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray, np.ndarray]:
     """Which launches take a share of their operator's work: all of them,
     except that the matrix work of a GEMM, convolution or attention
     operator goes only to its matrix kernels (by kernel name) when it
@@ -386,9 +356,7 @@ def _takes_work(gpu, op_of: np.ndarray, tree: OpTree | None) -> tuple[np.ndarray
     aside = np.zeros(len(op_of), dtype=bool)
     if tree is None or not takes.any():
         return takes, aside
-    is_matrix = {n: family_of(n) in MATRIX for n in set(gpu.kernel_names)}
-    matrix_kernel = np.fromiter(map(is_matrix.__getitem__, gpu.kernel_names), dtype=bool,
-                                count=len(gpu.kernel_names))
+    matrix_kernel = launches.per_name(lambda name: family_of(name) in MATRIX)
     matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
     linked = np.flatnonzero(takes)
     ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,3 +22,39 @@ def distinct(values, n: int) -> tuple[np.ndarray, np.ndarray]:
     # the dict's values are the first positions, ascending in insertion order
     starts = np.fromiter(first_of.values(), dtype=np.int64, count=len(first_of))
     return starts, np.searchsorted(starts, first)
+
+
+def distinct_ints(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`distinct` of an integer column, by sorting (no Python object
+    per value): first positions ascending, and each value's rank."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order].astype(np.int64), rank[inverse.ravel()].astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LaunchColumns:
+    """A GPU trace's kernel launches and runtime calls as arrays, found
+    once per trace and read by every later stage (attribution, the step
+    split), not converted from the event lists again in each (#36)."""
+
+    name_code: np.ndarray    # int64 per launch: its kernel name's index in ``names``
+    names: list              # the distinct kernel names, in order of first launch
+    dur: np.ndarray          # float64 per launch: its duration (us)
+    api_ts: np.ndarray       # float64 per runtime call: its start (us)
+
+    def per_name(self, value, dtype=bool) -> np.ndarray:
+        """``value(name)`` for every launch, worked out once per distinct kernel name."""
+        return np.array([value(name) for name in self.names], dtype=dtype).reshape(-1)[self.name_code]
+
+
+def launch_columns(gpu) -> LaunchColumns:
+    """:class:`LaunchColumns` of a trace's GPU events (:class:`.events.GpuEvents`)."""
+    first, code = distinct(gpu.kernel_names, len(gpu.kernel_names))
+    return LaunchColumns(code, [gpu.kernel_names[i] for i in first.tolist()],
+                         np.asarray(gpu.kernel_dur, dtype=float).reshape(-1),
+                         np.asarray(gpu.api_ts, dtype=float).reshape(-1))

@@ -42,7 +42,7 @@ def cpu_kernels(ops: OpEvents, nesting: Nesting, warnings: list[Advice], threads
     tree = build(ops, nesting)
     self_time_us = nesting.self_time_us
     labels = {c: shape_label(*ops.decoded(c)[:2]) for c in range(len(ops.calls))}
-    dtypes = call_dtypes(ops)
+    dtypes = call_dtypes(ops, nesting.call_keys)
     graphs = innermost_graphs(ops, nesting.parent)
     groups: dict[tuple, dict] = {}
     why = WhyOf(None, ops, tree, nesting.parent, np.zeros(0, dtype=np.int64), None)

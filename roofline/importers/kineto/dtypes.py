@@ -102,12 +102,13 @@ def joined(labels) -> str:
     return "|".join(dict.fromkeys(x for x in labels if x))
 
 
-def call_dtypes(ops: OpEvents) -> dict[tuple, str]:
+def call_dtypes(ops: OpEvents, keys: tuple | None = None) -> dict[tuple, str]:
     """The dtype label of each distinct (operator name, call) of ``ops``
     (a call is its arguments: two operators may share one, and a cast is
-    told by its name)."""
+    told by its name). ``keys``: ``ops.call_keys()`` where already found
+    (:class:`.nesting.Nesting`)."""
     out: dict[tuple, str] = {}
-    for o in ops.call_keys()[0].tolist():
+    for o in (ops.call_keys() if keys is None else keys)[0].tolist():
         name, c = ops.names[o], ops.call[o]
         if c >= 0:
             dims, types, _, concrete = ops.decoded(c)
@@ -115,13 +116,14 @@ def call_dtypes(ops: OpEvents) -> dict[tuple, str]:
     return out
 
 
-def op_dtypes(ops: OpEvents) -> np.ndarray:
+def op_dtypes(ops: OpEvents, keys: tuple | None = None) -> np.ndarray:
     """The dtype label of every operator ("" without shapes), and "" at the
-    end for launches without one (op_of -1)."""
+    end for launches without one (op_of -1); ``keys`` as :func:`call_dtypes`."""
     if not ops.has_shapes:
         return np.full(len(ops) + 1, "", dtype=object)
-    by_call = call_dtypes(ops)
-    firsts, pair = ops.call_keys()
+    keys = ops.call_keys() if keys is None else keys
+    by_call = call_dtypes(ops, keys)
+    firsts, pair = keys
     per_pair = np.array([by_call.get((ops.names[o], ops.call[o]), "") for o in firsts.tolist()] + [""],
                         dtype=object)
     return per_pair[np.append(pair, len(firsts))]

@@ -69,14 +69,15 @@ def _frozen_or_empty(x):
     return () if x is None else _frozen(x)
 
 
-def settled_calls(ops, parent: np.ndarray) -> dict[int, Settled]:
+def settled_calls(ops, nesting) -> dict[int, Settled]:
     """Per operator index: its call with the inferred stride/padding or
     window written in, for the convolutions and poolings whose trace
-    records none and whose output the next operator's input settles."""
-    unknown = _unrecorded(ops)
+    records none and whose output the next operator's input settles
+    (``nesting``: the operators', :mod:`.nesting`)."""
+    unknown = _unrecorded(ops, nesting)
     if not unknown:
         return {}
-    chains = _chains(ops, parent, unknown)
+    chains = _chains(ops, nesting.parent, unknown)
     order = _thread_order(ops)
     out: dict[int, Settled] = {}
     for root, members in chains.items():
@@ -91,14 +92,14 @@ def settled_calls(ops, parent: np.ndarray) -> dict[int, Settled]:
     return out
 
 
-def _unrecorded(ops) -> dict[int, tuple[OpCall, str]]:
+def _unrecorded(ops, nesting) -> dict[int, tuple[OpCall, str]]:
     """Operators whose model needs a geometry the trace does not record:
     index -> (its call, "conv" / "window" / "adaptive")."""
-    kinds = {name: _kind(name) for name in set(ops.names)}
-    if not any(kinds.values()):
+    kinds = [_kind(name) for name in nesting.names]
+    if not any(kinds):
         return {}
     # only the operators of a convolution or pooling name visited (no Python code per other operator)
-    of_kind = np.fromiter(map(kinds.get, ops.names), dtype=object, count=len(ops.names))
+    of_kind = np.array(kinds, dtype=object)[nesting.name_code]
     found: dict[int, tuple[OpCall, str]] = {}
     cache: dict[tuple, tuple | None] = {}
     for o in np.flatnonzero(of_kind != None).tolist():   # noqa: E711  (elementwise on an object array)

@@ -43,15 +43,16 @@ LAYOUT_OPS = frozenset({"aten::copy_", "aten::clone", "aten::contiguous", "aten:
 _CHANNELS_LAST = (2, 3)
 
 
-def keeps_beside_layout_copies(ops, parent: np.ndarray, has_work: np.ndarray, does_work: np.ndarray,
+def keeps_beside_layout_copies(ops, nesting, has_work: np.ndarray, does_work: np.ndarray,
                                own_bytes: np.ndarray, candidate: np.ndarray, desc_sums) -> np.ndarray:
     """Per operator: a ``candidate`` (modelled with work, not a copy or
     matrix operator) whose descendants doing work (``does_work``, by the
     rule before this one) are all layout conversions of its own tensors,
     at least one. ``desc_sums(values)`` sums a row of values over each
-    operator's descendants."""
+    operator's descendants; ``nesting``: the operators' (.nesting)."""
+    parent = nesting.parent
     n = len(parent)
-    layout = np.fromiter(map(LAYOUT_OPS.__contains__, ops.names), dtype=bool, count=n)
+    layout = nesting.per_name(LAYOUT_OPS.__contains__)
     copies = np.flatnonzero(layout & does_work)
     if not len(copies) or not candidate.any():
         return np.zeros(n, dtype=bool)

@@ -73,8 +73,8 @@ class OpTree:
 
 def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     parent, self_time, levels = nesting.parent, nesting.self_time_us, nesting.levels
-    distinct, which = _works(ops, {**settled_calls(ops, parent), **moe_settled(ops, parent),
-                                   **step_settled(ops, parent)})
+    distinct, which = _works(ops, {**settled_calls(ops, nesting), **moe_settled(ops, nesting),
+                                   **step_settled(ops, nesting)}, nesting.call_keys)
     work = list(map(distinct.__getitem__, which.tolist()))         # distinct[-1] is None
     n = len(ops)
     own_bytes = _per_work(distinct, lambda w: w.bytes)[which]
@@ -99,7 +99,7 @@ def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     # its input read and output written its own (.layout).
     is_copy = _per_work(distinct, lambda w: w.family == "copy", bool)[which]
     beside_copies = keeps_beside_layout_copies(
-        ops, parent, has_work, has_work & ~np.where(is_matrix, matrix_gives, ~keeps), own_bytes,
+        ops, nesting, has_work, has_work & ~np.where(is_matrix, matrix_gives, ~keeps), own_bytes,
         has_work & ~is_matrix & ~is_copy, lambda values: _descendant_sums(parent, levels, values))
     gives_away = np.where(is_matrix, matrix_gives, ~keeps & ~beside_copies)
     does_work = has_work & ~gives_away
@@ -114,12 +114,11 @@ def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     # An unmodelled operator that spends most of its time inside modelled
     # children is a wrapper (autograd's AddmmBackward0); one that spends it
     # in itself does unknown work of its own.
-    wrapper = ~modelled & desc_any & (self_time <= WRAPPER_SELF_SHARE * np.asarray(ops.dur, dtype=float))
+    wrapper = ~modelled & desc_any & (self_time <= WRAPPER_SELF_SHARE * nesting.dur)
     # Autograd's own nodes (MulBackward0, AccumulateGrad, the engine's
     # evaluate_function) run no kernel of their own: their self time is the
     # engine's bookkeeping, which is overhead whatever they call.
-    autograd = {name: is_autograd(name) for name in set(ops.names)}
-    wrapper |= ~modelled & np.fromiter(map(autograd.__getitem__, ops.names), dtype=bool, count=n)
+    wrapper |= ~modelled & nesting.per_name(is_autograd)
     delegated = (modelled & has_work & gives_away) | wrapper
     own_counted = np.where(does_work, own_flops * share_flops, 0.0)
     subtree = own_counted + _descendant_sums(parent, levels, own_counted[None, :])[0]
@@ -168,12 +167,13 @@ def is_autograd(name: str) -> bool:
     return bool(_AUTOGRAD.match(name))
 
 
-def _works(ops: OpEvents, settled: dict | None = None) -> tuple[list, np.ndarray]:
+def _works(ops: OpEvents, settled: dict | None = None, keys: tuple | None = None) -> tuple[list, np.ndarray]:
     """The model's answers, computed once per distinct (name, call), with a
     None at the end, and the index of each operator's answer (-1: None).
     ``settled``: per operator, the call to model instead of the recorded one
-    (a stride the trace does not record, inferred: :mod:`.geometry`)."""
-    firsts, pair = ops.call_keys()
+    (a stride the trace does not record, inferred: :mod:`.geometry`);
+    ``keys``: ``ops.call_keys()`` where already found (:class:`.nesting.Nesting`)."""
+    firsts, pair = ops.call_keys() if keys is None else keys
     distinct: list = []
     per_pair = np.empty(len(firsts), dtype=np.int64)
     # one model per distinct (name, call), not one dict look-up per operator

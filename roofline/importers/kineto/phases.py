@@ -36,7 +36,7 @@ import numpy as np
 
 from ...core.families import family_of
 from ...core.phases import PHASES
-from .columns import codes
+from .columns import LaunchColumns, codes, launch_columns
 from .nesting import Nesting, parents
 from .op_columns import OpEvents
 
@@ -153,12 +153,11 @@ def operator_phases(ops: OpEvents, nesting: Nesting) -> np.ndarray:
     """The phase of every operator (FORWARD, BACKWARD, OPTIMIZER or DATA)."""
     n = len(ops)
     parent = nesting.parent
-    names = {name: bool(_AUTOGRAD_OP.search(str(name))) for name in set(ops.names)}
-    backward = np.fromiter(map(names.__getitem__, ops.names), dtype=bool, count=n)
+    backward = nesting.per_name(lambda name: bool(_AUTOGRAD_OP.search(str(name))))
     backward |= np.asarray(ops.backward, dtype=bool) if len(ops.backward) == n else False
     for level in nesting.levels:          # what autograd runs, it runs all the way down
         backward[level] |= backward[parent[level]]
-    ts, threads = np.asarray(ops.ts, dtype=float), ops.thread
+    ts, threads = nesting.ts, ops.thread
     phase = np.where(backward, BACKWARD, FORWARD).astype(np.int8)
     for code, pattern in ((BACKWARD, _BACKWARD_RANGE), (DATA, _DATA), (OPTIMIZER, _OPTIMIZER)):
         _, ranges = _annotation_ranges(ops, pattern)
@@ -198,32 +197,34 @@ def _basis(ops: OpEvents, steps) -> tuple[str, ...]:
 
 
 def gpu_phases(gpu, ops: OpEvents, nesting: Nesting, launch_row: np.ndarray, op_of: np.ndarray,
-               call: np.ndarray, extra_rows: list[tuple[int, float]]) -> PhaseTable | None:
+               call: np.ndarray, extra_rows: list[tuple[int, float]],
+               launches: LaunchColumns | None = None) -> PhaseTable | None:
     """Time per (row, step, phase) of a GPU trace's kernel launches, each
     with its row, operator and runtime call (.attribution's);
     ``extra_rows``: (row, seconds) of the rows with no launches of their own
-    (copies, range-profiler rows), put under "other"."""
+    (copies, range-profiler rows), put under "other"; ``launches``: the
+    launch columns where already found (.columns)."""
     n = len(gpu.kernel_names)
     if n == 0 and not extra_rows:
         return None
+    launches = launch_columns(gpu) if launches is None else launches
     steps = _steps(ops)
-    api_ts = np.asarray(gpu.api_ts, dtype=float)
-    op_ts = np.asarray(ops.ts, dtype=float) if len(ops) else np.zeros(0)
+    api_ts = launches.api_ts
+    op_ts = nesting.ts
     when = np.where(call >= 0, api_ts[np.maximum(call, 0)] if len(api_ts) else np.nan,
                     np.where(op_of >= 0, op_ts[np.maximum(op_of, 0)] if len(op_ts) else np.nan, np.nan))
     phase = np.full(n, OTHER, dtype=np.int8)
     if len(ops):
         by_op = operator_phases(ops, nesting)
         phase[op_of >= 0] = by_op[op_of[op_of >= 0]]
-    comm = {name: family_of(name) == "communication" for name in set(gpu.kernel_names)}
-    phase[np.fromiter(map(comm.__getitem__, gpu.kernel_names), dtype=bool, count=n)] = COMMUNICATION
+    phase[launches.per_name(lambda name: family_of(name) == "communication")] = COMMUNICATION
     serving = _serving_steps(ops)
     if serving is not None:              # a serving step's phase, collectives in it included
         codes_, ranges = serving
         k = ranges.holding(np.nan_to_num(when, nan=-np.inf))
         phase[k >= 0] = codes_[k[k >= 0]]
     step = _step_of(steps, np.nan_to_num(when, nan=-np.inf))
-    time = np.nan_to_num(np.asarray(gpu.kernel_dur, dtype=float)) * 1e-6
+    time = np.nan_to_num(launches.dur) * 1e-6
     rows = [np.asarray(launch_row, dtype=np.int64)] + [np.array([r]) for r, _ in extra_rows]
     return _summed(np.concatenate(rows),
                    np.concatenate([step, np.full(len(extra_rows), -1)]),

@@ -48,7 +48,8 @@ def kineto_result(trace, path: Path, gpu: GpuEvents, ops: OpEvents, lo: float, h
         out += _range_only_kernels(gpu, warnings)
         out += _copy_kernels(gpu, warnings)
         split = phases.gpu_phases(gpu, ops, nesting, launches.launch_row, launches.op_of, launches.call,
-                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])])
+                                  [(launched + i, k.time_s) for i, k in enumerate(out[launched:])],
+                                  launches.launches)
         if launches.comm is not None:
             communication = comm_launches(gpu, launches.comm)
     device = None if cpu_trace else _device_entry(trace.deviceProperties, gpu.device_time)

@@ -46,11 +46,12 @@ _INTEGER_CODES = frozenset({0, 1, 2, 3, 4})
 _DEPTH = 6
 
 
-def moe_settled(ops, parent: np.ndarray) -> dict:
+def moe_settled(ops, nesting) -> dict:
     """Per MoE operator that records no top-k: its call with k and I, when
-    its allocations give them."""
-    if NEEDS_ROUTING.isdisjoint(ops.names):       # one pass in C: most traces hold no MoE operator
+    its allocations give them (``nesting``: the operators', :mod:`.nesting`)."""
+    if NEEDS_ROUTING.isdisjoint(nesting.names):   # the distinct names: most traces hold no MoE operator
         return {}
+    parent = nesting.parent
     targets = [o for o, name in enumerate(ops.names) if name in NEEDS_ROUTING and ops.call[o] >= 0]
     if not targets:
         return {}

@@ -95,12 +95,13 @@ def _step_of(ts: float, thread, starts, ends, one_step: bool) -> int:
     return 0 if one_step and str(thread).startswith(_CAPTURED) else -1
 
 
-def step_settled(ops, parent: np.ndarray) -> dict:
+def step_settled(ops, nesting=None) -> dict:
     """Per attention operator in an annotated step: its call with the
-    step's sums of the phases it serves (module docstring)."""
-    del parent                       # the same signature as the other settled stages
+    step's sums of the phases it serves (module docstring). ``nesting``
+    (:mod:`.nesting`), where found, lists the distinct names."""
     # names first: a trace can hold a million operators and a few distinct names
-    served = {name for name in set(ops.names) if _served(name) is not None}
+    names = set(ops.names) if nesting is None else nesting.names
+    served = {name for name in names if _served(name) is not None}
     if not served:
         return {}
     starts, ends, sums = _steps(ops)
