@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jsonvalues import hash_of, parse_float, parse_int
+from .jsonvalues import FIRST, INEXACT, MARKS, PRESENT, hash_of, parse_float, parse_int
+from .spancodes import number
 
 # field kinds in the key tables
 RAW, NUM, INT, ARGS, MARK = 0, 1, 2, 3, 4
@@ -294,8 +295,6 @@ def _key_index(buf, start, end, level, keys, meta, slots):
         at = (at + 1) & (KEY_SLOTS - 1)
 
 
-# an event's row of ``out``: three words, then three per field
-PRESENT, MARKS, INEXACT, FIRST = 0, 1, 2, 3
 
 
 def row_width(fields: int) -> int:
@@ -412,11 +411,21 @@ def _record(buf, start, end, row, kind, col, out, floats):
 
 
 @njit(cache=True, nogil=True)
-def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds):
+def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds, numbering):
     """Scan the events of a traceEvents array from ``buf[i]`` (just after
     its ``[`` or after a comma between two events) into the rows of
-    ``out``, at most ``capacity`` of them: (events, the index after the
-    last one's comma (or after the array's ``]``), status)."""
+    ``out``, at most ``capacity`` of them, then number their values
+    (``numbering``: spancodes.number's arrays): (events, the index after
+    the last one's comma (or after the array's ``]``), status)."""
+    rows, done, status = _events(buf, i, capacity, keys, meta, slots, out, floats, bounds)
+    cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts = numbering
+    number(out, rows, cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts)
+    return rows, done, status
+
+
+@njit(cache=True, nogil=True)
+def _events(buf, i, capacity, keys, meta, slots, out, floats, bounds):
+    """scan's events."""
     n = buf.shape[0]
     rows = 0
     done = i

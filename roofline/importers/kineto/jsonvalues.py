@@ -15,6 +15,8 @@ from numba import njit
 _POW10 = np.array([10.0 ** k for k in range(23)])
 _MAX_EXACT = 1 << 53
 FNV_OFFSET, FNV_PRIME = np.uint64(0xcbf29ce484222325), np.uint64(0x100000001b3)
+# an event's row of the scanner's output: three words, then three per field
+PRESENT, MARKS, INEXACT, FIRST = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)

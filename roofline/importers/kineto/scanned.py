@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 
-from . import decode, jsonscan, spancodes
+from . import decode, jsonscan
 from .events import FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, launch_fields, launch_value
 from .op_columns import OpEvents, is_count
 from .replay import graph_launch_rows
@@ -43,6 +43,13 @@ ARGS = [(key, kind, 7 + i) for i, (key, kind) in enumerate(_ARGS_READ)] + [(k, _
 COLUMN = {key: col for key, kind, col in TOP + ARGS if kind != _J.MARK and kind != _J.ARGS}
 WIDTH = 7 + len(_ARGS_READ)
 RAW_COLUMNS = np.array([col for _, kind, col in TOP + ARGS if kind == _J.RAW], dtype=np.int64)
+# the tuples of fields numbered as one: a kernel's launch, an operator's call
+LAUNCH_FIELDS = ("name", "grid", "block", "registers per thread", "shared memory")
+CALL_FIELDS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs", "Input dims")
+LAUNCH, CALL = 0, 1
+_RAW_INDEX = {col: j for j, col in enumerate(RAW_COLUMNS.tolist())}
+TUPLES = np.array([[_RAW_INDEX[COLUMN[k]] for k in fields] for fields in (LAUNCH_FIELDS, CALL_FIELDS)],
+                  dtype=np.int64)
 _TABLES = jsonscan.KeyTables(TOP, ARGS)
 PHASES = frozenset(("X",) + decode.OTHER_PHASES)
 KINDS = ("kernel", "op", "api")             # the order take_chunk adds them in
@@ -62,11 +69,17 @@ class Columns:
         self.bounds = np.zeros((capacity, 2), dtype=np.int64)
         self.codes = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
         self.reps = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
+        self.counts = np.zeros(len(RAW_COLUMNS), dtype=np.int64)
+        self.tuple_codes = np.zeros((len(TUPLES), capacity), dtype=np.int64)
+        self.tuple_reps = np.zeros((len(TUPLES), capacity), dtype=np.int64)
+        self.tuple_counts = np.zeros(len(TUPLES), dtype=np.int64)
 
     def scan(self, buf: np.ndarray, start: int) -> tuple[int, int, int]:
         """(events, where the next chunk starts, status): jsonscan.scan."""
+        numbering = (RAW_COLUMNS, self.codes, self.reps, self.counts, TUPLES, self.tuple_codes,
+                     self.tuple_reps, self.tuple_counts)
         return jsonscan.scan(buf, start, self.capacity, _TABLES.keys, _TABLES.meta, _TABLES.slots,
-                             self.out, self.floats, self.bounds)
+                             self.out, self.floats, self.bounds, numbering)
 
 
 class Odd(Exception):
@@ -106,6 +119,15 @@ class Chunk:
         self.inexact = self.out[:, jsonscan.INEXACT]
         self._has: dict[int, np.ndarray] = {}
         self._distinct = self._all_distinct(cols)
+        self.tuple_codes = cols.tuple_codes[:, :n]
+        self._tuple_reps, self._tuple_counts = cols.tuple_reps, cols.tuple_counts
+
+    def tuple_reps(self, t: int, rows: np.ndarray) -> np.ndarray:
+        """A row of each distinct tuple ``t`` (LAUNCH, CALL) among ``rows``:
+        the first of the chunk's rows holding it."""
+        seen = np.zeros(int(self._tuple_counts[t]), dtype=bool)
+        seen[self.tuple_codes[t, rows]] = True
+        return self._tuple_reps[t, np.flatnonzero(seen)]
 
     def __len__(self) -> int:
         return self.n
@@ -131,13 +153,10 @@ class Chunk:
         return self._distinct[col]
 
     def _all_distinct(self, cols: Columns) -> dict[int, Distinct]:
-        """Each RAW field's Distinct, numbered by one compiled call."""
-        n = self.n
-        codes, reps = cols.codes[:, :n], cols.reps[:, :n]
-        counts = np.zeros(len(RAW_COLUMNS), dtype=np.int64)
-        spancodes.all_codes(self.out, n, RAW_COLUMNS, codes, reps, counts)
+        """Each RAW field's Distinct (numbered as the chunk was scanned)."""
+        codes, reps = cols.codes[:, :self.n], cols.reps
         out = {}
-        for j, (col, count) in enumerate(zip(RAW_COLUMNS.tolist(), counts.tolist())):
+        for j, (col, count) in enumerate(zip(RAW_COLUMNS.tolist(), cols.counts.tolist())):
             spans = self.span(col)[reps[j, :count]].tolist()
             out[col] = Distinct(codes[j], [self.buf[s:e].tobytes() for s, e in spans])
         return out
@@ -286,19 +305,17 @@ class Prepared:
                 "launch": self._launches(rows)}
 
     def _launches(self, rows: np.ndarray) -> list:
-        """(event's position, launch fields) of each distinct (name, launch
-        fields) in file order: a ``_launch``-ready args object each."""
+        """(name, launch fields) of each distinct (name, launch fields) of
+        the kernels ``rows``: a ``launch_fields``-ready args object each."""
         c = self.chunk
-        keys = ("grid", "block", "registers per thread", "shared memory")
-        codes = np.stack([c.distinct(COLUMN[k]).codes[rows] for k in keys]
-                         + [c.distinct(COLUMN["name"]).codes[rows]], axis=1)
-        first, _ = _distinct_rows(codes)
         out = []
-        for j in first.tolist():
-            r = rows[j:j + 1]
-            grid, block = (c.raws(k, r)[0] for k in ("grid", "block"))
-            registers, shared = (c.objects(k, r)[0] for k in ("registers per thread", "shared memory"))
-            out.append((j, LaunchArgs(_raw(grid), _raw(block), registers, shared)))
+        for r in c.tuple_reps(LAUNCH, rows).tolist():
+            one = np.array([r])
+            grid, block = (c.raws(k, one)[0] for k in ("grid", "block"))
+            registers, shared = (c.objects(k, one)[0] for k in ("registers per thread", "shared memory"))
+            name = c.objects("name", one)[0]
+            out.append((MISSING if name == "__missing__" else name,
+                        LaunchArgs(_raw(grid), _raw(block), registers, shared)))
         return out
 
     def _external(self, rows: np.ndarray) -> list:
@@ -311,18 +328,14 @@ class Prepared:
 
     def _op_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
-        fields = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")
-        codes = np.stack([c.distinct(COLUMN[k]).codes[rows] for k in fields]
-                         + [c.distinct(COLUMN["Input dims"]).codes[rows]], axis=1)
-        first, inverse = _distinct_rows(codes)
-        keys = []
-        for j in first.tolist():                # each distinct call's raw JSON, once
-            r = rows[j:j + 1]
-            dims, *rest = (c.raws(k, r)[0] for k in fields)
-            keys.append((dims if dims is not None else c.raws("Input dims", r)[0], *rest))
+        keys = {}                               # each distinct call's raw JSON, once
+        for r in c.tuple_reps(CALL, rows).tolist():
+            one = np.array([r])
+            dims, *rest = (c.raws(k, one)[0] for k in CALL_FIELDS[:4])
+            keys[c.tuple_codes[CALL, r]] = (dims if dims is not None else c.raws("Input dims", one)[0], *rest)
         fwd = c.objects("Fwd thread id", rows)
         flops = c.objects("flops", rows)
-        return {"ext": self._external(rows), "keys": keys, "call": inverse,
+        return {"ext": self._external(rows), "keys": keys, "call": c.tuple_codes[CALL, rows],
                 "tid": c.objects("tid", rows), "backward": [f not in (None, 0, "0") for f in fwd],
                 "flops": None if flops.count(None) == len(flops) else
                 [f if is_count(f) else math.nan for f in flops]}
@@ -336,15 +349,6 @@ class Prepared:
 
 
 MISSING = "(kernel name missing in the trace)"
-
-
-def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the first row of each distinct row of ``codes``, in file order;
-    each row's number among them)."""
-    numbers = np.empty(len(codes), dtype=np.int64)
-    reps = np.empty(len(codes), dtype=np.int64)
-    count = spancodes.distinct_tuples(np.ascontiguousarray(codes), numbers, reps)
-    return reps[:count], numbers
 
 
 def _raw(value: bytes | None):
@@ -410,7 +414,8 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
             ops.dur += b.dur.tolist()
             ops.thread += f["tid"]
             ops.external_id += f["ext"]
-            calls = np.array([ops.call_of(k) for k in f["keys"]], dtype=np.int64)
+            calls = np.full(max(f["keys"]) + 1, -1, dtype=np.int64)
+            calls[list(f["keys"])] = [ops.call_of(k) for k in f["keys"].values()]
             ops.call += calls[f["call"]].tolist()
             ops.backward += f["backward"]
             ops.torch_flops += [math.nan] * len(b.names) if f["flops"] is None else f["flops"]
@@ -435,8 +440,8 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: di
     gpu.kernel_ext += f["ext"]
     gpu.kernel_corr += f["corr"]
     launch, first = gpu.launch, gpu.launch_first
-    for j, a in f["launch"]:
-        name, raw = names[j], (a.grid, a.block, a.registers, a.shared)
+    for name, a in f["launch"]:
+        name, raw = gpu.name_ids.setdefault(name, name), (a.grid, a.block, a.registers, a.shared)
         known = launch.get(name)
         if known is None:
             launch[name] = launch_fields(a)

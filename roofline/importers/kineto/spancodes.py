@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jsonscan import FIRST, PRESENT
-from .jsonvalues import FNV_OFFSET, FNV_PRIME
+from .jsonvalues import FIRST, FNV_OFFSET, FNV_PRIME, PRESENT
 
 
 @njit(cache=True, nogil=True)
@@ -67,11 +66,11 @@ def distinct_codes(out, col, rows, codes, reps):
 
 
 @njit(cache=True, nogil=True)
-def distinct_tuples(codes, out, reps):
-    """Number the distinct rows of ``codes`` (n x m small integers) in
-    order of first appearance: ``out[r]`` for each row, ``reps[c]`` the
-    first row of number ``c``; returns how many."""
-    n, m = codes.shape
+def distinct_tuples(codes, fields, n, out, reps):
+    """Number the distinct tuples ``codes[fields, r]`` of rows ``r`` below
+    ``n`` in order of first appearance: ``out[r]`` for each row, ``reps[c]``
+    the first row of number ``c``; returns how many."""
+    m = fields.shape[0]
     slots = np.full(64, -1, dtype=np.int64)
     hashes_of = np.empty(n, dtype=np.int64)
     mask = 63
@@ -79,7 +78,7 @@ def distinct_tuples(codes, out, reps):
     for r in range(n):
         h = FNV_OFFSET
         for j in range(m):
-            h = (h ^ np.uint64(codes[r, j] + 1)) * FNV_PRIME
+            h = (h ^ np.uint64(codes[fields[j], r] + 1)) * FNV_PRIME
         key = np.int64(h ^ (h >> np.uint64(29)))
         at = key & mask
         while True:
@@ -97,7 +96,7 @@ def distinct_tuples(codes, out, reps):
             q = reps[c]
             same = True
             for j in range(m):
-                if codes[q, j] != codes[r, j]:
+                if codes[fields[j], q] != codes[fields[j], r]:
                     same = False
                     break
             if same:
@@ -123,3 +122,13 @@ def all_codes(out, n, cols, codes, reps, counts):
                 m += 1
             codes[j, r] = -1
         counts[j] = distinct_codes(out, col, rows[:m], codes[j], reps[j])
+
+
+@njit(cache=True, nogil=True)
+def number(out, n, cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts):
+    """all_codes, then distinct_tuples of each row of ``tuples`` (indices
+    into ``cols``): what :mod:`.scanned` needs numbered, in the call that
+    scans (one compiled entry point: each costs its own load from the cache)."""
+    all_codes(out, n, cols, codes, reps, counts)
+    for t in range(tuples.shape[0]):
+        tuple_counts[t] = distinct_tuples(codes, tuples[t], n, tuple_codes[t], tuple_reps[t])
