@@ -43,7 +43,7 @@ from ...ops import tensor_core_key
 from . import comms as C
 from .columns import LaunchColumns, distinct_ints, launch_columns
 from .compiled import apply_inductor_counts
-from .dtypes import op_dtypes, row_dtypes
+from .dtypes import op_dtype_codes, row_dtypes
 from .events import decoded_launch
 from .notes import add_notes, joined_notes
 from .nesting import Enclosing, Nesting
@@ -122,7 +122,7 @@ def _kernel_groups(gpu, ops: OpEvents, nesting: Nesting, launches: LaunchColumns
                        "family": families[c], "matrix_fp32": bool(fp32_matrix[c]), "first": int(first[c]),
                        "unaligned": float(unaligned[c]),
                        "assumed": joined_notes(assumed[c])}
-    for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, op_dtypes(ops, nesting.call_keys), m)):
+    for g, dtype in zip(groups.values(), row_dtypes(codes, op_of, *op_dtype_codes(ops, nesting.call_keys), m)):
         g["dtype"] = dtype
     return groups, codes
 
@@ -357,14 +357,14 @@ def _takes_work(launches: LaunchColumns, op_of: np.ndarray, tree: OpTree | None)
     if tree is None or not takes.any():
         return takes, aside
     matrix_kernel = launches.per_name(lambda name: family_of(name) in MATRIX)
-    matrix_op = np.array([w is not None and w.matrix for w in tree.work], dtype=bool)
+    matrix_op = tree.matrix
     linked = np.flatnonzero(takes)
     ops_with_matrix_kernel = np.zeros(len(tree.work), dtype=bool)
     ops_with_matrix_kernel[op_of[linked[matrix_kernel[linked]]]] = True
     only_matrix = matrix_op[op_of[linked]] & ops_with_matrix_kernel[op_of[linked]]
     left_out = linked[only_matrix & ~matrix_kernel[linked]]
     takes[left_out] = False
-    has_aside = np.array([w is not None and w.aside is not None for w in tree.counted], dtype=bool)
+    has_aside = tree.has_aside
     aside[left_out[has_aside[op_of[left_out]]]] = True
     return takes, aside
 

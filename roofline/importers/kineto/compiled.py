@@ -45,6 +45,8 @@ def apply_inductor_counts(tree, ops, extras) -> int:
             continue
         tree.work[o] = tree.counted[o] = w
         tree.does_work[o] = True
+        tree.matrix[o] = bool(w.matrix)
+        tree.has_aside[o] = w.aside is not None
         tree.delegated[o] = False
         changed += 1
     return changed

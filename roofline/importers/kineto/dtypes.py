@@ -16,7 +16,6 @@ by one operator name).
 """
 from __future__ import annotations
 
-import itertools
 import re
 
 import numpy as np
@@ -119,33 +118,37 @@ def call_dtypes(ops: OpEvents, keys: tuple | None = None) -> dict[tuple, str]:
 def op_dtypes(ops: OpEvents, keys: tuple | None = None) -> np.ndarray:
     """The dtype label of every operator ("" without shapes), and "" at the
     end for launches without one (op_of -1); ``keys`` as :func:`call_dtypes`."""
+    labels, code = op_dtype_codes(ops, keys)
+    return np.array(labels, dtype=object)[code]
+
+
+def op_dtype_codes(ops: OpEvents, keys: tuple | None = None) -> tuple[list[str], np.ndarray]:
+    """The distinct dtype labels and each operator's label's index among
+    them, one more at the end ("") for launches without an operator: a
+    code per operator from its (name, call) pair's, no string per operator."""
     if not ops.has_shapes:
-        return np.full(len(ops) + 1, "", dtype=object)
+        return [""], np.zeros(len(ops) + 1, dtype=np.int64)
     keys = ops.call_keys() if keys is None else keys
     by_call = call_dtypes(ops, keys)
     firsts, pair = keys
-    per_pair = np.array([by_call.get((ops.names[o], ops.call[o]), "") for o in firsts.tolist()] + [""],
-                        dtype=object)
-    return per_pair[np.append(pair, len(firsts))]
+    per_pair = [by_call.get((ops.names[o], ops.call[o]), "") for o in firsts.tolist()] + [""]
+    labels = list(dict.fromkeys(per_pair))
+    index = {label: i for i, label in enumerate(labels)}
+    return labels, np.array([index[x] for x in per_pair], dtype=np.int64)[np.append(pair, len(firsts))]
 
 
-def row_dtypes(codes: np.ndarray, op_of: np.ndarray, op_dtype: np.ndarray, m: int) -> list[str]:
+def row_dtypes(codes: np.ndarray, op_of: np.ndarray, labels: list[str], op_code: np.ndarray, m: int) -> list[str]:
     """Per row: the distinct dtype labels of the operators behind its
     launches, in order of first launch (:func:`joined`); ``codes``: each
-    launch's row, ``op_of``: its operator (-1: none)."""
-    labels = op_dtype[op_of]
-    label_code = _codes(labels.tolist())
+    launch's row, ``op_of``: its operator (-1: none), ``labels`` and
+    ``op_code``: :func:`op_dtype_codes`."""
+    label_code = op_code[op_of]
     if not len(label_code):
         return [""] * m
-    key = codes.astype(np.int64) * (int(label_code.max()) + 1) + label_code
+    key = codes.astype(np.int64) * len(labels) + label_code
     _, first = np.unique(key, return_index=True)
     per_row: list[list] = [[] for _ in range(m)]
-    for j in np.sort(first).tolist():
-        per_row[int(codes[j])].append(labels[j])
+    first = np.sort(first)
+    for row, label in zip(codes[first].tolist(), label_code[first].tolist()):
+        per_row[row].append(labels[label])
     return [joined(x) for x in per_row]
-
-
-def _codes(values: list) -> np.ndarray:
-    """An integer per value, equal for equal values."""
-    code: dict = {}
-    return np.fromiter(map(code.setdefault, values, itertools.count()), dtype=np.int64, count=len(values))

@@ -69,6 +69,8 @@ class OpTree:
     does_work: np.ndarray     # bool: work is counted here (not all given to descendants)
     delegated: np.ndarray     # bool: modelled or wrapper, but its descendants do the work
     subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
+    matrix: np.ndarray        # bool: its work (``work``) is a matrix product's
+    has_aside: np.ndarray     # bool: the work counted at it (``counted``) has ``aside`` work
 
 
 def build(ops: OpEvents, nesting: Nesting) -> OpTree:
@@ -122,7 +124,10 @@ def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     delegated = (modelled & has_work & gives_away) | wrapper
     own_counted = np.where(does_work, own_flops * share_flops, 0.0)
     subtree = own_counted + _descendant_sums(parent, levels, own_counted[None, :])[0]
-    return OpTree(work, counted, does_work, delegated, subtree)
+    # per distinct work, not per operator: what attribution asks of every launch's operator
+    has_aside = does_work & _per_work(distinct, lambda w: w.aside is not None, bool)[which]
+    return OpTree(work, counted, does_work, delegated, subtree, _per_work(distinct, lambda w: w.matrix, bool)[which],
+                  has_aside)
 
 
 def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
@@ -133,10 +138,11 @@ def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
 def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_bytes: np.ndarray) -> list:
     """The work counted at each operator: all of it, its part, or None."""
     whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
-    counted = [w if keep else None for w, keep in zip(work, whole.tolist())]
+    counted = np.fromiter(work, dtype=object, count=len(work))    # an object array: no Python loop per operator
+    counted[~whole] = None
     for i in np.flatnonzero(does_work & ~whole).tolist():
         counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
-    return counted
+    return counted.tolist()
 
 
 def _descendant_sums(parent: np.ndarray, levels: tuple[np.ndarray, ...], own: np.ndarray) -> np.ndarray:
