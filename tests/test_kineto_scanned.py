@@ -140,6 +140,9 @@ ODD = {
                              .replace(b'"tid": 7', b'"tid": "stream 7"'),
     "truncated": lambda t: t[:len(t) * 2 // 3],
     "deep nesting": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": ' + b"[" * 70 + b"]" * 70, 1),
+    "device as a list": lambda t: t.replace(b'"device": 0,', b'"device": [0],', 1),
+    "stream as a list": lambda t: t.replace(b'"tid": 7', b'"tid": [7, 1]', 1),
+    "registers as a list": lambda t: t.replace(b'"registers per thread": 32', b'"registers per thread": [32]'),
     "control character in a string": lambda t: t.replace(b'"kernel_3"', b'"kernel\x01_3"', 1),
 }
 

@@ -9,7 +9,7 @@ trace) are read here; a chunk holding anything else the reader reads
 (copies, sets, annotations, range-profiler counters, a collective's or
 Inductor's arguments, a runtime call naming bytes) or anything odd (a
 name that is no string, a time that is no number, a phase no trace has)
-is left to the msgspec path (:func:`prepared` returns None), which
+is left to the msgspec path (:class:`Scanner` returns None), which
 reads it, or says what is wrong, as it always has.
 """
 from __future__ import annotations
@@ -86,25 +86,27 @@ class Odd(Exception):
     """The chunk holds something the msgspec path reads (or reports)."""
 
 
-@dataclass
 class Distinct:
     """A field's distinct values in a chunk: each event's code (-1: absent)
-    and each code's bytes."""
+    and each code's bytes, decoded once when asked."""
 
-    codes: np.ndarray
-    raw: list
+    def __init__(self, codes: np.ndarray, raw: list):
+        self.codes, self.raw = codes, raw
+        self._decoded = None
 
     def decoded(self) -> list:
-        try:
-            return [msgspec.json.decode(r) for r in self.raw]
-        except msgspec.DecodeError:
-            raise Odd() from None
+        if self._decoded is None:
+            try:
+                self._decoded = [msgspec.json.decode(r) for r in self.raw]
+            except msgspec.DecodeError:
+                raise Odd() from None
+        return self._decoded
 
-    def per_event(self, values: list, rows: np.ndarray, absent=None) -> list:
-        """``values[code]`` of each of ``rows`` (``absent`` where it has none)."""
+    def per_event(self, values: list, rows: np.ndarray) -> list:
+        """``values[code]`` of each of ``rows`` (None where it has none)."""
         table = np.empty(len(values) + 1, dtype=object)
-        table[:-1] = values
-        table[-1] = absent
+        for i, v in enumerate(values):        # one by one: a list value is one object, not a row
+            table[i] = v
         return table[self.codes[rows]].tolist()
 
 
