@@ -32,7 +32,7 @@ def user_env() -> dict:
 # big trace): compiled before anything is timed. A checkout older than the
 # scanner has nothing to compile.
 WARM_SCANNER = ("import numpy as np\n"
-                "try:\n    from roofline.importers.kineto.scanned import Columns\n"
+                "try:\n    from roofline.importers.kineto.scanfields import Columns\n"
                 "except ImportError:\n    raise SystemExit(0)\n"
                 "Columns(16).scan(np.frombuffer(bytearray(b'[{\"ph\": \"X\"}]'), dtype=np.uint8), 1)\n")
 

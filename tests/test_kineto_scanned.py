@@ -14,7 +14,7 @@ from conftest import REALDATA
 
 from roofline.core.errors import InputError
 from roofline.importers import kineto
-from roofline.importers.kineto import jsonscan, jsonvalues, scanned
+from roofline.importers.kineto import jsonscan, jsonvalues, scanfields, scanned
 from roofline.importers.options import ReadOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +93,18 @@ def _bert_like(n: int) -> list:
                                        "grid": [i % 2 + 1, 1, 1], "block": [128, 1, 1],
                                        "registers per thread": 32, "shared memory": 0}},
                 {"ph": "i", "cat": "python_function", "name": "x", "pid": 1, "tid": 1, "ts": 1e6 + 10 * i, "s": "t"}]
+        if i % 40 == 0:        # a step's range, a copy with its bytes, a set, a copy call naming its bytes
+            out += [{"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i // 40}", "pid": 1, "tid": 1,
+                     "ts": 1e6 + 10 * i, "dur": 400},
+                    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1,
+                     "ts": 1e6 + 10 * i + 2, "dur": 1, "args": {"correlation": 9000 + i, "bytes": 4096}},
+                    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+                     "tid": 7, "ts": 1e6 + 10 * i + 5, "dur": 1.5,
+                     "args": {"correlation": 9000 + i, "bytes": 4096, "kind": 1, "device": 0}},
+                    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0,
+                     "tid": 7, "ts": 1e6 + 10 * i + 6, "dur": 0.5, "args": {"correlation": 9000 + i}},
+                    {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,
+                     "ts": 1e6 + 10 * i + 7, "dur": 0.25, "args": {"bytes": 512, "device": 0}}]
     return out
 
 
@@ -130,6 +142,13 @@ ODD = {
     "trailing comma": lambda t: t.replace(b']}]', b']},]', 1) if b']}]' in t else t[:-2] + b',]}',
     "memcpy among kernels": lambda t: t.replace(b'"cat": "kernel", "name": "kernel_1"',
                                                 b'"cat": "gpu_memcpy", "name": "Memcpy HtoD", "x": 1', 1),
+    "copy bytes past 2**53": lambda t: t.replace(b'"bytes": 4096, "kind"', b'"bytes": 1e300, "kind"', 1),
+    "copy bytes as text": lambda t: t.replace(b'"bytes": 4096, "kind"', b'"bytes": "4096", "kind"', 1),
+    "a call's size as text (ROCm)": lambda t: t.replace(b'"bytes": 4096}}', b'"size": "4096"}}'),
+    "a call's size no trace holds": lambda t: t.replace(b'"bytes": 4096}}', b'"size": -5}}', 1),
+    "a copy without bytes gets its call's": lambda t: t.replace(b'"bytes": 4096, "kind": 1, ', b''),
+    "an nccl annotation": lambda t: t.replace(b'"ProfilerStep#2"', b'"nccl:all_reduce"', 1),
+    "a counter range": lambda t: t.replace(b'"cat": "user_annotation"', b'"cat": "cuda_profiler_range"', 1),
     "name missing": lambda t: t.replace(b'"kernel_2"', b'"__missing__"'),
     "name not text": lambda t: t.replace(b'"name": "kernel_2"', b'"name": 2', 1),
     "empty name": lambda t: t.replace(b'"name": "kernel_2"', b'"name": ""', 1),
@@ -161,7 +180,7 @@ def test_a_clean_trace_is_read_by_the_scanner_alone(tmp_path, monkeypatch):
     path = tmp_path / "t.json"
     path.write_bytes(_trace(_bert_like(3000)))
     result, counter = read_counting(path, 65536, monkeypatch)
-    assert counter.handed_back == 0 and counter.events == 5 * 3000
+    assert counter.handed_back == 0 and counter.events == 5 * 3000 + 5 * 3000 // 40
     assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
 
 
@@ -181,12 +200,12 @@ def test_numbers_convert_exactly_or_are_left_to_python():
 
 def test_distinct_values_are_numbered_by_content_in_order_of_first_appearance():
     text = b'[{"name": "b"}, {"name": "a"}, {"name": "b"}, {"x": 1}, {"name": "ab"}]'
-    cols = scanned.Columns(16)
+    cols = scanfields.Columns(16)
     buf = np.frombuffer(bytearray(text), dtype=np.uint8)
     n, end, status = cols.scan(buf, 1)
     assert (n, end, status) == (5, len(text), jsonscan.ARRAY_CLOSED)
-    chunk = scanned.Chunk(buf, cols, n)
-    d = chunk.distinct(scanned.COLUMN["name"])
+    chunk = scanfields.Chunk(buf, cols, n)
+    d = chunk.distinct(scanfields.COLUMN["name"])
     assert d.codes.tolist() == [0, 1, 0, -1, 2] and d.raw == [b'"b"', b'"a"', b'"ab"']
 
 

@@ -51,8 +51,9 @@ held by tests/test_kineto_stages.py): :mod:`.decode` (bytes -> typed
 events; :mod:`.stream` for files larger than memory, and every gzip file,
 with :mod:`.scan` to find the top-level keys and where events end; in a
 big trace :mod:`.jsonscan`, compiled, reads the chunks of kernels, operators
-and runtime calls into arrays, with :mod:`.jsonvalues` and :mod:`.spancodes`,
-and :mod:`.scanned` makes their columns) ->
+and runtime calls into arrays, with :mod:`.jsonvalues`, :mod:`.spancodes`
+and :mod:`.scanfields`, and :mod:`.scanned` makes their columns; :mod:`.counts`
+checks counters and byte counts) ->
 :mod:`.events` (events -> columns: GPU activity, and the operator columns
 of :mod:`.op_columns`; :mod:`.halves` runs this stage and the decoding in
 two processes for a big plain file, one half of its events each, and
@@ -86,7 +87,8 @@ from ..base import Reader, register
 from . import decode
 from .comms import CollectiveFieldError
 from .events import GpuEvents, Span, take_chunk
-from .events import decoded_launch, flops_from_counters  # noqa: F401  (part of the reader's API)
+from .counts import flops_from_counters  # noqa: F401  (part of the reader's API)
+from .events import decoded_launch  # noqa: F401  (part of the reader's API)
 from .halves import PARALLEL_ABOVE_BYTES, can_fork, read_in_halves, reported, two_cores
 from .op_columns import OpEvents
 from .result import copy_levels  # noqa: F401  (part of the reader's API)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Hashable
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.import_result import MAX_TIME_S
 from . import decode
+from .counts import copy_row, flops_from_counters, named_size
 from .extras import Extras
 from .op_columns import OpEvents
 from .replay import graph_launch_rows
@@ -37,64 +37,10 @@ RANGE_CATS = frozenset({"cuda_profiler_range"})
 # record_function ranges: ProfilerStep#N, Optimizer.step#SGD.step, user "## forward ##"
 ANNOTATION_CATS = frozenset({"user_annotation"})
 
-_COUNTER = re.compile(r"^(sm|smsp)__sass_thread_inst_executed_op_([dfh])(add|mul|fma)_pred_on\.sum$")
-_PRECISION = {"d": "fp64", "f": "fp32", "h": "fp16"}
-_WEIGHT = {"add": 1.0, "mul": 1.0, "fma": 2.0}
-
 _LAUNCH_ARGS = {"grid": "grid", "block": "block", "registers": "registers_per_thread",
                 "shared": "shared_memory_bytes"}
 _LAUNCH_FIELD = {name: key for key, name in _LAUNCH_ARGS.items()}
 _C_INT = (-2 ** 63, 2 ** 63)
-
-
-def flops_from_counters(args: dict) -> dict[str, float]:
-    """FLOP per precision from SASS instruction counters (FMA counts 2).
-    ``smsp__`` and ``sm__`` spellings of one counter are not added twice."""
-    seen: dict[tuple[str, str], tuple[str, float]] = {}
-    for key, value in args.items():
-        m = _COUNTER.match(key)
-        if not m:
-            continue
-        scope, prec, op = m.groups()
-        count = _count(value)
-        if count is None:
-            raise ValueError(f"counter {key} is not a non-negative number: {_short(value)}")
-        if (prec, op) in seen and seen[(prec, op)][0] == "smsp":
-            continue
-        seen[(prec, op)] = (scope, count)
-    flops: dict[str, float] = {}
-    for (prec, op), (_, value) in seen.items():
-        p = _PRECISION[prec]
-        flops[p] = flops.get(p, 0.0) + _WEIGHT[op] * value
-    return flops
-
-
-def _count(value) -> float | None:
-    """``value`` as a float when it is a finite, non-negative number (an
-    integer too big for a float is not), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        x = float(value)
-    except OverflowError:
-        return None
-    return x if math.isfinite(x) and x >= 0 else None
-
-
-# a copy's byte count: a whole number of bytes a float holds exactly (9 PB);
-# more is a damaged field (a "bytes": 1e300 made a copy 1e289 s long on its roof)
-MAX_COPY_BYTES = 2 ** 53
-
-
-def _size(value) -> float | None:
-    """A copy's size in bytes, or None for what no trace holds."""
-    x = _count(value)
-    return x if x is not None and x <= MAX_COPY_BYTES else None
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
 class GpuEvents:
@@ -215,7 +161,7 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
             _kernels(gpu, names, ts, dur, events, args, where)
         else:   # copies and sets together, so their groups keep the file's order
             for name, t, d, e, a in zip(names, ts.tolist(), dur.tolist(), events, args):
-                _copy(gpu, _kind(e.cat), name, t, d, a, where, e)
+                _copy(gpu, kind_of(e.cat), name, t, d, a, where, e)
 
 def _complete(events: list) -> list:
     """The complete ("X") events of a batch: most batches hold nothing else
@@ -255,10 +201,10 @@ FLOWS = frozenset({"ac2g", "async_cpu_to_gpu"})
 
 def batch_kind(cat) -> str | None:
     """The batch an event goes to: its kind, copies and sets together."""
-    kind = _kind(cat)
+    kind = kind_of(cat)
     return _COPY_OR.get(kind, kind)
 
-def _kind(cat) -> str | None:
+def kind_of(cat) -> str | None:
     kind = _KIND.get(cat)
     if kind is None and isinstance(cat, str):
         kind = _KIND.get(cat.lower())
@@ -369,17 +315,12 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
     for c, a, e in zip(corr, args, events):
         if c is None or (a.bytes is None and a.size is None):
             continue
-        value = a.bytes if a.bytes is not None else a.size
         try:
-            size = float(value)
-        except OverflowError:
-            size = math.inf
-        except (TypeError, ValueError):   # not a number: the copy's bytes stay unknown
-            continue
-        if _size(size) is None and not math.isnan(size):
-            where.fail(e, f"({e.name!r}): size {_short(value)} is no byte count a trace holds "
-                       "(from 0 to 2**53)")
-        gpu.api_sizes[c] = size
+            size = named_size(a.bytes if a.bytes is not None else a.size)
+        except ValueError as exc:
+            where.fail(e, f"({e.name!r}): {exc}")
+        if size is not None:
+            gpu.api_sizes[c] = size
 
 
 def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: list, args: list,
@@ -443,12 +384,11 @@ def _copy(gpu: GpuEvents, kind: str, name: str, ts: float, dur: float, args, whe
     """One copy or set, checked; grouped by name in GpuEvents.finish."""
     gpu.starts.append(ts)
     gpu.ends.append(ts + dur)
-    nbytes = args.bytes if args is not None else None
-    if nbytes is not None and _size(nbytes) is None:
-        where.fail(e, f"({name!r}): bytes is not a byte count from 0 to 2**53: {_short(nbytes)}")
-    args_kind = str(args.kind) if args is not None and args.kind is not None else ""
-    gpu.copy_events.append((kind, name, dur, args_kind, None if nbytes is None else _size(nbytes),
-                            args.correlation if args is not None else None))
+    try:
+        row = copy_row(kind, name, dur, *((None,) * 3 if args is None else (args.bytes, args.kind, args.correlation)))
+    except ValueError as exc:
+        where.fail(e, f"({name!r}): {exc}")
+    gpu.copy_events.append(row)
 
 
 # the launch fields as decoded (Raw compares by content): equal to the first

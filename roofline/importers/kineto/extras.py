@@ -37,7 +37,7 @@ def comm_args(a) -> CommArgs | None:
 
 # annotations that are collectives (the cpu-side record_function of a c10d
 # collective: nccl:all_reduce, rccl:..., gloo:...)
-_COMM_ANNOTATION = ("nccl:", "rccl:", "xccl:", "ucc:")
+COMM_ANNOTATION = ("nccl:", "rccl:", "xccl:", "ucc:")
 
 
 @dataclass
@@ -76,7 +76,7 @@ class Extras:
 
     def take_annotations(self, names: list, ts: list, dur: list, events: list) -> None:
         for name, t, d, e in zip(names, ts, dur, events):
-            if name.startswith(_COMM_ANNOTATION):
+            if name.startswith(COMM_ANNOTATION):
                 a = e.args
                 dims = None if a is None else (a.input_dims if a.input_dims is not None else a.input_dims_2021)
                 self.ann_names.append(name)

@@ -4,12 +4,12 @@ not per event.
 
 Each field the reader uses is a column of byte spans; equal bytes are one
 value, decoded once by msgspec (so a value means here what it means to
-the msgspec path). Kernels, operators and runtime calls (the bulk of a
-trace) are read here; a chunk holding anything else the reader reads
-(copies, sets, annotations, range-profiler counters, a collective's or
-Inductor's arguments, a runtime call naming bytes) or anything odd (a
-name that is no string, a time that is no number, a phase no trace has)
-is left to the msgspec path (:class:`Scanner` returns None), which
+the msgspec path). Kernels, operators, runtime calls, copies, sets and
+annotations are read here; a chunk holding anything else the reader reads
+(range-profiler counters, a collective's or Inductor's arguments, an
+``nccl:*`` annotation's sizes) or anything odd (a name that is no string,
+a time that is no number, a phase no trace has, a byte count no trace
+holds) is left to the msgspec path (:class:`Scanner` returns None), which
 reads it, or says what is wrong, as it always has.
 """
 from __future__ import annotations
@@ -21,197 +21,16 @@ import msgspec
 import numpy as np
 
 from . import decode, jsonscan
-from .events import FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, launch_fields, launch_value
+from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd
+from .counts import copy_row, named_size
+from .events import (FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of, launch_fields,
+                     launch_value)
+from .extras import COMM_ANNOTATION
 from .op_columns import OpEvents, is_count
 from .replay import graph_launch_rows
 
-_J = jsonscan
-# (key, kind, column): the event's keys, then its args'
-TOP = [("ph", _J.RAW, 0), ("cat", _J.RAW, 1), ("name", _J.RAW, 2), ("pid", _J.RAW, 3), ("tid", _J.RAW, 4),
-       ("ts", _J.NUM, 5), ("dur", _J.NUM, 6), ("args", _J.ARGS, 0)]
-_ARGS_READ = [("External id", _J.INT), ("external id", _J.INT), ("correlation", _J.INT),
-              ("device", _J.RAW), ("registers per thread", _J.RAW), ("shared memory", _J.RAW),
-              ("grid", _J.RAW), ("block", _J.RAW), ("Input Dims", _J.RAW), ("Input dims", _J.RAW),
-              ("Input type", _J.RAW), ("Input Strides", _J.RAW), ("Concrete Inputs", _J.RAW),
-              ("Fwd thread id", _J.RAW), ("flops", _J.RAW), ("kernel", _J.RAW), ("bytes", _J.RAW),
-              ("size", _J.RAW)]
-# keys whose presence leaves the chunk to msgspec: a collective's arguments,
-# Inductor's counts, the range profiler's counters (decode.py's rare fields)
-_MARKED = ["Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
-           "Process Group Ranks", "kernel_flop", "kernel_num_gb", *decode.COUNTER_KEYS]
-ARGS = [(key, kind, 7 + i) for i, (key, kind) in enumerate(_ARGS_READ)] + [(k, _J.MARK, 0) for k in _MARKED]
-COLUMN = {key: col for key, kind, col in TOP + ARGS if kind != _J.MARK and kind != _J.ARGS}
-WIDTH = 7 + len(_ARGS_READ)
-RAW_COLUMNS = np.array([col for _, kind, col in TOP + ARGS if kind == _J.RAW], dtype=np.int64)
-# the tuples of fields numbered as one: a kernel's launch, an operator's call
-LAUNCH_FIELDS = ("name", "grid", "block", "registers per thread", "shared memory")
-CALL_FIELDS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs", "Input dims")
-LAUNCH, CALL = 0, 1
-_RAW_INDEX = {col: j for j, col in enumerate(RAW_COLUMNS.tolist())}
-TUPLES = np.array([[_RAW_INDEX[COLUMN[k]] for k in fields] for fields in (LAUNCH_FIELDS, CALL_FIELDS)],
-                  dtype=np.int64)
-_TABLES = jsonscan.KeyTables(TOP, ARGS)
 PHASES = frozenset(("X",) + decode.OTHER_PHASES)
-KINDS = ("kernel", "op", "api")             # the order take_chunk adds them in
-CAPACITY = 1 << 14                          # events per scan: about a chunk of a trace (16 MB of arrays)
-FLOATS = 1 + max(col for _, kind, col in TOP + ARGS if kind == _J.NUM)
-
-
-class Columns:
-    """The scanner's output arrays, reused from chunk to chunk: a row per
-    event (jsonscan.PRESENT, MARKS, INEXACT, then each field's span and
-    hash or value), and the fields' floats."""
-
-    def __init__(self, capacity: int = CAPACITY):
-        self.capacity = capacity
-        self.out = np.zeros((capacity, jsonscan.row_width(WIDTH)), dtype=np.int64)
-        self.floats = np.zeros((capacity, FLOATS), dtype=np.float64)
-        self.bounds = np.zeros((capacity, 2), dtype=np.int64)
-        self.codes = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
-        self.reps = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
-        self.counts = np.zeros(len(RAW_COLUMNS), dtype=np.int64)
-        self.tuple_codes = np.zeros((len(TUPLES), capacity), dtype=np.int64)
-        self.tuple_reps = np.zeros((len(TUPLES), capacity), dtype=np.int64)
-        self.tuple_counts = np.zeros(len(TUPLES), dtype=np.int64)
-
-    def scan(self, buf: np.ndarray, start: int) -> tuple[int, int, int]:
-        """(events, where the next chunk starts, status): jsonscan.scan."""
-        numbering = (RAW_COLUMNS, self.codes, self.reps, self.counts, TUPLES, self.tuple_codes,
-                     self.tuple_reps, self.tuple_counts)
-        return jsonscan.scan(buf, start, self.capacity, _TABLES.keys, _TABLES.meta, _TABLES.slots,
-                             self.out, self.floats, self.bounds, numbering)
-
-
-class Odd(Exception):
-    """The chunk holds something the msgspec path reads (or reports)."""
-
-
-class Distinct:
-    """A field's distinct values in a chunk: each event's code (-1: absent)
-    and each code's bytes, decoded once when asked."""
-
-    def __init__(self, codes: np.ndarray, raw: list):
-        self.codes, self.raw = codes, raw
-        self._decoded = None
-
-    def decoded(self) -> list:
-        if self._decoded is None:
-            try:
-                self._decoded = [msgspec.json.decode(r) for r in self.raw]
-            except msgspec.DecodeError:
-                raise Odd() from None
-        return self._decoded
-
-    def per_event(self, values: list, rows: np.ndarray) -> list:
-        """``values[code]`` of each of ``rows`` (None where it has none)."""
-        table = np.empty(len(values) + 1, dtype=object)
-        for i, v in enumerate(values):        # one by one: a list value is one object, not a row
-            table[i] = v
-        return table[self.codes[rows]].tolist()
-
-
-class Chunk:
-    """One scanned chunk: its bytes, its rows, and what is read of them."""
-
-    def __init__(self, buf: np.ndarray, cols: Columns, n: int):
-        self.buf, self.n = buf, n
-        self.out, self.floats = cols.out[:n], cols.floats[:n]
-        self.present = self.out[:, jsonscan.PRESENT]
-        self.marks = self.out[:, jsonscan.MARKS]
-        self.inexact = self.out[:, jsonscan.INEXACT]
-        self._has: dict[int, np.ndarray] = {}
-        self._distinct = self._all_distinct(cols)
-        self.tuple_codes = cols.tuple_codes[:, :n]
-        self._tuple_reps, self._tuple_counts = cols.tuple_reps, cols.tuple_counts
-
-    def tuple_reps(self, t: int, rows: np.ndarray) -> np.ndarray:
-        """A row of each distinct tuple ``t`` (LAUNCH, CALL) among ``rows``:
-        the first of the chunk's rows holding it."""
-        seen = np.zeros(int(self._tuple_counts[t]), dtype=bool)
-        seen[self.tuple_codes[t, rows]] = True
-        return self._tuple_reps[t, np.flatnonzero(seen)]
-
-    def __len__(self) -> int:
-        return self.n
-
-    def has(self, col: int) -> np.ndarray:
-        """Whether each event has field ``col``."""
-        has = self._has.get(col)
-        if has is None:
-            has = self._has[col] = (self.present & (1 << col)) != 0
-        return has
-
-    def state(self, col: int, rows: np.ndarray) -> np.ndarray:
-        """ABSENT, PARSED or DECODE: each of ``rows``' number in field ``col``."""
-        bit = 1 << col
-        return np.where((self.present[rows] & bit) == 0, jsonscan.ABSENT,
-                        np.where((self.inexact[rows] & bit) == 0, jsonscan.PARSED, jsonscan.DECODE))
-
-    def span(self, col: int) -> np.ndarray:
-        at = jsonscan.FIRST + 3 * col
-        return self.out[:, at:at + 2]
-
-    def distinct(self, col: int) -> Distinct:
-        return self._distinct[col]
-
-    def _all_distinct(self, cols: Columns) -> dict[int, Distinct]:
-        """Each RAW field's Distinct (numbered as the chunk was scanned)."""
-        codes, reps = cols.codes[:, :self.n], cols.reps
-        out = {}
-        for j, (col, count) in enumerate(zip(RAW_COLUMNS.tolist(), cols.counts.tolist())):
-            spans = self.span(col)[reps[j, :count]].tolist()
-            out[col] = Distinct(codes[j], [self.buf[s:e].tobytes() for s, e in spans])
-        return out
-
-    def objects(self, key: str, rows: np.ndarray) -> list:
-        """The decoded value of field ``key`` of each of ``rows`` (None
-        where absent), as the msgspec path's ``object`` fields hold it."""
-        col = COLUMN[key]
-        if key in _INT_KEYS:
-            states = self.state(col, rows)
-            out = self.out[rows, jsonscan.FIRST + 3 * col + 2].tolist()
-            if (states == jsonscan.PARSED).all():
-                return out
-            for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
-                out[j] = None if states[j] == jsonscan.ABSENT else self._decode_at(rows[j], col)
-            return out
-        d = self.distinct(col)
-        return d.per_event(d.decoded(), rows)
-
-    def _decode_at(self, row: int, col: int):
-        s, e = self.span(col)[row].tolist()
-        try:
-            return msgspec.json.decode(self.buf[s:e].tobytes())
-        except msgspec.DecodeError:
-            raise Odd() from None
-
-    def raws(self, key: str, rows: np.ndarray) -> list:
-        """The raw JSON bytes of field ``key`` of each of ``rows`` (None where absent)."""
-        d = self.distinct(COLUMN[key])
-        return d.per_event(d.raw, rows)
-
-    def times(self, key: str, rows: np.ndarray) -> np.ndarray:
-        """ts or dur of ``rows`` as floats (msgspec's ``float | None``:
-        Odd where one is absent, null or no number)."""
-        col = COLUMN[key]
-        states = self.state(col, rows)
-        values = self.floats[rows, col]
-        if (states == jsonscan.PARSED).all():
-            return values
-        for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
-            if states[j] == jsonscan.ABSENT:
-                raise Odd()
-            x = self._decode_at(rows[j], col)
-            if isinstance(x, bool) or not isinstance(x, (int, float)):
-                raise Odd()
-            try:
-                values[j] = float(x)
-            except OverflowError:
-                raise Odd() from None
-        return values
-
-
-_INT_KEYS = frozenset(k for k, kind, _ in ARGS if kind == _J.INT)
+KINDS = ("kernel", "op", "api", "copy", "annotation")   # the order take_chunk adds them in
 
 
 @dataclass
@@ -245,6 +64,13 @@ class Prepared:
             self.op = self._op_fields(self.batches["op"].rows)
         if "api" in self.batches:
             self.api = self._api_fields(self.batches["api"].rows)
+        if "copy" in self.batches:
+            self.copies = self._copy_rows(self.batches["copy"])
+        if "annotation" in self.batches:
+            b = self.batches["annotation"]
+            if any(name.startswith(COMM_ANNOTATION) for name in set(b.names)):
+                raise Odd()                  # a collective's size in its arguments: the msgspec path's
+            self.annotation_tid = self.chunk.objects("tid", b.rows)
         self.chunk = None                       # its bytes and the scanner's arrays are reused
 
     def take_into(self, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
@@ -270,7 +96,7 @@ class Prepared:
         codes = np.array(code_of + [0], dtype=np.int64)[cat.codes]      # code -1 of an absent cat: 0
         complete = np.array([p == "X" for p in phases], dtype=bool)[ph.codes]
         if ((codes == -1) & complete).any():
-            raise Odd()                      # a copy, a set, an annotation, a counter range
+            raise Odd()                      # a range of the range profiler (its counters)
         self.dropped = {}
         counts = np.bincount(cat.codes[cat.codes >= 0], minlength=len(cats))
         for x, code, count in zip(cats, code_of, counts.tolist()):
@@ -344,11 +170,40 @@ class Prepared:
 
     def _api_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
-        if c.has(COLUMN["bytes"])[rows].any() or c.has(COLUMN["size"])[rows].any():
-            raise Odd()                      # a call naming the bytes it copies: the msgspec path's
-        return {"ext": self._external(rows), "corr": c.objects("correlation", rows),
-                "tid": c.objects("tid", rows), "kernel": c.objects("kernel", rows)}
+        corr = c.objects("correlation", rows)
+        return {"ext": self._external(rows), "corr": corr, "tid": c.objects("tid", rows),
+                "kernel": c.objects("kernel", rows), "sizes": self._named_sizes(rows, corr)}
 
+    def _named_sizes(self, rows: np.ndarray, corr: list) -> dict:
+        """correlation -> the bytes its runtime call names (for copies without their own)."""
+        c = self.chunk
+        named = np.flatnonzero(c.has(COLUMN["bytes"])[rows] | c.has(COLUMN["size"])[rows])
+        sizes = {}
+        if not len(named):
+            return sizes
+        values = [b if b is not None else z for b, z in zip(c.objects("bytes", rows[named]),
+                                                             c.objects("size", rows[named]))]
+        for j, value in zip(named.tolist(), values):
+            if corr[j] is None or value is None:
+                continue
+            try:
+                size = named_size(value)
+            except ValueError:
+                raise Odd() from None        # the msgspec path names the call
+            if size is not None:
+                sizes[corr[j]] = size
+        return sizes
+
+    def _copy_rows(self, b: Batch) -> list:
+        """GpuEvents.copy_events' rows of the copies and sets ``b``."""
+        c = self.chunk
+        kinds = c.distinct(COLUMN["cat"]).per_event([kind_of(x) if isinstance(x, str) else None
+                                                     for x in c.distinct(COLUMN["cat"]).decoded()], b.rows)
+        try:
+            return [copy_row(*row) for row in zip(kinds, b.names, b.dur.tolist(), c.objects("bytes", b.rows),
+                                                  c.objects("kind", b.rows), c.objects("correlation", b.rows))]
+        except ValueError:
+            raise Odd() from None
 
 MISSING = "(kernel name missing in the trace)"
 
@@ -409,6 +264,9 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
         span.t0 = next(float(b.ts[0]) for b in p.batches.values() if b.rows[0] == first)
     for kind, b in p.batches.items():
         ts = b.ts - span.t0
+        if kind == "annotation":           # the step split's ranges (kineto.phases), no time of their own
+            ops.annotations.extend(b.names, ts.tolist(), b.dur.tolist(), p.annotation_tid)
+            continue
         if kind == "op":
             f = p.op
             ops.names += b.names
@@ -425,8 +283,12 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
         span.cover(ts, b.dur)
         if kind == "kernel":
             _kernels(gpu, b.names, ts, b.dur, p.kernel)
-        else:
+        elif kind == "api":
             _apis(gpu, b.names, ts, b.dur, p.api)
+        else:                              # copies and sets, in file order
+            gpu.starts += ts.tolist()
+            gpu.ends += (ts + b.dur).tolist()
+            gpu.copy_events += p.copies
 
 
 def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict) -> None:
@@ -472,3 +334,4 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict)
     gpu.api_tid += f["tid"]
     gpu.api_ts += ts.tolist()
     gpu.api_ext_col += f["ext"]
+    gpu.api_sizes.update(f["sizes"])

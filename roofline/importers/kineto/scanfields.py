@@ -1,0 +1,198 @@
+"""The fields of a Kineto event the scanner (:mod:`.jsonscan`) reads, the
+arrays it writes them into, and a scanned chunk read back from them: each
+field's values by event, decoded once per distinct value (:mod:`.scanned`
+makes the reader's columns of them).
+"""
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+
+from . import decode, jsonscan
+
+_J = jsonscan
+# (key, kind, column): the event's keys, then its args'
+TOP = [("ph", _J.RAW, 0), ("cat", _J.RAW, 1), ("name", _J.RAW, 2), ("pid", _J.RAW, 3), ("tid", _J.RAW, 4),
+       ("ts", _J.NUM, 5), ("dur", _J.NUM, 6), ("args", _J.ARGS, 0)]
+_ARGS_READ = [("External id", _J.INT), ("external id", _J.INT), ("correlation", _J.INT),
+              ("device", _J.RAW), ("registers per thread", _J.RAW), ("shared memory", _J.RAW),
+              ("grid", _J.RAW), ("block", _J.RAW), ("Input Dims", _J.RAW), ("Input dims", _J.RAW),
+              ("Input type", _J.RAW), ("Input Strides", _J.RAW), ("Concrete Inputs", _J.RAW),
+              ("Fwd thread id", _J.RAW), ("flops", _J.RAW), ("kernel", _J.RAW), ("bytes", _J.RAW),
+              ("size", _J.RAW), ("kind", _J.RAW)]
+# keys whose presence leaves the chunk to msgspec: a collective's arguments,
+# Inductor's counts, the range profiler's counters (decode.py's rare fields)
+_MARKED = ["Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
+           "Process Group Ranks", "kernel_flop", "kernel_num_gb", *decode.COUNTER_KEYS]
+ARGS = [(key, kind, 7 + i) for i, (key, kind) in enumerate(_ARGS_READ)] + [(k, _J.MARK, 0) for k in _MARKED]
+COLUMN = {key: col for key, kind, col in TOP + ARGS if kind != _J.MARK and kind != _J.ARGS}
+WIDTH = 7 + len(_ARGS_READ)
+RAW_COLUMNS = np.array([col for _, kind, col in TOP + ARGS if kind == _J.RAW], dtype=np.int64)
+# the tuples of fields numbered as one: a kernel's launch, an operator's call
+LAUNCH_FIELDS = ("name", "grid", "block", "registers per thread", "shared memory")
+CALL_FIELDS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs", "Input dims")
+LAUNCH, CALL = 0, 1
+_RAW_INDEX = {col: j for j, col in enumerate(RAW_COLUMNS.tolist())}
+TUPLES = np.array([[_RAW_INDEX[COLUMN[k]] for k in fields] for fields in (LAUNCH_FIELDS, CALL_FIELDS)],
+                  dtype=np.int64)
+_TABLES = jsonscan.KeyTables(TOP, ARGS)
+CAPACITY = 1 << 14                          # events per scan: about a chunk of a trace (16 MB of arrays)
+FLOATS = 1 + max(col for _, kind, col in TOP + ARGS if kind == _J.NUM)
+
+
+class Columns:
+    """The scanner's output arrays, reused from chunk to chunk: a row per
+    event (jsonscan.PRESENT, MARKS, INEXACT, then each field's span and
+    hash or value), and the fields' floats."""
+
+    def __init__(self, capacity: int = CAPACITY):
+        self.capacity = capacity
+        self.out = np.zeros((capacity, jsonscan.row_width(WIDTH)), dtype=np.int64)
+        self.floats = np.zeros((capacity, FLOATS), dtype=np.float64)
+        self.bounds = np.zeros((capacity, 2), dtype=np.int64)
+        self.codes = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
+        self.reps = np.zeros((len(RAW_COLUMNS), capacity), dtype=np.int64)
+        self.counts = np.zeros(len(RAW_COLUMNS), dtype=np.int64)
+        self.tuple_codes = np.zeros((len(TUPLES), capacity), dtype=np.int64)
+        self.tuple_reps = np.zeros((len(TUPLES), capacity), dtype=np.int64)
+        self.tuple_counts = np.zeros(len(TUPLES), dtype=np.int64)
+
+    def scan(self, buf: np.ndarray, start: int) -> tuple[int, int, int]:
+        """(events, where the next chunk starts, status): jsonscan.scan."""
+        numbering = (RAW_COLUMNS, self.codes, self.reps, self.counts, TUPLES, self.tuple_codes,
+                     self.tuple_reps, self.tuple_counts)
+        return jsonscan.scan(buf, start, self.capacity, _TABLES.keys, _TABLES.meta, _TABLES.slots,
+                             self.out, self.floats, self.bounds, numbering)
+
+
+class Odd(Exception):
+    """The chunk holds something the msgspec path reads (or reports)."""
+
+
+class Distinct:
+    """A field's distinct values in a chunk: each event's code (-1: absent)
+    and each code's bytes, decoded once when asked."""
+
+    def __init__(self, codes: np.ndarray, raw: list):
+        self.codes, self.raw = codes, raw
+        self._decoded = None
+
+    def decoded(self) -> list:
+        if self._decoded is None:
+            try:
+                self._decoded = [msgspec.json.decode(r) for r in self.raw]
+            except msgspec.DecodeError:
+                raise Odd() from None
+        return self._decoded
+
+    def per_event(self, values: list, rows: np.ndarray) -> list:
+        """``values[code]`` of each of ``rows`` (None where it has none)."""
+        table = np.empty(len(values) + 1, dtype=object)
+        for i, v in enumerate(values):        # one by one: a list value is one object, not a row
+            table[i] = v
+        return table[self.codes[rows]].tolist()
+
+
+class Chunk:
+    """One scanned chunk: its bytes, its rows, and what is read of them."""
+
+    def __init__(self, buf: np.ndarray, cols: Columns, n: int):
+        self.buf, self.n = buf, n
+        self.out, self.floats = cols.out[:n], cols.floats[:n]
+        self.present = self.out[:, jsonscan.PRESENT]
+        self.marks = self.out[:, jsonscan.MARKS]
+        self.inexact = self.out[:, jsonscan.INEXACT]
+        self._has: dict[int, np.ndarray] = {}
+        self._distinct = self._all_distinct(cols)
+        self.tuple_codes = cols.tuple_codes[:, :n]
+        self._tuple_reps, self._tuple_counts = cols.tuple_reps, cols.tuple_counts
+
+    def tuple_reps(self, t: int, rows: np.ndarray) -> np.ndarray:
+        """A row of each distinct tuple ``t`` (LAUNCH, CALL) among ``rows``:
+        the first of the chunk's rows holding it."""
+        seen = np.zeros(int(self._tuple_counts[t]), dtype=bool)
+        seen[self.tuple_codes[t, rows]] = True
+        return self._tuple_reps[t, np.flatnonzero(seen)]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def has(self, col: int) -> np.ndarray:
+        """Whether each event has field ``col``."""
+        has = self._has.get(col)
+        if has is None:
+            has = self._has[col] = (self.present & (1 << col)) != 0
+        return has
+
+    def state(self, col: int, rows: np.ndarray) -> np.ndarray:
+        """ABSENT, PARSED or DECODE: each of ``rows``' number in field ``col``."""
+        bit = 1 << col
+        return np.where((self.present[rows] & bit) == 0, jsonscan.ABSENT,
+                        np.where((self.inexact[rows] & bit) == 0, jsonscan.PARSED, jsonscan.DECODE))
+
+    def span(self, col: int) -> np.ndarray:
+        at = jsonscan.FIRST + 3 * col
+        return self.out[:, at:at + 2]
+
+    def distinct(self, col: int) -> Distinct:
+        return self._distinct[col]
+
+    def _all_distinct(self, cols: Columns) -> dict[int, Distinct]:
+        """Each RAW field's Distinct (numbered as the chunk was scanned)."""
+        codes, reps = cols.codes[:, :self.n], cols.reps
+        out = {}
+        for j, (col, count) in enumerate(zip(RAW_COLUMNS.tolist(), cols.counts.tolist())):
+            at = jsonscan.FIRST + 3 * col    # (a value's first row may be one scanned past n)
+            spans = cols.out[reps[j, :count], at:at + 2].tolist()
+            out[col] = Distinct(codes[j], [self.buf[s:e].tobytes() for s, e in spans])
+        return out
+
+    def objects(self, key: str, rows: np.ndarray) -> list:
+        """The decoded value of field ``key`` of each of ``rows`` (None
+        where absent), as the msgspec path's ``object`` fields hold it."""
+        col = COLUMN[key]
+        if key in _INT_KEYS:
+            states = self.state(col, rows)
+            out = self.out[rows, jsonscan.FIRST + 3 * col + 2].tolist()
+            if (states == jsonscan.PARSED).all():
+                return out
+            for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
+                out[j] = None if states[j] == jsonscan.ABSENT else self._decode_at(rows[j], col)
+            return out
+        d = self.distinct(col)
+        return d.per_event(d.decoded(), rows)
+
+    def _decode_at(self, row: int, col: int):
+        s, e = self.span(col)[row].tolist()
+        try:
+            return msgspec.json.decode(self.buf[s:e].tobytes())
+        except msgspec.DecodeError:
+            raise Odd() from None
+
+    def raws(self, key: str, rows: np.ndarray) -> list:
+        """The raw JSON bytes of field ``key`` of each of ``rows`` (None where absent)."""
+        d = self.distinct(COLUMN[key])
+        return d.per_event(d.raw, rows)
+
+    def times(self, key: str, rows: np.ndarray) -> np.ndarray:
+        """ts or dur of ``rows`` as floats (msgspec's ``float | None``:
+        Odd where one is absent, null or no number)."""
+        col = COLUMN[key]
+        states = self.state(col, rows)
+        values = self.floats[rows, col]
+        if (states == jsonscan.PARSED).all():
+            return values
+        for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
+            if states[j] == jsonscan.ABSENT:
+                raise Odd()
+            x = self._decode_at(rows[j], col)
+            if isinstance(x, bool) or not isinstance(x, (int, float)):
+                raise Odd()
+            try:
+                values[j] = float(x)
+            except OverflowError:
+                raise Odd() from None
+        return values
+
+
+_INT_KEYS = frozenset(k for k, kind, _ in ARGS if kind == _J.INT)
