@@ -66,28 +66,104 @@ def parents(ts: list, dur: list, thread: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _parents(ts: np.ndarray, dur: np.ndarray, thread_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parents` on arrays. The answer is that of a stack walk per
+    thread (:func:`_stack_walk`); it is guessed for all operators at once
+    from their depths (:func:`_guess`), checked against the walk's rule
+    for all at once (:func:`_walk_agrees`), and the walk itself runs only
+    on the threads where the guess fails (operators that overlap without
+    nesting). 200k operators: 0.06 s as a walk, under 0.02 s guessed."""
     n = len(ts)
+    # each thread's operators in a run, in start order, longest first among
+    # equal starts (a parent and its first child may share ts)
+    order = np.lexsort((-dur, ts, thread_code))
+    thread, start, end = thread_code[order], (ts + NEST_SLACK_US)[order], (ts + dur)[order]
+    at = _guess(thread, start, end)                     # parent's position in ``order``, -1: none
+    wrong = ~_walk_agrees(thread, start, end, at)
+    if wrong.any():
+        redo = np.flatnonzero(np.isin(thread, np.unique(thread[wrong])))
+        at[redo] = _stack_walk(redo, thread, start, end)
+    parent = np.empty(n, dtype=np.int64)
+    parent[order] = np.where(at >= 0, order[np.maximum(at, 0)], -1)
+    # children's durations added in the walk's order (bincount adds in input order)
+    inner = at >= 0
+    child_time = np.bincount(order[at[inner]], weights=dur[order][inner], minlength=n)
+    return parent, np.maximum(dur - child_time, 0.0)
+
+
+def _pops(top, i, start: np.ndarray, end: np.ndarray):
+    """The walk's rule: ``top`` does not enclose ``i`` when it ended before
+    ``i`` began or ``i`` outlasts it (timestamps are rounded, so siblings
+    may touch)."""
+    return (end[top] <= start[i]) | (end[i] > end[top] + NEST_SLACK_US)
+
+
+def _stack_walk(rows: np.ndarray, thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The parent (a position, -1: none) of each of ``rows`` (ascending
+    positions, whole threads) by a stack per thread."""
     # Python lists, not numpy scalars, inside the loop: an element access
-    # of an array costs several times a list's (0.4 s -> 0.2 s at 300k operators)
-    parent = [-1] * n
-    child_time = [0.0] * n
-    ends, starts, durs = (ts + dur).tolist(), (ts + NEST_SLACK_US).tolist(), dur.tolist()
-    thread = thread_code.tolist()
-    stacks: list[list[int]] = [[] for _ in range(max(thread) + 1 if n else 0)]
-    for i in np.lexsort((-dur, ts)).tolist():   # longest first among equal starts: parent, then child
-        stack = stacks[thread[i]]
-        start, end = starts[i], ends[i]
-        # The top encloses i unless it ended before i began or i outlasts it
-        # (timestamps are rounded, so siblings may touch).
-        while stack and (ends[stack[-1]] <= start or end > ends[stack[-1]] + NEST_SLACK_US):
+    # of an array costs several times a list's
+    ends, starts, threads = end.tolist(), start.tolist(), thread.tolist()
+    out = []
+    stack: list[int] = []
+    current = None
+    for i in rows.tolist():
+        if threads[i] != current:
+            current, stack = threads[i], []
+        s, e = starts[i], ends[i]
+        while stack and (ends[stack[-1]] <= s or e > ends[stack[-1]] + NEST_SLACK_US):
             stack.pop()
-        if stack:
-            p = stack[-1]
-            parent[i] = p
-            child_time[p] += durs[i]
+        out.append(stack[-1] if stack else -1)
         stack.append(i)
-    self_time = np.maximum(dur - np.array(child_time, dtype=float), 0.0)
-    return np.array(parent, dtype=np.int64), self_time
+    return np.array(out, dtype=np.int64)
+
+
+def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Each operator's parent where operators nest cleanly: the last one
+    opened before it one level up, the levels counted over the opens and
+    closes of each thread in time order (a close before an open at the
+    same time; an operator shorter than the slack closes at its open)."""
+    n = len(start)
+    k = np.arange(n)
+    leaf = end <= start
+    times = np.concatenate([start, np.where(leaf, start, end)])
+    kind = np.concatenate([np.ones(n, dtype=np.int8), np.where(leaf, 1, 0).astype(np.int8)])
+    # opens in position order; a leaf's close right after its open; closes, innermost first
+    tie = np.concatenate([2 * k, np.where(leaf, 2 * k + 1, -k)])
+    events = np.lexsort((tie, kind, times, np.concatenate([thread, thread])))
+    depth = np.cumsum(np.where(events < n, 1, -1))
+    where = np.empty(2 * n, dtype=np.int64)
+    where[events] = np.arange(2 * n)
+    opened = where[:n]
+    d = depth[opened]
+    key = d * (2 * n) + opened
+    by_key = np.argsort(key)
+    j = np.searchsorted(key[by_key], (d - 1) * (2 * n) + opened) - 1
+    guess = np.where((j >= 0) & (d > 1), by_key[np.maximum(j, 0)], -1)
+    return np.where((guess >= 0) & (d[np.maximum(guess, 0)] == d - 1), guess, -1)
+
+
+def _walk_agrees(thread: np.ndarray, start: np.ndarray, end: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Per position: whether :func:`_stack_walk` gives ``at`` there, given
+    ``at`` before it. The walk's stack before ``i`` is the operator before
+    it on its thread and that one's ancestors: ``at`` is right when every
+    one of them above ``at[i]`` pops and ``at[i]`` does not. Each operator
+    pops once, so the climbs take one pass per level dropped, not per
+    operator."""
+    n = len(at)
+    first = np.ones(n, dtype=bool)
+    first[1:] = thread[1:] != thread[:-1]
+    ok = ~(first & (at != -1))                          # a thread's first operator has no parent
+    ok &= (at < 0) | ~_pops(np.maximum(at, 0), np.arange(n), start, end)
+    ok &= at < np.arange(n)
+    climbing = np.flatnonzero(~first & ok)
+    top = climbing - 1
+    while len(climbing):
+        going = top != at[climbing]
+        climbing, top = climbing[going], top[going]
+        bad = (top < 0) | ~_pops(np.maximum(top, 0), climbing, start, end)
+        ok[climbing[bad]] = False
+        climbing, top = climbing[~bad], at[top[~bad]]
+    return ok
 
 
 def levels(parent: np.ndarray) -> tuple[np.ndarray, ...]:
