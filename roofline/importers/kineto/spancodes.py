@@ -15,6 +15,8 @@ from numba import njit
 
 from .jsonvalues import FIRST, FNV_OFFSET, FNV_PRIME, PRESENT
 
+_U = np.uint64   # unsigned indices: numba checks signed ones for a negative value
+
 
 @njit(cache=True, nogil=True)
 def _grown(slots, hashes_of, reps, count):
@@ -23,7 +25,7 @@ def _grown(slots, hashes_of, reps, count):
     mask = size - 1
     bigger = np.full(size, -1, dtype=np.int64)
     for c in range(count):
-        at = hashes_of[c] & mask
+        at = hashes_of[_U(c)] & mask
         while bigger[at] >= 0:
             at = (at + 1) & mask
         bigger[at] = c
@@ -33,7 +35,7 @@ def _grown(slots, hashes_of, reps, count):
 @njit(cache=True, nogil=True)
 def distinct_codes(out, col, rows, codes, reps):
     """Number the distinct values of field ``col`` of ``rows`` in order of
-    first appearance: ``codes[r]`` for each, ``reps[c]`` the first row of
+    first appearance: ``codes[_U(r)]`` for each, ``reps[_U(c)]`` the first row of
     code ``c``; returns how many. The table starts small and doubles: most
     fields hold a few values a chunk."""
     slots = np.full(64, -1, dtype=np.int64)
@@ -42,24 +44,24 @@ def distinct_codes(out, col, rows, codes, reps):
     at0 = FIRST + 3 * col
     count = 0
     for r in rows:
-        h = out[r, at0 + 2]
+        h = out[_U(r), _U(at0 + 2)]
         at = h & mask
         while True:
-            c = slots[at]
+            c = slots[_U(at)]
             if c < 0:
-                slots[at] = count
+                slots[_U(at)] = count
                 reps[count] = r
                 hashes_of[count] = h
-                codes[r] = count
+                codes[_U(r)] = count
                 count += 1
                 if 2 * count > slots.shape[0]:
                     slots = _grown(slots, hashes_of, reps, count)
                     mask = slots.shape[0] - 1
                 break
-            if hashes_of[c] == h:
-                q = reps[c]
-                if out[r, at0 + 1] - out[r, at0] == out[q, at0 + 1] - out[q, at0]:
-                    codes[r] = c
+            if hashes_of[_U(c)] == h:
+                q = reps[_U(c)]
+                if out[_U(r), _U(at0 + 1)] - out[_U(r), _U(at0)] == out[_U(q), _U(at0 + 1)] - out[_U(q), _U(at0)]:
+                    codes[_U(r)] = c
                     break
             at = (at + 1) & mask
     return count
@@ -68,7 +70,7 @@ def distinct_codes(out, col, rows, codes, reps):
 @njit(cache=True, nogil=True)
 def distinct_tuples(codes, fields, n, out, reps):
     """Number the distinct tuples ``codes[fields, r]`` of rows ``r`` below
-    ``n`` in order of first appearance: ``out[r]`` for each row, ``reps[c]``
+    ``n`` in order of first appearance: ``out[r]`` for each row, ``reps[_U(c)]``
     the first row of number ``c``; returns how many."""
     m = fields.shape[0]
     slots = np.full(64, -1, dtype=np.int64)
@@ -78,29 +80,29 @@ def distinct_tuples(codes, fields, n, out, reps):
     for r in range(n):
         h = FNV_OFFSET
         for j in range(m):
-            h = (h ^ np.uint64(codes[fields[j], r] + 1)) * FNV_PRIME
+            h = (h ^ np.uint64(codes[_U(fields[_U(j)]), _U(r)] + 1)) * FNV_PRIME
         key = np.int64(h ^ (h >> np.uint64(29)))
         at = key & mask
         while True:
-            c = slots[at]
+            c = slots[_U(at)]
             if c < 0:
-                slots[at] = count
+                slots[_U(at)] = count
                 reps[count] = r
                 hashes_of[count] = key
-                out[r] = count
+                out[_U(r)] = count
                 count += 1
                 if 2 * count > slots.shape[0]:
                     slots = _grown(slots, hashes_of, reps, count)
                     mask = slots.shape[0] - 1
                 break
-            q = reps[c]
+            q = reps[_U(c)]
             same = True
             for j in range(m):
-                if codes[fields[j], q] != codes[fields[j], r]:
+                if codes[_U(fields[_U(j)]), _U(q)] != codes[_U(fields[_U(j)]), _U(r)]:
                     same = False
                     break
             if same:
-                out[r] = c
+                out[_U(r)] = c
                 break
             at = (at + 1) & mask
     return count
@@ -109,7 +111,7 @@ def distinct_tuples(codes, fields, n, out, reps):
 @njit(cache=True, nogil=True)
 def all_codes(out, n, cols, codes, reps, counts):
     """distinct_codes of each field in ``cols`` over the first ``n`` rows,
-    in one call: ``codes[j, r]`` (-1: row ``r`` has no field ``cols[j]``),
+    in one call: ``codes[_U(j), _U(r)]`` (-1: row ``r`` has no field ``cols[j]``),
     ``reps[j, c]``, ``counts[j]``."""
     rows = np.empty(n, dtype=np.int64)
     for j in range(cols.shape[0]):
@@ -117,10 +119,10 @@ def all_codes(out, n, cols, codes, reps, counts):
         bit = np.int64(1) << col
         m = 0
         for r in range(n):
-            if out[r, PRESENT] & bit:
-                rows[m] = r
+            if out[_U(r), PRESENT] & bit:
+                rows[_U(m)] = r
                 m += 1
-            codes[j, r] = -1
+            codes[_U(j), _U(r)] = -1
         counts[j] = distinct_codes(out, col, rows[:m], codes[j], reps[j])
 
 
