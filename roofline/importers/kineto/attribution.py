@@ -41,7 +41,7 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import LaunchColumns, distinct_ints, launch_columns
+from .columns import LaunchColumns, distinct, distinct_ints, launch_columns
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtype_codes, row_dtypes
 from .events import decoded_launch
@@ -88,9 +88,7 @@ def _kernel_groups(gpu, ops: OpEvents, nesting: Nesting, launches: LaunchColumns
         n_ops = len(tree.counted)
         keyed = op_of[w_idx] + (n_ops * aside[w_idx] if aside is not None else 0)
         op_list, op_gather = np.unique(keyed, return_inverse=True)
-        op_works = _works_of(tree.counted, op_list, n_ops)
-        firsts, work_of_op = distinct_ints(np.fromiter(map(id, op_works), dtype=np.int64, count=len(op_works)))
-        works = [op_works[k] for k in firsts.tolist()]
+        works, work_of_op = _distinct_works(tree, op_list, n_ops)
         gather = work_of_op[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
                              minlength=m)
@@ -127,12 +125,20 @@ def _kernel_groups(gpu, ops: OpEvents, nesting: Nesting, launches: LaunchColumns
     return groups, codes
 
 
-def _works_of(counted: list, keyed: np.ndarray, n_ops: int) -> list:
-    """The work of each operator key (``k < n_ops``: operator ``k``'s
-    counted work; else operator ``k - n_ops``'s ``aside`` work)."""
-    main = keyed[keyed < n_ops].tolist()
-    out = list(map(counted.__getitem__, main)) if main else []
-    return out + [counted[k - n_ops].aside for k in keyed[keyed >= n_ops].tolist()]
+def _distinct_works(tree: OpTree, keyed: np.ndarray, n_ops: int) -> tuple[list, np.ndarray]:
+    """The distinct works (by identity, in order of first key) of operator
+    keys (``k < n_ops``: operator ``k``'s counted work; else operator
+    ``k - n_ops``'s ``aside`` work), and each key's among them. Operators
+    of one ``tree.counted_code`` share one work object: Python code per
+    distinct code, not per operator."""
+    op, is_aside = keyed % n_ops, keyed >= n_ops
+    _, first, inverse = np.unique(tree.counted_code[op] * 2 + is_aside, return_index=True, return_inverse=True)
+    objects = [tree.counted[o].aside if a else tree.counted[o]
+               for o, a in zip(op[first].tolist(), is_aside[first].tolist())]
+    same = distinct(map(id, objects), len(objects))[1]       # two codes may still share an object
+    firsts, rank = distinct_ints(same[inverse.ravel()])
+    inverse = inverse.ravel()
+    return [objects[inverse[k]] for k in firsts.tolist()], rank
 
 
 def _unaligned_share(works: list, gather: np.ndarray, codes: np.ndarray, durations: np.ndarray,

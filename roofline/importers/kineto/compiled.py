@@ -46,6 +46,7 @@ def apply_inductor_counts(tree, ops, extras) -> int:
         tree.work[o] = tree.counted[o] = w
         tree.does_work[o] = True
         tree.matrix[o] = bool(w.matrix)
+        tree.counted_code[o] = -2 - o           # a code of its own (.operators.OpTree)
         tree.has_aside[o] = w.aside is not None
         tree.delegated[o] = False
         changed += 1

@@ -70,6 +70,7 @@ class OpTree:
     delegated: np.ndarray     # bool: modelled or wrapper, but its descendants do the work
     subtree_flops: np.ndarray  # modelled FLOP counted in the operator and all its descendants
     matrix: np.ndarray        # bool: its work (``work``) is a matrix product's
+    counted_code: np.ndarray  # int64: equal codes, one ``counted`` object (-1: None)
     has_aside: np.ndarray     # bool: the work counted at it (``counted``) has ``aside`` work
 
 
@@ -110,7 +111,7 @@ def build(ops: OpEvents, nesting: Nesting) -> OpTree:
                            np.divide(left_flops, own_flops, out=np.zeros(n), where=own_flops > 0))
     share_bytes = np.where(whole | (desc_bytes == 0), 1.0,
                            np.divide(left_bytes, own_bytes, out=np.zeros(n), where=own_bytes > 0))
-    counted = _counted(work, does_work, share_flops, share_bytes)
+    counted, counted_code = _counted(work, which, does_work, share_flops, share_bytes)
     desc_any = (desc_bytes > 0) | (desc_flops > 0)
     modelled = which >= 0
     # An unmodelled operator that spends most of its time inside modelled
@@ -127,7 +128,7 @@ def build(ops: OpEvents, nesting: Nesting) -> OpTree:
     # per distinct work, not per operator: what attribution asks of every launch's operator
     has_aside = does_work & _per_work(distinct, lambda w: w.aside is not None, bool)[which]
     return OpTree(work, counted, does_work, delegated, subtree, _per_work(distinct, lambda w: w.matrix, bool)[which],
-                  has_aside)
+                  counted_code, has_aside)
 
 
 def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
@@ -135,14 +136,20 @@ def _per_work(distinct: list, value, dtype=float) -> np.ndarray:
     return np.array([value(w) for w in distinct[:-1]] + [0], dtype=dtype)
 
 
-def _counted(work: list, does_work: np.ndarray, share_flops: np.ndarray, share_bytes: np.ndarray) -> list:
-    """The work counted at each operator: all of it, its part, or None."""
+def _counted(work: list, which: np.ndarray, does_work: np.ndarray, share_flops: np.ndarray,
+             share_bytes: np.ndarray) -> tuple[list, np.ndarray]:
+    """The work counted at each operator: all of it, its part, or None;
+    and a code per operator, equal for one object (its distinct work's
+    index when whole, one past them per part, -1 for None)."""
     whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
     counted = np.fromiter(work, dtype=object, count=len(work))    # an object array: no Python loop per operator
     counted[~whole] = None
-    for i in np.flatnonzero(does_work & ~whole).tolist():
+    code = np.where(whole, which, -1)
+    parts = np.flatnonzero(does_work & ~whole)
+    for i in parts.tolist():
         counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
-    return counted.tolist()
+    code[parts] = int(which.max(initial=-1)) + 1 + np.arange(len(parts))
+    return counted.tolist(), code
 
 
 def _descendant_sums(parent: np.ndarray, levels: tuple[np.ndarray, ...], own: np.ndarray) -> np.ndarray:
