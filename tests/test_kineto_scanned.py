@@ -148,6 +148,24 @@ ODD = {
     "a call's size no trace holds": lambda t: t.replace(b'"bytes": 4096}}', b'"size": -5}}', 1),
     "a copy without bytes gets its call's": lambda t: t.replace(b'"bytes": 4096, "kind": 1, ', b''),
     "an nccl annotation": lambda t: t.replace(b'"ProfilerStep#2"', b'"nccl:all_reduce"', 1),
+    "an nccl annotation with sizes": lambda t: t.replace(
+        b'"name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 1001200.0, "dur": 400',
+        b'"name": "nccl:all_reduce", "pid": 1, "tid": 1, "ts": 1001200.0, "dur": 400, '
+        b'"args": {"Input Dims": [[1024]], "Input type": ["float"]}', 1),
+    "a collective's kernel and operator": lambda t: t.replace(
+        b'"name": "kernel_3", "pid": 0, "tid": 7, "ts": 1000033.0, "dur": 3.25, "args": {',
+        b'"name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "pid": 0, '
+        b'"tid": 7, "ts": 1000033.0, "dur": 3.25, "args": {"Collective name": "allreduce", "In msg nelems": 1024, '
+        b'"Out msg nelems": 1024, "Group size": 8, "dtype": "Float", "Process Group Name": "0", '
+        b'"Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]", ', 1).replace(
+        b'"name": "aten::op3", "pid": 1, "tid": 1, "ts": 1000030.0, "dur": 4.5, "args": {',
+        b'"name": "record_param_comms", "pid": 1, "tid": 1, "ts": 1000030.0, "dur": 4.5, "args": {'
+        b'"Collective name": "allreduce", "In msg nelems": 1024, "Out msg nelems": 1024, "Group size": 8, '
+        b'"dtype": "Float", ', 1),
+    "Inductor's counts on a Triton launch": lambda t: t.replace(
+        b'"name": "aten::op4", "pid": 1, "tid": 1, "ts": 1000040.0, "dur": 4.5, "args": {',
+        b'"name": "triton_poi_fused_add_0", "pid": 1, "tid": 1, "ts": 1000040.0, "dur": 4.5, "args": {'
+        b'"kernel_flop": 4096, "kernel_num_gb": 0.0001, ', 1),
     "a counter range": lambda t: t.replace(b'"cat": "user_annotation"', b'"cat": "cuda_profiler_range"', 1),
     "name missing": lambda t: t.replace(b'"kernel_2"', b'"__missing__"'),
     "name not text": lambda t: t.replace(b'"name": "kernel_2"', b'"name": 2', 1),
@@ -212,3 +230,17 @@ def test_distinct_values_are_numbered_by_content_in_order_of_first_appearance():
 def test_engine_is_checked():
     with pytest.raises(Exception, match="kineto_engine"):
         ReadOptions(kineto_engine="fast")
+
+
+def test_collectives_and_inductor_counts_are_read_by_the_scanner(tmp_path, monkeypatch):
+    text = json.dumps({"traceEvents": _bert_like(300)}, separators=(", ", ": ")).encode()
+    for edit in ("an nccl annotation with sizes", "a collective's kernel and operator",
+                 "Inductor's counts on a Triton launch"):
+        text = ODD[edit](text)
+    path = tmp_path / "t.json"
+    path.write_bytes(text)
+    result, counter = read_counting(path, 65536, monkeypatch)
+    plain = kineto.read(path, options("msgspec", 65536))
+    assert counter.handed_back == 0
+    assert everything(result) == everything(plain)
+    assert "allreduce" in repr(result.communication).lower()

@@ -59,31 +59,42 @@ class Extras:
         if not _comm_fields(args):
             return
         for j, a in enumerate(args):
-            if a is None or (a.coll_name is None and a.kernel_flop is None and a.kernel_num_gb is None):
-                continue
-            c = comm_args(a)
-            if c is not None:
-                self.op_comm[base + j] = c
-            if a.kernel_flop is not None or a.kernel_num_gb is not None:
-                self.op_counts[base + j] = (a.kernel_flop, a.kernel_num_gb)
+            self.take_op(base + j, a)
+
+    def take_op(self, index: int, a) -> None:
+        """Operator ``index``'s, from its args decoded with the collective fields."""
+        if a is None or (a.coll_name is None and a.kernel_flop is None and a.kernel_num_gb is None):
+            return
+        c = comm_args(a)
+        if c is not None:
+            self.op_comm[index] = c
+        if a.kernel_flop is not None or a.kernel_num_gb is not None:
+            self.op_counts[index] = (a.kernel_flop, a.kernel_num_gb)
 
     def take_kernels(self, base: int, args: list) -> None:
         if not _comm_fields(args):
             return
         for j, a in enumerate(args):
-            if a is not None and a.coll_name is not None:
-                self.kernel_comm[base + j] = comm_args(a)
+            self.take_kernel(base + j, a)
+
+    def take_kernel(self, index: int, a) -> None:
+        if a is not None and a.coll_name is not None:
+            self.kernel_comm[index] = comm_args(a)
 
     def take_annotations(self, names: list, ts: list, dur: list, events: list) -> None:
         for name, t, d, e in zip(names, ts, dur, events):
             if name.startswith(COMM_ANNOTATION):
                 a = e.args
                 dims = None if a is None else (a.input_dims if a.input_dims is not None else a.input_dims_2021)
-                self.ann_names.append(name)
-                self.ann_ts.append(t)
-                self.ann_dur.append(d)
-                self.ann_tid.append(e.tid)
-                self.ann_shapes.append((json_or_none(dims), json_or_none(None if a is None else a.input_type)))
+                self.take_annotation(name, t, d, e.tid, dims, None if a is None else a.input_type)
+
+    def take_annotation(self, name: str, t: float, d: float, tid, dims, types) -> None:
+        """An ``nccl:*`` annotation, its Input Dims and Input type as raw JSON (or None)."""
+        self.ann_names.append(name)
+        self.ann_ts.append(t)
+        self.ann_dur.append(d)
+        self.ann_tid.append(tid)
+        self.ann_shapes.append((json_or_none(dims), json_or_none(types)))
 
 
 def _comm_fields(args: list) -> bool:

@@ -20,8 +20,9 @@ _ARGS_READ = [("External id", _J.INT), ("external id", _J.INT), ("correlation", 
               ("Input type", _J.RAW), ("Input Strides", _J.RAW), ("Concrete Inputs", _J.RAW),
               ("Fwd thread id", _J.RAW), ("flops", _J.RAW), ("kernel", _J.RAW), ("bytes", _J.RAW),
               ("size", _J.RAW), ("kind", _J.RAW)]
-# keys whose presence leaves the chunk to msgspec: a collective's arguments,
-# Inductor's counts, the range profiler's counters (decode.py's rare fields)
+# keys whose presence marks an event: a collective's arguments, Inductor's
+# counts, the range profiler's counters (decode.py's rare fields), decoded by
+# msgspec from the event's own bytes (.scanned)
 _MARKED = ["Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
            "Process Group Ranks", "kernel_flop", "kernel_num_gb", *decode.COUNTER_KEYS]
 ARGS = [(key, kind, 7 + i) for i, (key, kind) in enumerate(_ARGS_READ)] + [(k, _J.MARK, 0) for k in _MARKED]
@@ -101,6 +102,7 @@ class Chunk:
         self.out, self.floats = cols.out[:n], cols.floats[:n]
         self.present = self.out[:, jsonscan.PRESENT]
         self.marks = self.out[:, jsonscan.MARKS]
+        self.bounds = cols.bounds[:n]          # each event's bytes
         self.inexact = self.out[:, jsonscan.INEXACT]
         self._has: dict[int, np.ndarray] = {}
         self._distinct = self._all_distinct(cols)

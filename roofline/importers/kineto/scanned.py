@@ -50,7 +50,7 @@ class Prepared:
     def __init__(self, chunk: Chunk):
         self.chunk = chunk
         self.n = chunk.n
-        if (chunk.marks & (jsonscan.ODD_ARGS | jsonscan.MARKED)).any():
+        if (chunk.marks & jsonscan.ODD_ARGS).any():
             raise Odd()
         kinds = self._kinds()
         self.batches = {}
@@ -67,11 +67,42 @@ class Prepared:
         if "copy" in self.batches:
             self.copies = self._copy_rows(self.batches["copy"])
         if "annotation" in self.batches:
-            b = self.batches["annotation"]
-            if any(name.startswith(COMM_ANNOTATION) for name in set(b.names)):
-                raise Odd()                  # a collective's size in its arguments: the msgspec path's
-            self.annotation_tid = self.chunk.objects("tid", b.rows)
+            self.annotation_tid = self.chunk.objects("tid", self.batches["annotation"].rows)
+            self.comm_annotations = self._comm_annotations(self.batches["annotation"])
+        marked = np.flatnonzero(chunk.marks & jsonscan.MARKED)
+        self.comm_args = self._comm_args(marked, kinds) if len(marked) else []
         self.chunk = None                       # its bytes and the scanner's arrays are reused
+
+    def _comm_args(self, rows: np.ndarray, kinds: np.ndarray) -> list:
+        """(kind, position in its batch, args) of the operators and kernels
+        with a collective's or Inductor's arguments, each decoded alone with
+        those fields as msgspec decodes a chunk holding it: where its name is
+        a collective's (``record_param_comms``, ``nccl*``, ``rccl*``) or a
+        Triton launch's with Inductor's counts. Any other such event: Odd."""
+        c, out = self.chunk, []
+        names = c.objects("name", rows)
+        for r, code, name in zip(rows.tolist(), kinds[rows].tolist(), names):
+            kind = KINDS[code - 1] if code > 0 else None
+            if kind not in ("op", "kernel") or not isinstance(name, str):
+                raise Odd()
+            start, end = c.bounds[r].tolist()
+            text = c.buf[start:end].tobytes()
+            inductor = name.startswith(decode.INDUCTOR_PREFIX) and any(m in text for m in decode.INDUCTOR_MARKS)
+            if not (name.startswith(decode.COMM_EVENT_PREFIXES) or inductor):
+                raise Odd()                  # the msgspec path reads it or not by what else its chunk holds
+            position = int(np.searchsorted(self.batches[kind].rows, r))
+            out.append((kind, position, msgspec.json.decode(text, type=decode.CommEvent).args))
+        return out
+
+    def _comm_annotations(self, b: Batch) -> list:
+        """(position, thread, Input Dims, Input type) of the ``nccl:*`` annotations (their sizes)."""
+        c = self.chunk
+        at = [j for j, name in enumerate(b.names) if name.startswith(COMM_ANNOTATION)]
+        if not at:
+            return []
+        rows = b.rows[at]
+        dims = [d if d is not None else o for d, o in zip(c.raws("Input Dims", rows), c.raws("Input dims", rows))]
+        return list(zip(at, c.objects("tid", rows), dims, c.raws("Input type", rows)))
 
     def take_into(self, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
         take(self, gpu, ops, span)
@@ -262,10 +293,15 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
     if span.t0 is None:
         first = min(b.rows[0] for b in p.batches.values())
         span.t0 = next(float(b.ts[0]) for b in p.batches.values() if b.rows[0] == first)
+    bases = {"op": len(ops), "kernel": len(gpu.kernel_names)}
+    for kind, position, args in p.comm_args:
+        (gpu.extras.take_op if kind == "op" else gpu.extras.take_kernel)(bases[kind] + position, args)
     for kind, b in p.batches.items():
         ts = b.ts - span.t0
         if kind == "annotation":           # the step split's ranges (kineto.phases), no time of their own
             ops.annotations.extend(b.names, ts.tolist(), b.dur.tolist(), p.annotation_tid)
+            for j, tid, dims, types in p.comm_annotations:        # nccl:* sizes
+                gpu.extras.take_annotation(b.names[j], float(ts[j]), float(b.dur[j]), tid, dims, types)
             continue
         if kind == "op":
             f = p.op

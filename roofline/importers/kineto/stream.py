@@ -279,8 +279,10 @@ class EventArray:
         where they are left to msgspec (:mod:`.scanned`)."""
         self.rest, self.pieces, self.path = rest, pieces, path
         self.scanner = scanner
-        default = CHUNK_BYTES if scanner is None else SCANNED_CHUNK_BYTES
-        self.chunk_bytes = default if chunk_bytes is None else chunk_bytes
+        self.chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
+        # once the scanner reads the events (not before: a file of garbage is
+        # refused at a first chunk of the usual size), its bigger chunks
+        self.scanned_bytes = SCANNED_CHUNK_BYTES if chunk_bytes is None and scanner else self.chunk_bytes
         self._line0 = line0         # lines of the file before the chunk being read (counted as read
         self._lines_before = lines_before    # or, with this, only when asked: lines before a byte)
         self.base = base            # bytes of the file before the chunk
@@ -299,6 +301,7 @@ class EventArray:
             self._fill(buf, target)
             scanned = None if self.scanner is None else self.scanner(buf)
             events, end, last = scanned if scanned is not None else self._cut(buf, ends)
+            size = self.chunk_bytes if scanned is None else self.scanned_bytes
             if events is not None:
                 yield events
             if last:
@@ -312,7 +315,7 @@ class EventArray:
             self.first += len(events)
             del events
             buf = bytearray(b"[") + memoryview(buf)[end:]
-            ends, target = _Ends(), self.chunk_bytes
+            ends, target = _Ends(), size
 
     def _cut(self, buf: bytearray, ends: _Ends) -> tuple[list[Event] | None, int, bool]:
         """(the events of ``buf`` up to the last boundary in it, or None;
