@@ -180,6 +180,9 @@ ODD = {
     "device as a list": lambda t: t.replace(b'"device": 0,', b'"device": [0],', 1),
     "stream as a list": lambda t: t.replace(b'"tid": 7', b'"tid": [7, 1]', 1),
     "registers as a list": lambda t: t.replace(b'"registers per thread": 32', b'"registers per thread": [32]'),
+    "invalid UTF-8 in a name": lambda t: t.replace(b'"kernel_3"', b'"kernel_\xff3"', 1),
+    "invalid UTF-8 in an unread value": lambda t: t.replace(b'"Record function id": 0', b'"Record function id": "\xff"', 1),
+    "non-ASCII key": lambda t: t.replace(b'"Record function id": 0', '"R\u00e9cord": 0'.encode(), 1),
     "control character in a string": lambda t: t.replace(b'"kernel_3"', b'"kernel\x01_3"', 1),
 }
 

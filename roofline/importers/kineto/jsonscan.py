@@ -11,8 +11,8 @@ numbers on the way.
 
 It is strict where it reads and conservative everywhere: it checks the
 whole chunk against JSON's grammar (what it skips too), and stops at the
-first thing it does not read plainly (a key spelt with escapes, a key
-twice in one event, a non-ASCII byte, nesting deeper than
+first thing it does not read plainly (a key spelt with escapes or in
+anything but ASCII, a key twice in one event, nesting deeper than
 :data:`MAX_DEPTH`). Then the chunk is decoded by msgspec as before, which
 says what is wrong, if anything, as it always has (:mod:`.stream`).
 
@@ -90,8 +90,8 @@ def _hex(c):
 @njit(cache=True, nogil=True)
 def _string_end(buf, i, n):
     """The index after the string whose opening quote is at ``i``;
-    _TRUNCATED or _BAD (a control character, a bad escape, a non-ASCII
-    byte: the msgspec path reads those)."""
+    _TRUNCATED or _BAD (a control character or a bad escape: the msgspec
+    path reports those)."""
     i += 1
     while i < n:
         c = buf[_U(i)]
@@ -113,16 +113,17 @@ def _string_end(buf, i, n):
                 i += 2
                 continue
             return _BAD
-        if c < 32 or c >= 128:
-            return _BAD
+        if c < 32:                         # (UTF-8 is checked where a value is decoded, as
+            return _BAD                    # msgspec checks it: a skipped or raw value is not)
         i += 1
     return _TRUNCATED
 
 
 @njit(cache=True, nogil=True)
 def _key_end(buf, i, n):
-    """As _string_end, for a key: _BAD where it holds an escape (a key
-    spelt with escapes may be one of ours: msgspec reads those)."""
+    """As _string_end, for a key: _BAD where it holds an escape or a
+    non-ASCII byte (a key spelt with escapes may be one of ours: msgspec
+    reads those)."""
     i += 1
     while i < n:
         c = buf[_U(i)]

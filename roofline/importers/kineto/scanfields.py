@@ -82,8 +82,8 @@ class Distinct:
         if self._decoded is None:
             try:
                 self._decoded = [msgspec.json.decode(r) for r in self.raw]
-            except msgspec.DecodeError:
-                raise Odd() from None
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                raise Odd() from None          # the msgspec path says where
         return self._decoded
 
     def per_event(self, values: list, rows: np.ndarray) -> list:
@@ -168,7 +168,7 @@ class Chunk:
         s, e = self.span(col)[row].tolist()
         try:
             return msgspec.json.decode(self.buf[s:e].tobytes())
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, UnicodeDecodeError):
             raise Odd() from None
 
     def raws(self, key: str, rows: np.ndarray) -> list:
