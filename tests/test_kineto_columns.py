@@ -59,3 +59,36 @@ def test_op_dtypes_label_each_operator_from_its_pair():
     labels = op_dtypes(ops)
     assert labels.tolist() == ["fp32", "", "fp32", ""]          # "" at the end: launches without an operator
     assert np.array_equal(op_dtypes(OpEvents()), np.array([""], dtype=object))
+
+
+def test_distinct_ints_agrees_with_distinct_by_table_and_by_sorting():
+    from roofline.importers.kineto.columns import distinct_ints
+    rng = np.random.default_rng(0)
+    for span in (3, 100, 10 ** 12):                    # a table for the first two, a sort for the last
+        for n in (0, 1, 7, 60):
+            keys = rng.integers(-span, span, n)
+            got, want = distinct_ints(keys), distinct(keys.tolist(), n)
+            assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+def test_runtime_calls_find_the_last_call_of_each_correlation_as_a_dict_does():
+    from types import SimpleNamespace
+
+    from roofline.importers.kineto.attribution import runtime_calls
+
+    def by_dict(gpu):
+        row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
+        row.pop(None, None)
+        return [row.get(c, -1) for c in gpu.kernel_corr]
+
+    rng = np.random.default_rng(1)
+    odd = [None, 1.0, 2.5, "3", True, 2 ** 70]          # ids no int64 table holds: the dict's way
+    for t in range(400):
+        pool = [int(x) for x in rng.integers(-5, 40, 10)] + (odd if t % 3 == 0 else [])
+        if t % 7 == 0:
+            pool = [int(x) for x in rng.integers(0, 10 ** 15, 10)]   # ids too spread for a table
+        gpu = SimpleNamespace(api_corr=[pool[i] for i in rng.integers(0, len(pool), int(rng.integers(0, 30)))],
+                              kernel_corr=[pool[i] for i in rng.integers(0, len(pool), int(rng.integers(0, 30)))])
+        assert runtime_calls(gpu).tolist() == by_dict(gpu)
+    gpu = SimpleNamespace(api_corr=[5, 6, 5], kernel_corr=[5, 6, 7])   # id 5 twice: its last call
+    assert runtime_calls(gpu).tolist() == [2, 1, -1]

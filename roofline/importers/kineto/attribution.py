@@ -160,8 +160,11 @@ def _row_notes(assumed: list, works: list, codes: np.ndarray, gather: np.ndarray
     sel = noted[gather]
     if not sel.any():
         return
-    # one integer per (row, work), ascending as the pairs (row first)
-    pairs = np.unique(codes[sel].astype(np.int64) * len(works) + gather[sel])
+    # one integer per (row, work), ascending as the pairs (row first); a
+    # bincount where the pairs are few beside the launches (a sort otherwise)
+    key = codes[sel].astype(np.int64) * len(works) + gather[sel]
+    span = (int(codes.max()) + 1) * len(works)
+    pairs = np.flatnonzero(np.bincount(key, minlength=span)) if span <= 4 * len(key) else np.unique(key)
     for row, k in zip((pairs // len(works)).tolist(), (pairs % len(works)).tolist()):
         add_notes(assumed[row], works[k].assumptions)
 
@@ -302,13 +305,31 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
 
 def runtime_calls(gpu) -> np.ndarray:
     """Row of the runtime call with each kernel's correlation id (-1: none;
-    the last call of an id when several share it). A dict in C: sorting
-    the ids as int64 columns measured no faster (their conversion costs
-    what the look-ups do)."""
+    the last call of an id when several share it)."""
+    api, kernel = _int_column(gpu.api_corr), _int_column(gpu.kernel_corr)
+    if api is not None and kernel is not None and len(api) and len(kernel):
+        low, high = min(int(api.min()), int(kernel.min())), max(int(api.max()), int(kernel.max()))
+        if high - low <= 4 * (len(api) + len(kernel)) + 1024:
+            # a table indexed by id: repeated ids, the last assignment (the last call) wins
+            row_at = np.full(high - low + 1, -1, dtype=np.int64)
+            row_at[api - low] = np.arange(len(api))
+            return row_at[kernel - low]
     row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
     row.pop(None, None)
     return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
                        count=len(gpu.kernel_corr))
+
+
+def _int_column(values: list) -> np.ndarray | None:
+    """``values`` as int64 when every one is a Python integer, else None
+    (a float, a string, a None or an integer past 64 bits is for the dict:
+    ``np.fromiter`` alone would take 1.5 for 1 and "5" for 5)."""
+    if not set(map(type, values)) <= {int}:
+        return None
+    try:
+        return np.fromiter(values, dtype=np.int64, count=len(values))
+    except OverflowError:
+        return None
 
 
 def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | None",

@@ -25,10 +25,24 @@ def distinct(values, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def distinct_ints(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`distinct` of an integer column, by sorting (no Python object
-    per value): first positions ascending, and each value's rank."""
-    if not len(keys):
+    """:func:`distinct` of an integer column (no Python object per value):
+    first positions ascending, and each value's rank; through a table
+    indexed by value where the values are few beside the keys, else by
+    sorting."""
+    n = len(keys)
+    if not n:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    low, high = int(keys.min()), int(keys.max())
+    if high - low <= 4 * n + 1024:
+        # repeated indices: the last assignment wins, so writing the
+        # positions backwards leaves each value's first one
+        first_at = np.full(high - low + 1, n, dtype=np.int64)
+        first_at[keys[::-1] - low] = np.arange(n - 1, -1, -1, dtype=np.int64)
+        seen = np.flatnonzero(first_at < n)
+        order = np.argsort(first_at[seen], kind="stable")
+        rank_at = np.zeros(high - low + 1, dtype=np.int64)
+        rank_at[seen[order]] = np.arange(len(seen))
+        return first_at[seen[order]], rank_at[keys - low]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
