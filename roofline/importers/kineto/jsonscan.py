@@ -23,12 +23,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jsonvalues import FIRST, INEXACT, MARKS, PRESENT, hash_of, parse_float, parse_int
+from .spancodes import number
+
 # indices as unsigned: numba checks a signed index for a negative value on
 # every access (a string's bytes scanned 1.7x faster without that check)
 _U = np.uint64
-
-from .jsonvalues import FIRST, INEXACT, MARKS, PRESENT, hash_of, parse_float, parse_int
-from .spancodes import number
 
 # field kinds in the key tables
 RAW, NUM, INT, ARGS, MARK = 0, 1, 2, 3, 4
@@ -300,15 +300,15 @@ def _key_index(buf, start, end, level, keys, meta, slots):
         at = (at + 1) & (KEY_SLOTS - 1)
 
 
-
-
 def row_width(fields: int) -> int:
+    """The words of an event's row of ``out`` with ``fields`` fields: PRESENT,
+    MARKS and INEXACT, then each field's start, end, and hash or value."""
     return FIRST + 3 * fields
 
 
 @njit(cache=True, nogil=True)
 def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
-    """Scan the event at ``buf[_U(i)]`` (``{``), and its args object, into
+    """Scan the event at ``buf[i]`` (``{``), and its args object, into
     ``out[row]`` (and ``floats[row]``); the index after it, or _TRUNCATED
     / _BAD. (One loop for both levels: numba's cache keeps no recursion.)"""
     seen0 = seen1 = np.int64(0)                  # the keys met, per level
@@ -417,7 +417,7 @@ def _record(buf, start, end, row, kind, col, out, floats):
 
 @njit(cache=True, nogil=True)
 def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds, numbering):
-    """Scan the events of a traceEvents array from ``buf[_U(i)]`` (just after
+    """Scan the events of a traceEvents array from ``buf[i]`` (just after
     its ``[`` or after a comma between two events) into the rows of
     ``out``, at most ``capacity`` of them, then number their values
     (``numbering``: spancodes.number's arrays): (events, the index after
@@ -430,7 +430,7 @@ def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds, numbering):
 
 @njit(cache=True, nogil=True)
 def _events(buf, i, capacity, keys, meta, slots, out, floats, bounds):
-    """scan's events."""
+    """The events of :func:`scan`, before their values are numbered."""
     n = buf.shape[0]
     rows = 0
     done = i
