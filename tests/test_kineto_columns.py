@@ -92,3 +92,13 @@ def test_runtime_calls_find_the_last_call_of_each_correlation_as_a_dict_does():
         assert runtime_calls(gpu).tolist() == by_dict(gpu)
     gpu = SimpleNamespace(api_corr=[5, 6, 5], kernel_corr=[5, 6, 7])   # id 5 twice: its last call
     assert runtime_calls(gpu).tolist() == [2, 1, -1]
+
+
+def test_sorted_distinct_is_np_unique_with_its_inverse():
+    from roofline.importers.kineto.columns import sorted_distinct
+    rng = np.random.default_rng(2)
+    for low, high, n in ((0, 5, 50), (0, 10 ** 9, 20), (-3, 4, 30), (0, 1, 0)):
+        keys = rng.integers(low, high, n)
+        values, inverse = sorted_distinct(keys)
+        want_values, want_inverse = np.unique(keys, return_inverse=True)
+        assert values.tolist() == want_values.tolist() and inverse.tolist() == want_inverse.ravel().tolist()

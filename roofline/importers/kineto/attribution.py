@@ -41,7 +41,7 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import LaunchColumns, distinct, distinct_ints, launch_columns
+from .columns import LaunchColumns, distinct, distinct_ints, launch_columns, sorted_distinct
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtype_codes, row_dtypes
 from .events import decoded_launch
@@ -87,7 +87,7 @@ def _kernel_groups(gpu, ops: OpEvents, nesting: Nesting, launches: LaunchColumns
         # answer), then gathered per operator and per kernel
         n_ops = len(tree.counted)
         keyed = op_of[w_idx] + (n_ops * aside[w_idx] if aside is not None else 0)
-        op_list, op_gather = np.unique(keyed, return_inverse=True)
+        op_list, op_gather = sorted_distinct(keyed)
         works, work_of_op = _distinct_works(tree, op_list, n_ops)
         gather = work_of_op[op_gather.ravel()]
         nbytes = np.bincount(w_codes, weights=np.array([w.bytes for w in works])[gather] * w_share,
@@ -132,7 +132,7 @@ def _distinct_works(tree: OpTree, keyed: np.ndarray, n_ops: int) -> tuple[list, 
     of one ``tree.counted_code`` share one work object: Python code per
     distinct code, not per operator."""
     op, is_aside = keyed % n_ops, keyed >= n_ops
-    _, first, inverse = np.unique(tree.counted_code[op] * 2 + is_aside, return_index=True, return_inverse=True)
+    first, inverse = distinct_ints(tree.counted_code[op] * 2 + is_aside)
     objects = [tree.counted[o].aside if a else tree.counted[o]
                for o, a in zip(op[first].tolist(), is_aside[first].tolist())]
     same = distinct(map(id, objects), len(objects))[1]       # two codes may still share an object
@@ -179,16 +179,13 @@ def _rowcodes(kernel_names: list, op_names: list, kernel_code: np.ndarray, nesti
     combined = (kernel_code * (len(nesting.names) + 2) + (op_code + 1)) * 2 + working
     if comm is not None and (comm >= 0).any():           # one row per message of a collective
         combined = combined * (int(comm.max()) + 2) + (comm + 1)
-    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")       # rows in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
+    first, rank = distinct_ints(combined)          # rows in order of first appearance
     keys = []
-    for j in first[order].tolist():
+    for j in first.tolist():
         o = int(op_of[j])
         keys.append((kernel_names[j], op_names[o] if o >= 0 else "", bool(working[j]),
                      -1 if comm is None else int(comm[j])))
-    return rank[inverse.ravel()], keys
+    return rank, keys
 
 
 def op_family(name: str, op_family: str) -> str:

@@ -50,6 +50,18 @@ def distinct_ints(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first[order].astype(np.int64), rank[inverse.ravel()].astype(np.int64)
 
 
+def sorted_distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` of non-negative integers:
+    through a presence table where the values are few beside the keys."""
+    n = len(keys)
+    if n and int(keys.min()) >= 0 and int(keys.max()) <= 4 * n + 1024:
+        present = np.bincount(keys) > 0
+        values = np.flatnonzero(present)
+        return values, (np.cumsum(present) - 1)[keys]
+    values, inverse = np.unique(keys, return_inverse=True)
+    return values, inverse.ravel()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class LaunchColumns:
     """A GPU trace's kernel launches and runtime calls as arrays, found

@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from ...ops.call import Args, OpCall
+from .columns import distinct_ints
 from .op_columns import OpEvents
 
 # C++ dtype names of Kineto traces -> the short names rows carry
@@ -146,9 +147,8 @@ def row_dtypes(codes: np.ndarray, op_of: np.ndarray, labels: list[str], op_code:
     if not len(label_code):
         return [""] * m
     key = codes.astype(np.int64) * len(labels) + label_code
-    _, first = np.unique(key, return_index=True)
+    first = distinct_ints(key)[0]          # each (row, label)'s first launch, ascending
     per_row: list[list] = [[] for _ in range(m)]
-    first = np.sort(first)
     for row, label in zip(codes[first].tolist(), label_code[first].tolist()):
         per_row[row].append(labels[label])
     return [joined(x) for x in per_row]

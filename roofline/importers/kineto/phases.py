@@ -36,7 +36,7 @@ import numpy as np
 
 from ...core.families import family_of
 from ...core.phases import PHASES
-from .columns import LaunchColumns, codes, launch_columns
+from .columns import LaunchColumns, codes, launch_columns, sorted_distinct
 from .nesting import Nesting, parents
 from .op_columns import OpEvents
 
@@ -293,7 +293,7 @@ def _summed(row, step, phase, time_s, basis) -> PhaseTable:
     n_phases = len(PHASES)
     n_steps = max(len(steps), 1)
     key = ((row + 1) * n_steps + step_code.ravel()) * n_phases + phase.astype(np.int64)
-    unique, inverse = np.unique(key, return_inverse=True)
-    total = np.bincount(inverse.ravel(), weights=time_s, minlength=len(unique))
+    unique, inverse = sorted_distinct(key)
+    total = np.bincount(inverse, weights=time_s, minlength=len(unique))
     return PhaseTable(unique // n_phases // n_steps - 1, steps[unique // n_phases % n_steps],
                       (unique % n_phases).astype(np.int8), total, basis)
