@@ -25,7 +25,7 @@ from ...core.import_result import MAX_TIME_S
 from . import decode
 from .counts import copy_row, flops_from_counters, named_size
 from .extras import Extras
-from .op_columns import OpEvents
+from .op_columns import OpEvents, add_floats, float_column
 from .replay import graph_launch_rows
 
 KERNEL_CATS = frozenset({"kernel"})
@@ -49,7 +49,7 @@ class GpuEvents:
 
     def __init__(self):
         self.kernel_names: list[str] = []
-        self.kernel_dur: list[float] = []
+        self.kernel_dur = float_column()
         self.kernel_ext: list = []
         self.kernel_corr: list = []
         self.launch: dict[str, dict] = {}
@@ -60,18 +60,18 @@ class GpuEvents:
         # runtime calls as columns: correlation id, thread, start, External id
         self.api_corr: list = []
         self.api_tid: list = []
-        self.api_ts: list = []
+        self.api_ts = float_column()
         self.api_ext_col: list = []
         self.api_graph: set = set()       # rows of the calls that launch a CUDA/HIP graph (.replay)
         self.api_kernel: dict = {}        # row -> the kernel name a launch call carries (ROCm)
         self.other_categories: dict[str, int] = {}   # events of categories not read, per category
         self.pending_bytes: list = []
-        self.starts: list[float] = []
-        self.ends: list[float] = []
+        self.starts = float_column()
+        self.ends = float_column()
         self.device_time: dict = {}
         self.launch_first: dict = {}
         # each launch's start (us from the first event) and stream (its tid), for overlap
-        self.kernel_ts: list = []
+        self.kernel_ts = float_column()
         self.kernel_stream: list = []
         self.extras = Extras()           # collectives' and Triton launches' arguments (.extras)
         self.name_ids: dict = {}          # kernel or API call name -> its one string object
@@ -156,10 +156,10 @@ def take_chunk(chunk: list, first: int, gpu: GpuEvents, ops: OpEvents, span: Spa
         args = list(map(_ARGS_OF, events))
         if kind == "op":
             gpu.extras.take_ops(len(ops), args)
-            ops.extend(names, ts.tolist(), dur.tolist(), list(map(_TID_OF, events)), args)
+            ops.extend(names, ts, dur, list(map(_TID_OF, events)), args)
             continue
         if kind == "annotation":       # the step split's ranges (kineto.phases), no time of their own
-            ops.annotations.extend(names, ts.tolist(), dur.tolist(), list(map(_TID_OF, events)))
+            ops.annotations.extend(names, ts, dur, list(map(_TID_OF, events)))
             gpu.extras.take_annotations(names, ts.tolist(), dur.tolist(), events)   # nccl:* sizes
             continue
         span.cover(ts, dur)
@@ -316,7 +316,7 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, events: 
         gpu.api_kernel.update((first + i, k) for i, k in enumerate(kernels) if isinstance(k, str) and k)
     gpu.api_corr += corr
     gpu.api_tid += list(map(_TID_OF, events))
-    gpu.api_ts += ts.tolist()
+    add_floats(gpu.api_ts, ts)
     gpu.api_ext_col += decode.external_ids(args)
     if None not in args and list(map(_SIZES_OF, args)).count((None, None)) == len(args):
         return                               # no call names the bytes it copies
@@ -338,14 +338,13 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     # (400 characters each in some), and every later set, dict and equality
     # over them then compares pointers, not characters
     names = list(map(gpu.name_ids.setdefault, names, names))
-    starts = ts.tolist()
-    gpu.starts += starts
-    gpu.kernel_ts += starts
+    add_floats(gpu.starts, ts)
+    add_floats(gpu.kernel_ts, ts)
     gpu.kernel_stream += list(map(_TID_OF, events))
-    gpu.ends += (ts + dur).tolist()
+    add_floats(gpu.ends, ts + dur)
     durations = dur.tolist()
     gpu.kernel_names += names
-    gpu.kernel_dur += durations
+    add_floats(gpu.kernel_dur, dur)
     gpu.kernel_ext += decode.external_ids(args)
     gpu.kernel_corr += decode.correlations(args)
     # the launch fields gathered in C (attrgetter of four fields makes the

@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import pickle
 import re
+from array import array
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from .decode import GZIP_MAGIC, UTF8_BOM, UTF16_BOMS
 from .events import GpuEvents, Span, take_chunk
-from .op_columns import OpEvents
+from .op_columns import OpEvents, add_floats
 from .stream import READ_BYTES, StreamedTrace, EventArray
 
 # Below this a second process costs more than it saves (a fork and a pickle
@@ -235,8 +236,11 @@ def _as_arrays(columns, names: tuple) -> None:
 def _extend(columns, later, name: str) -> None:
     """``columns.name += later.name`` (a list, or an array of floats), the
     later half's column freed as it goes."""
-    values = getattr(later, name)
-    getattr(columns, name).extend(values.tolist() if isinstance(values, np.ndarray) else values)
+    values, column = getattr(later, name), getattr(columns, name)
+    if isinstance(column, array):
+        add_floats(column, values)
+    else:
+        column.extend(values.tolist() if isinstance(values, np.ndarray) else values)
     setattr(later, name, None)
 
 

@@ -26,7 +26,7 @@ from .counts import copy_row, named_size
 from .events import (FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of, launch_fields,
                      launch_value)
 from .extras import COMM_ANNOTATION
-from .op_columns import OpEvents, is_count
+from .op_columns import OpEvents, add_floats, is_count
 from .replay import graph_launch_rows
 
 PHASES = frozenset(("X",) + decode.OTHER_PHASES)
@@ -299,15 +299,15 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
     for kind, b in p.batches.items():
         ts = b.ts - span.t0
         if kind == "annotation":           # the step split's ranges (kineto.phases), no time of their own
-            ops.annotations.extend(b.names, ts.tolist(), b.dur.tolist(), p.annotation_tid)
+            ops.annotations.extend(b.names, ts, b.dur, p.annotation_tid)
             for j, tid, dims, types in p.comm_annotations:        # nccl:* sizes
                 gpu.extras.take_annotation(b.names[j], float(ts[j]), float(b.dur[j]), tid, dims, types)
             continue
         if kind == "op":
             f = p.op
             ops.names += b.names
-            ops.ts += ts.tolist()
-            ops.dur += b.dur.tolist()
+            add_floats(ops.ts, ts)
+            add_floats(ops.dur, b.dur)
             ops.thread += f["tid"]
             ops.external_id += f["ext"]
             calls = np.full(max(f["keys"]) + 1, -1, dtype=np.int64)
@@ -322,21 +322,20 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
         elif kind == "api":
             _apis(gpu, b.names, ts, b.dur, p.api)
         else:                              # copies and sets, in file order
-            gpu.starts += ts.tolist()
-            gpu.ends += (ts + b.dur).tolist()
+            add_floats(gpu.starts, ts)
+            add_floats(gpu.ends, ts + b.dur)
             gpu.copy_events += p.copies
 
 
 def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict) -> None:
     names = list(map(gpu.name_ids.setdefault, names, names))
-    starts = ts.tolist()
-    gpu.starts += starts
-    gpu.kernel_ts += starts
+    add_floats(gpu.starts, ts)
+    add_floats(gpu.kernel_ts, ts)
     gpu.kernel_stream += f["stream"]
-    gpu.ends += (ts + dur).tolist()
+    add_floats(gpu.ends, ts + dur)
     durations = dur.tolist()
     gpu.kernel_names += names
-    gpu.kernel_dur += durations
+    add_floats(gpu.kernel_dur, dur)
     gpu.kernel_ext += f["ext"]
     gpu.kernel_corr += f["corr"]
     launch, first = gpu.launch, gpu.launch_first
@@ -368,6 +367,6 @@ def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict)
         gpu.api_kernel.update((first + i, k) for i, k in enumerate(kernels) if isinstance(k, str) and k)
     gpu.api_corr += f["corr"]
     gpu.api_tid += f["tid"]
-    gpu.api_ts += ts.tolist()
+    add_floats(gpu.api_ts, ts)
     gpu.api_ext_col += f["ext"]
     gpu.api_sizes.update(f["sizes"])
