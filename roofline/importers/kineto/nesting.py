@@ -126,10 +126,11 @@ def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     k = np.arange(n)
     leaf = end <= start
     times = np.concatenate([start, np.where(leaf, start, end)])
-    kind = np.concatenate([np.ones(n, dtype=np.int8), np.where(leaf, 1, 0).astype(np.int8)])
-    # opens in position order; a leaf's close right after its open; closes, innermost first
-    tie = np.concatenate([2 * k, np.where(leaf, 2 * k + 1, -k)])
-    events = np.lexsort((tie, kind, times, np.concatenate([thread, thread])))
+    # at one time: closes first, innermost first; then opens in position
+    # order, a leaf's close right after its open (one key: closes below 2n)
+    tie = np.concatenate([2 * n + 2 * k, np.where(leaf, 2 * n + 2 * k + 1, n - 1 - k)])
+    one_thread = n == 0 or thread[0] == thread[-1]     # threads run in order: the first and last tell
+    events = np.lexsort((tie, times) if one_thread else (tie, times, np.concatenate([thread, thread])))
     depth = np.cumsum(np.where(events < n, 1, -1))
     where = np.empty(2 * n, dtype=np.int64)
     where[events] = np.arange(2 * n)
@@ -219,9 +220,9 @@ class Enclosing:
             t = times[members]
             k = np.searchsorted(starts, t, side="right") - 1
             cand = np.where(k >= 0, idx[np.maximum(k, 0)], -1)
-            ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
-            while ended.any():     # climb to the enclosing operators still running
-                cand[ended] = self.parent[cand[ended]]
-                ended = (cand >= 0) & (self.end[np.maximum(cand, 0)] < t)
+            ended = np.flatnonzero((cand >= 0) & (self.end[np.maximum(cand, 0)] < t))
+            while len(ended):      # climb to the enclosing operators still running
+                up = cand[ended] = self.parent[cand[ended]]
+                ended = ended[(up >= 0) & (self.end[np.maximum(up, 0)] < t[ended])]
             out[members] = cand
         return out
