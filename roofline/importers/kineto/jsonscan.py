@@ -152,22 +152,29 @@ def _number_end(buf, i, n):
     else:
         return _BAD
     if i < n and buf[_U(i)] == 46:
-        i += 1
-        start = i
-        while i < n and 48 <= buf[_U(i)] <= 57:
-            i += 1
-        if i == start:
-            return _TRUNCATED if i >= n else _BAD
+        i = _digits_end(buf, i + 1, n)
+        if i < 0:
+            return i
     if i < n and (buf[_U(i)] == 101 or buf[_U(i)] == 69):
         i += 1
         if i < n and (buf[_U(i)] == 43 or buf[_U(i)] == 45):
             i += 1
-        start = i
-        while i < n and 48 <= buf[_U(i)] <= 57:
-            i += 1
-        if i == start:
-            return _TRUNCATED if i >= n else _BAD
+        i = _digits_end(buf, i, n)
+        if i < 0:
+            return i
     return _TRUNCATED if i >= n else i
+
+
+@njit(cache=True, nogil=True)
+def _digits_end(buf, i, n):
+    """The index after the one or more digits at ``i`` (a fraction's, an
+    exponent's); _TRUNCATED or _BAD where there are none."""
+    start = i
+    while i < n and 48 <= buf[_U(i)] <= 57:
+        i += 1
+    if i == start:
+        return _TRUNCATED if i >= n else _BAD
+    return i
 
 
 @njit(cache=True, nogil=True)

@@ -164,6 +164,13 @@ class Chunk:
         d = self.distinct(col)
         return d.per_event(d.decoded(), rows)
 
+    def either(self, key: str, other: str, rows: np.ndarray) -> list:
+        """objects() of ``key``, and of ``other`` where ``key`` is absent."""
+        first = self.objects(key, rows)
+        if None not in first:
+            return first
+        return [a if a is not None else b for a, b in zip(first, self.objects(other, rows))]
+
     def _decode_at(self, row: int, col: int):
         s, e = self.span(col)[row].tolist()
         try:

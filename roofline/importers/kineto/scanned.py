@@ -151,10 +151,7 @@ class Prepared:
 
     def _kernel_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
-        devices = c.objects("device", rows)
-        if None in devices:
-            pids = c.objects("pid", rows)
-            devices = [d if d is not None else p for d, p in zip(devices, pids)]
+        devices = c.either("device", "pid", rows)           # a kernel's device, else its process
         try:
             distinct_devices = set(devices)
         except TypeError:
@@ -178,12 +175,7 @@ class Prepared:
         return out
 
     def _external(self, rows: np.ndarray) -> list:
-        c = self.chunk
-        ext = c.objects("External id", rows)
-        if None in ext:
-            old = c.objects("external id", rows)
-            ext = [e if e is not None else o for e, o in zip(ext, old)]
-        return ext
+        return self.chunk.either("External id", "external id", rows)      # (2021 traces: the second)
 
     def _op_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk

@@ -33,6 +33,18 @@ def _grown(slots, hashes_of, reps, count):
 
 
 @njit(cache=True, nogil=True)
+def _added(slots, hashes_of, reps, count, at, key, row):
+    """``slots`` holding number ``count`` (its hash ``key``, its first row
+    ``row``) at ``at``; twice as big where that fills half of it."""
+    slots[_U(at)] = count
+    reps[_U(count)] = row
+    hashes_of[_U(count)] = key
+    if 2 * (count + 1) > slots.shape[0]:
+        return _grown(slots, hashes_of, reps, count + 1)
+    return slots
+
+
+@njit(cache=True, nogil=True)
 def distinct_codes(out, col, rows, codes, reps):
     """Number the distinct values of field ``col`` of ``rows`` in order of
     first appearance: ``codes[_U(r)]`` for each, ``reps[_U(c)]`` the first row of
@@ -49,14 +61,10 @@ def distinct_codes(out, col, rows, codes, reps):
         while True:
             c = slots[_U(at)]
             if c < 0:
-                slots[_U(at)] = count
-                reps[count] = r
-                hashes_of[count] = h
+                slots = _added(slots, hashes_of, reps, count, at, h, r)
+                mask = slots.shape[0] - 1
                 codes[_U(r)] = count
                 count += 1
-                if 2 * count > slots.shape[0]:
-                    slots = _grown(slots, hashes_of, reps, count)
-                    mask = slots.shape[0] - 1
                 break
             if hashes_of[_U(c)] == h:
                 q = reps[_U(c)]
@@ -70,7 +78,7 @@ def distinct_codes(out, col, rows, codes, reps):
 @njit(cache=True, nogil=True)
 def distinct_tuples(codes, fields, n, out, reps):
     """Number the distinct tuples ``codes[fields, r]`` of rows ``r`` below
-    ``n`` in order of first appearance: ``out[r]`` for each row, ``reps[_U(c)]``
+    ``n`` in order of first appearance: ``out[r]`` for each row, ``reps[c]``
     the first row of number ``c``; returns how many."""
     m = fields.shape[0]
     slots = np.full(64, -1, dtype=np.int64)
@@ -86,14 +94,10 @@ def distinct_tuples(codes, fields, n, out, reps):
         while True:
             c = slots[_U(at)]
             if c < 0:
-                slots[_U(at)] = count
-                reps[count] = r
-                hashes_of[count] = key
+                slots = _added(slots, hashes_of, reps, count, at, key, r)
+                mask = slots.shape[0] - 1
                 out[_U(r)] = count
                 count += 1
-                if 2 * count > slots.shape[0]:
-                    slots = _grown(slots, hashes_of, reps, count)
-                    mask = slots.shape[0] - 1
                 break
             q = reps[_U(c)]
             same = True
