@@ -102,3 +102,12 @@ def test_sorted_distinct_is_np_unique_with_its_inverse():
         values, inverse = sorted_distinct(keys)
         want_values, want_inverse = np.unique(keys, return_inverse=True)
         assert values.tolist() == want_values.tolist() and inverse.tolist() == want_inverse.ravel().tolist()
+
+
+def test_distinct_values_agrees_with_distinct_on_ints_spread_ints_strings_and_mixtures():
+    from roofline.importers.kineto.columns import distinct_values
+    columns = [[7, 7, 3, 7, 3], [10 ** 15, 5, 10 ** 15], ["7", 7, "7"], [True, 1, 0, False, 2],
+               [1.0, 1, 2], [None, 3, None], [2 ** 70, 1, 2 ** 70], []]
+    for values in columns:
+        got, want = distinct_values(values), distinct(values, len(values))
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), values

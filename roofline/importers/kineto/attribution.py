@@ -41,7 +41,7 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import LaunchColumns, distinct, distinct_ints, launch_columns, sorted_distinct
+from .columns import LaunchColumns, distinct, distinct_ints, int_column, launch_columns, sorted_distinct
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtype_codes, row_dtypes
 from .events import decoded_launch
@@ -303,7 +303,7 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
 def runtime_calls(gpu) -> np.ndarray:
     """Row of the runtime call with each kernel's correlation id (-1: none;
     the last call of an id when several share it)."""
-    api, kernel = _int_column(gpu.api_corr), _int_column(gpu.kernel_corr)
+    api, kernel = int_column(gpu.api_corr), int_column(gpu.kernel_corr)
     if api is not None and kernel is not None and len(api) and len(kernel):
         low, high = min(int(api.min()), int(kernel.min())), max(int(api.max()), int(kernel.max()))
         if high - low <= 4 * (len(api) + len(kernel)) + 1024:
@@ -315,18 +315,6 @@ def runtime_calls(gpu) -> np.ndarray:
     row.pop(None, None)
     return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
                        count=len(gpu.kernel_corr))
-
-
-def _int_column(values: list) -> np.ndarray | None:
-    """``values`` as int64 when every one is a Python integer, else None
-    (a float, a string, a None or an integer past 64 bits is for the dict:
-    ``np.fromiter`` alone would take 1.5 for 1 and "5" for 5)."""
-    if not set(map(type, values)) <= {int}:
-        return None
-    try:
-        return np.fromiter(values, dtype=np.int64, count=len(values))
-    except OverflowError:
-        return None
 
 
 def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | None",

@@ -1,6 +1,7 @@
 """Small column helpers every Kineto stage may use (no stage of its own)."""
 from __future__ import annotations
 
+import array
 import itertools
 from dataclasses import dataclass
 
@@ -48,6 +49,27 @@ def distinct_ints(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return first[order].astype(np.int64), rank[inverse.ravel()].astype(np.int64)
+
+
+def int_column(values) -> np.ndarray | None:
+    """``values`` as int64 when every one is an integer (a bool too: a
+    dict takes it for 0 or 1), else None (a float, a string, a None, an
+    integer past 64 bits). array.array checks and converts in C: 18 ms for
+    900k ids, where a type check and np.fromiter took 120 ms."""
+    try:
+        return np.frombuffer(array.array("q", values), dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def distinct_values(values: list) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`distinct` of a column, through :func:`distinct_ints` where
+    its values are integers in a range a table holds (thread ids)."""
+    n = len(values)
+    ints = int_column(values) if n else None
+    if ints is not None and int(ints.max()) - int(ints.min()) <= 4 * n + 1024:
+        return distinct_ints(ints)
+    return distinct(values, n)
 
 
 def sorted_distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import distinct, distinct_ints
+from .columns import distinct, distinct_ints, distinct_values, int_column
 from .op_columns import OpEvents
 
 # Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
@@ -48,11 +48,13 @@ def nest(ops: OpEvents) -> Nesting:
     """The nesting of a trace's operators (empty arrays without any)."""
     n = len(ops)
     ts, dur = np.asarray(ops.ts, dtype=float).reshape(-1), np.asarray(ops.dur, dtype=float).reshape(-1)
-    first_thread, thread_code = distinct(ops.thread, n)
+    first_thread, thread_code = distinct_values(ops.thread)
     first_name, name_code = distinct(ops.names, n)
     parent, self_time = _parents(ts, dur, thread_code)
     # (name, call) pairs as one integer each: calls run from -1 to len(calls) - 1
-    pair = name_code * (len(ops.calls) + 1) + (np.asarray(ops.call, dtype=np.int64).reshape(-1) + 1)
+    call = int_column(ops.call) if n else None
+    call = np.asarray(ops.call, dtype=np.int64).reshape(-1) if call is None else call
+    pair = name_code * (len(ops.calls) + 1) + (call + 1)
     return Nesting(parent, self_time, levels(parent), ts, dur, thread_code,
                    [ops.thread[i] for i in first_thread.tolist()], name_code,
                    [ops.names[i] for i in first_name.tolist()], distinct_ints(pair))
@@ -62,7 +64,7 @@ def parents(ts: list, dur: list, thread: list) -> tuple[np.ndarray, np.ndarray]:
     """Parent of each interval (per thread, by containment) and its self
     time (duration minus its direct children's durations)."""
     return _parents(np.asarray(ts, dtype=float).reshape(-1), np.asarray(dur, dtype=float).reshape(-1),
-                    distinct(thread, len(thread))[1])
+                    distinct_values(thread)[1])
 
 
 def _parents(ts: np.ndarray, dur: np.ndarray, thread_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -199,7 +201,7 @@ class Enclosing:
 
     def codes_of(self, threads: list) -> np.ndarray:
         """Each thread's code among the operators' (-1: a thread with no operator)."""
-        first, code = distinct(threads, len(threads))
+        first, code = distinct_values(threads)
         known = np.array([self.code_of.get(threads[i], -1) for i in first.tolist()] + [-1], dtype=np.int64)
         return known[code] if len(code) else np.zeros(0, dtype=np.int64)
 
