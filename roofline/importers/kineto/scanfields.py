@@ -159,7 +159,7 @@ class Chunk:
             if (states == jsonscan.PARSED).all():
                 return out
             for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
-                out[j] = None if states[j] == jsonscan.ABSENT else self._decode_at(rows[j], col)
+                out[j] = None if states[j] == jsonscan.ABSENT else self.decoded_at(rows[j], col)
             return out
         d = self.distinct(col)
         return d.per_event(d.decoded(), rows)
@@ -171,7 +171,7 @@ class Chunk:
             return first
         return [a if a is not None else b for a, b in zip(first, self.objects(other, rows))]
 
-    def _decode_at(self, row: int, col: int):
+    def decoded_at(self, row: int, col: int):
         s, e = self.span(col)[row].tolist()
         try:
             return msgspec.json.decode(self.buf[s:e].tobytes())
@@ -194,7 +194,7 @@ class Chunk:
         for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
             if states[j] == jsonscan.ABSENT:
                 raise Odd()
-            x = self._decode_at(rows[j], col)
+            x = self.decoded_at(rows[j], col)
             if isinstance(x, bool) or not isinstance(x, (int, float)):
                 raise Odd()
             try:

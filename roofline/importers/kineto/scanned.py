@@ -52,6 +52,7 @@ class Prepared:
         self.n = chunk.n
         if (chunk.marks & jsonscan.ODD_ARGS).any():
             raise Odd()
+        self._check_times()
         kinds = self._kinds()
         self.batches = {}
         for code, kind in enumerate(KINDS, start=1):
@@ -110,6 +111,19 @@ class Prepared:
     def __len__(self) -> int:
         return self.n
 
+    def _check_times(self) -> None:
+        """Odd where any event's ts or dur is neither a number nor null:
+        msgspec's structs type them (``float | None``) in every complete
+        event, read or not, and it says which."""
+        c = self.chunk
+        for key in ("ts", "dur"):
+            col = COLUMN[key]
+            odd = np.flatnonzero((c.present & c.inexact & (1 << col)) != 0)
+            for row in odd.tolist():
+                x = c.decoded_at(row, col)
+                if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
+                    raise Odd()
+
     def _kinds(self) -> np.ndarray:
         """Each event's kind (1-3: KINDS; 0: not read); the dropped
         categories counted in ``self.dropped``."""
@@ -161,17 +175,24 @@ class Prepared:
                 "launch": self._launches(rows)}
 
     def _launches(self, rows: np.ndarray) -> list:
-        """(name, launch fields) of each distinct (name, launch fields) of
-        the kernels ``rows``: a ``launch_fields``-ready args object each."""
+        """(name, launch fields) of the first kernel of ``rows`` with each
+        distinct (name, launch fields), in file order, the fields a
+        ``launch_fields``-ready args object; (name, None) of the first of
+        each name without args (which says nothing of the launches)."""
         c = self.chunk
+        has = (c.marks[rows] & jsonscan.HAS_ARGS) != 0
+        keys = np.where(has, c.tuple_codes[LAUNCH, rows], -1 - c.distinct(COLUMN["name"]).codes[rows])
         out = []
-        for r in c.tuple_reps(LAUNCH, rows).tolist():
-            one = np.array([r])
+        for j in np.sort(np.unique(keys, return_index=True)[1]).tolist():
+            one = rows[j:j + 1]
+            name = c.objects("name", one)[0]
+            name = MISSING if name == "__missing__" else name
+            if not has[j]:
+                out.append((name, None))
+                continue
             grid, block = (c.raws(k, one)[0] for k in ("grid", "block"))
             registers, shared = (c.objects(k, one)[0] for k in ("registers per thread", "shared memory"))
-            name = c.objects("name", one)[0]
-            out.append((MISSING if name == "__missing__" else name,
-                        LaunchArgs(_raw(grid), _raw(block), registers, shared)))
+            out.append((name, LaunchArgs(_raw(grid), _raw(block), registers, shared)))
         return out
 
     def _external(self, rows: np.ndarray) -> list:
@@ -332,12 +353,13 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: di
     gpu.kernel_corr += f["corr"]
     launch, first = gpu.launch, gpu.launch_first
     for name, a in f["launch"]:
-        name, raw = gpu.name_ids.setdefault(name, name), (a.grid, a.block, a.registers, a.shared)
+        name = gpu.name_ids.setdefault(name, name)
+        raw = None if a is None else (a.grid, a.block, a.registers, a.shared)
         known = launch.get(name)
         if known is None:
             launch[name] = launch_fields(a)
             first[name] = raw
-        elif known and raw != first[name]:
+        elif known and raw is not None and raw != first[name]:
             for key in [k for k, v in known.items() if launch_value(a, k) != v]:
                 del known[key]
     device_time = gpu.device_time
