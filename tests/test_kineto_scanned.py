@@ -298,3 +298,24 @@ def test_random_events_read_or_fail_alike(tmp_path_factory, events, separators, 
     assert isinstance(scan, str) == isinstance(plain, str), (scan, plain)
     if not isinstance(plain, str):
         assert scan == plain
+
+
+def _api_time(path: Path, scanner) -> list:
+    """GpuEvents.api, in order: the runtime calls' time by name, first seen first."""
+    from roofline.importers.kineto.events import GpuEvents, Span, take_chunk
+    from roofline.importers.kineto.op_columns import OpEvents
+    from roofline.importers.kineto.stream import StreamedTrace, file_bytes
+    trace = StreamedTrace(file_bytes(path, 1 << 16), path, scanner=scanner, chunk_bytes=1 << 16)
+    gpu, ops, span, first = GpuEvents(), OpEvents(), Span(), 0
+    for chunk in trace.event_chunks:
+        take_chunk(chunk, first, gpu, ops, span, path)
+        first += len(chunk)
+    gpu.finish()
+    return list(gpu.api.items())
+
+
+@pytest.mark.parametrize("path", TRACES[:9], ids=lambda p: p.name[:48])
+def test_api_time_by_name_is_the_same_floats_in_the_same_order(path):
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    assert _api_time(path, scanned.Scanner()) == _api_time(path, None)

@@ -78,7 +78,8 @@ class GpuEvents:
         # What is summed in file order, kept per event until :meth:`finish`
         # sums it: so the columns of two parts of a file (.halves) add up to
         # the same floats as one pass over it.
-        self.api_names: list = []         # per chunk: its calls' names, and their durations (an array)
+        self.api_names: list = []         # per chunk: its calls' names (or, scanned, their codes and the
+                                          # names they stand for), and their durations (an array)
         self.api_dur: list = []
         self.copy_events: list = []       # (kind, name, dur, args kind, bytes or None, correlation)
 
@@ -86,11 +87,11 @@ class GpuEvents:
         """API seconds by name, each name's calls added one by one in file
         order (np.add.at adds in the order given: the floats a loop gives)."""
         index = {name: i for i, name in enumerate(self.api)}
-        codes = [index.setdefault(n, len(index)) for names in self.api_names for n in names]
+        codes = [_codes_in(index, names) for names in self.api_names]
         sums = np.zeros(len(index))
         sums[:len(self.api)] = list(self.api.values())
         if codes:
-            np.add.at(sums, np.array(codes, dtype=np.int64), np.concatenate(self.api_dur) * 1e-6)
+            np.add.at(sums, np.concatenate(codes), np.concatenate(self.api_dur) * 1e-6)
         self.api = dict(zip(index, sums.tolist()))
         self.api_names, self.api_dur = [], []
 
@@ -111,6 +112,15 @@ class GpuEvents:
             else:
                 g["bytes"] += nbytes
         self.copy_events = []
+
+def _codes_in(index: dict, names) -> np.ndarray:
+    """Each call's name numbered in ``index`` (grown as names come): from a
+    list of names, or from a scanned chunk's (codes, its distinct names)."""
+    if isinstance(names, tuple):
+        codes, values = names
+        return np.array([index.setdefault(v, len(index)) for v in values], dtype=np.int64)[codes]
+    return np.fromiter((index.setdefault(n, len(index)) for n in names), dtype=np.int64, count=len(names))
+
 
 class Span:
     """First and last instant of GPU activity and API calls, relative to

@@ -36,7 +36,7 @@ import numpy as np
 from .decode import GZIP_MAGIC, UTF8_BOM, UTF16_BOMS
 from .events import GpuEvents, Span, take_chunk
 from .op_columns import OpEvents, add_floats
-from .stream import READ_BYTES, StreamedTrace, EventArray
+from .stream import READ_BYTES, StreamedTrace, EventArray, read_into
 
 # Below this a second process costs more than it saves (a fork and a pickle
 # of the columns against about a second of decoding).
@@ -141,13 +141,7 @@ def _range(path: Path, start: int, stop: int | None, piece: int):
     """The file's bytes from ``start`` to ``stop`` (None: its end), in pieces."""
     with open(path, "rb") as f:
         f.seek(start)
-        left = -1 if stop is None else stop - start
-        while left:
-            data = f.read(piece if left < 0 else min(piece, left))
-            if not data:
-                return
-            left -= len(data) if left > 0 else 0
-            yield data
+        yield from read_into(f, piece, -1 if stop is None else stop - start)
 
 
 def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece: int, progress, scanner):

@@ -216,7 +216,20 @@ class Prepared:
         c = self.chunk
         corr = c.objects("correlation", rows)
         return {"ext": self._external(rows), "corr": corr, "tid": c.objects("tid", rows),
-                "kernel": c.objects("kernel", rows), "sizes": self._named_sizes(rows, corr)}
+                "kernel": c.objects("kernel", rows), "sizes": self._named_sizes(rows, corr),
+                "names": self._name_codes(rows)}
+
+    def _name_codes(self, rows: np.ndarray) -> tuple[np.ndarray, list]:
+        """(each of ``rows``' name as a code, the names in order of first
+        appearance among them): the calls' names for GpuEvents.finish."""
+        d = self.chunk.distinct(COLUMN["name"])
+        distinct, first, inverse = np.unique(d.codes[rows], return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        decoded = d.decoded()
+        names = [decoded[k] for k in distinct[order].tolist()]
+        return rank[inverse.reshape(-1)], [MISSING if n == "__missing__" else n for n in names]
 
     def _named_sizes(self, rows: np.ndarray, corr: list) -> dict:
         """correlation -> the bytes its runtime call names (for copies without their own)."""
@@ -372,7 +385,8 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: di
 
 
 def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict) -> None:
-    gpu.api_names.append(list(map(gpu.name_ids.setdefault, names, names)))
+    codes, values = f["names"]          # (summed by name in GpuEvents.finish: codes, not a name a call)
+    gpu.api_names.append((codes, [gpu.name_ids.setdefault(v, v) for v in values]))
     gpu.api_dur.append(dur)
     gpu.api_graph.update(graph_launch_rows(names, len(gpu.api_corr)))
     kernels = f["kernel"]

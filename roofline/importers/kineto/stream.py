@@ -85,12 +85,27 @@ def file_bytes(path: Path, piece_bytes: int | None = None) -> Iterator[bytes]:
     with f:
         first = f.read(piece)
         if first[:2] != GZIP_MAGIC:
-            while first:
+            if first:
                 yield first
-                first = f.read(piece)
+                yield from read_into(f, piece)
             return
         unread = [first]
         yield from gunzip(lambda n: unread.pop() if unread else f.read(n), path, piece)
+
+
+def read_into(f, piece: int, left: int = -1) -> Iterator[memoryview]:
+    """What is left of file ``f`` (at most ``left`` bytes; -1: all), in
+    pieces read into one buffer: each piece is valid until the next is asked
+    for (every reader here copies it first). A fresh bytes object a read
+    cost the pages the allocator maps for it: about 0.3 s of a 700 MB half."""
+    block = bytearray(piece)
+    view = memoryview(block)
+    while left:
+        n = f.readinto(view if left < 0 else view[:min(piece, left)])
+        if not n:
+            return
+        left -= n if left > 0 else 0
+        yield view[:n]
 
 
 def utf8_pieces(pieces: Iterator[bytes], path) -> Iterator[bytes]:
@@ -166,7 +181,7 @@ class StreamedTrace:
         """The lines in the first ``base`` bytes of the UTF-8 stream, read again."""
         lines = 0
         for piece in utf8_pieces(self._reread(), self.path):
-            lines += piece.count(b"\n", 0, base)
+            lines += bytes(piece[:max(base, 0)]).count(b"\n")
             base -= len(piece)
             if base <= 0:
                 break
