@@ -83,6 +83,27 @@ class GpuEvents:
         self.api_dur: list = []
         self.copy_events: list = []       # (kind, name, dur, args kind, bytes or None, correlation)
 
+    def agree_launch(self, name: str, raw, args) -> None:
+        """Take a launch of ``name`` (``raw``: its launch fields as decoded,
+        None without args, which says nothing of them): the first sets the
+        name's configuration, every later one keeps only what it agrees on."""
+        known = self.launch.get(name)
+        if known is None:
+            self.launch[name] = launch_fields(args)
+            self.launch_first[name] = raw
+        elif known and raw is not None and raw != self.launch_first[name]:
+            for key in [k for k, v in known.items() if launch_value(args, k) != v]:
+                del known[key]
+
+    def add_device_time(self, devices: list, durations: list, one_device: bool) -> None:
+        """Kernel time per device, summed a chunk at a time as it always was."""
+        time = self.device_time
+        if one_device:
+            time[devices[0]] = time.get(devices[0], 0.0) + sum(durations)
+            return
+        for device, d in zip(devices, durations):
+            time[device] = time.get(device, 0.0) + d
+
     def _api_time(self) -> None:
         """API seconds by name, each name's calls added one by one in file
         order (np.add.at adds in the order given: the floats a loop gives)."""
@@ -360,29 +381,15 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     # the launch fields gathered in C (attrgetter of four fields makes the
     # tuples); a loop then compares each with its name's first launch
     raws = decode.field_of(args, _LAUNCH_RAW)
-    launch, first = gpu.launch, gpu.launch_first
     for name, raw, a in zip(names, raws, args):
-        known = launch.get(name)
-        if known is None:
-            launch[name] = launch_fields(a)
-            first[name] = raw
-        elif known and raw is not None and raw != first[name]:
-            # keep what every launch of this name agrees on
-            for key in [k for k, v in known.items() if launch_value(a, k) != v]:
-                del known[key]
+        gpu.agree_launch(name, raw, a)
     devices = _devices(events, args)
     try:
         distinct = set(devices)
     except TypeError:  # an unhashable device id
         j = next(j for j, d in enumerate(devices) if not isinstance(d, Hashable))
         where.fail(events[j], f"({names[j]!r}): bad device {devices[j]!r}")
-    device_time = gpu.device_time
-    if len(distinct) == 1:
-        device = devices[0]
-        device_time[device] = device_time.get(device, 0.0) + sum(durations)
-        return
-    for device, d in zip(devices, durations):
-        device_time[device] = device_time.get(device, 0.0) + d
+    gpu.add_device_time(devices, durations, len(distinct) == 1)
 
 
 _DEVICE_OF, _KERNEL_OF = operator.attrgetter("device"), operator.attrgetter("kernel")

@@ -23,8 +23,7 @@ import numpy as np
 from . import decode, jsonscan
 from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd
 from .counts import copy_row, named_size
-from .events import (FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of, launch_fields,
-                     launch_value)
+from .events import FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of
 from .extras import COMM_ANNOTATION
 from .op_columns import OpEvents, add_floats, is_count
 from .replay import graph_launch_rows
@@ -364,24 +363,10 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: di
     add_floats(gpu.kernel_dur, dur)
     gpu.kernel_ext += f["ext"]
     gpu.kernel_corr += f["corr"]
-    launch, first = gpu.launch, gpu.launch_first
     for name, a in f["launch"]:
-        name = gpu.name_ids.setdefault(name, name)
         raw = None if a is None else (a.grid, a.block, a.registers, a.shared)
-        known = launch.get(name)
-        if known is None:
-            launch[name] = launch_fields(a)
-            first[name] = raw
-        elif known and raw is not None and raw != first[name]:
-            for key in [k for k, v in known.items() if launch_value(a, k) != v]:
-                del known[key]
-    device_time = gpu.device_time
-    if f["one_device"]:
-        device = f["devices"][0]
-        device_time[device] = device_time.get(device, 0.0) + sum(durations)
-        return
-    for device, d in zip(f["devices"], durations):
-        device_time[device] = device_time.get(device, 0.0) + d
+        gpu.agree_launch(gpu.name_ids.setdefault(name, name), raw, a)
+    gpu.add_device_time(f["devices"], durations, f["one_device"])
 
 
 def _apis(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: dict) -> None:
