@@ -66,6 +66,12 @@ class Columns:
                              self.out, self.floats, self.bounds, numbering)
 
 
+def is_number(x) -> bool:
+    """Whether a decoded value is one msgspec takes for a ``float``: an int
+    or a float, not a bool."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 class Odd(Exception):
     """The chunk holds something the msgspec path reads (or reports)."""
 
@@ -164,12 +170,14 @@ class Chunk:
         d = self.distinct(col)
         return d.per_event(d.decoded(), rows)
 
-    def either(self, key: str, other: str, rows: np.ndarray) -> list:
-        """objects() of ``key``, and of ``other`` where ``key`` is absent."""
-        first = self.objects(key, rows)
+    def either(self, key: str, other: str, rows: np.ndarray, raw: bool = False) -> list:
+        """objects() (raws() where ``raw``) of ``key``, and of ``other``
+        where ``key`` is absent."""
+        read = self.raws if raw else self.objects
+        first = read(key, rows)
         if None not in first:
             return first
-        return [a if a is not None else b for a, b in zip(first, self.objects(other, rows))]
+        return [a if a is not None else b for a, b in zip(first, read(other, rows))]
 
     def decoded_at(self, row: int, col: int):
         s, e = self.span(col)[row].tolist()
@@ -195,7 +203,7 @@ class Chunk:
             if states[j] == jsonscan.ABSENT:
                 raise Odd()
             x = self.decoded_at(rows[j], col)
-            if isinstance(x, bool) or not isinstance(x, (int, float)):
+            if not is_number(x):
                 raise Odd()
             try:
                 values[j] = float(x)

@@ -21,7 +21,7 @@ import msgspec
 import numpy as np
 
 from . import decode, jsonscan
-from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd
+from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd, is_number
 from .counts import copy_row, named_size
 from .events import FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of
 from .extras import COMM_ANNOTATION
@@ -101,7 +101,7 @@ class Prepared:
         if not at:
             return []
         rows = b.rows[at]
-        dims = [d if d is not None else o for d, o in zip(c.raws("Input Dims", rows), c.raws("Input dims", rows))]
+        dims = c.either("Input Dims", "Input dims", rows, raw=True)
         return list(zip(at, c.objects("tid", rows), dims, c.raws("Input type", rows)))
 
     def take_into(self, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
@@ -112,19 +112,19 @@ class Prepared:
 
     def _check_times(self) -> None:
         """Odd where any event's ts or dur is neither a number nor null:
-        msgspec's structs type them (``float | None``) in every complete
-        event, read or not, and it says which."""
+        msgspec's structs type them (``float | None``) in every event, read
+        or not, and it says which."""
         c = self.chunk
         for key in ("ts", "dur"):
             col = COLUMN[key]
             odd = np.flatnonzero((c.present & c.inexact & (1 << col)) != 0)
             for row in odd.tolist():
                 x = c.decoded_at(row, col)
-                if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
+                if x is not None and not is_number(x):
                     raise Odd()
 
     def _kinds(self) -> np.ndarray:
-        """Each event's kind (1-3: KINDS; 0: not read); the dropped
+        """Each event's kind (1 to 5: KINDS; 0: not read); the dropped
         categories counted in ``self.dropped``."""
         c = self.chunk
         ph = c.distinct(COLUMN["ph"])
@@ -202,8 +202,8 @@ class Prepared:
         keys = {}                               # each distinct call's raw JSON, once
         for r in c.tuple_reps(CALL, rows).tolist():
             one = np.array([r])
-            dims, *rest = (c.raws(k, one)[0] for k in CALL_FIELDS[:4])
-            keys[c.tuple_codes[CALL, r]] = (dims if dims is not None else c.raws("Input dims", one)[0], *rest)
+            keys[c.tuple_codes[CALL, r]] = (c.either("Input Dims", "Input dims", one, raw=True)[0],
+                                            *(c.raws(k, one)[0] for k in CALL_FIELDS[1:4]))
         fwd = c.objects("Fwd thread id", rows)
         flops = c.objects("flops", rows)
         return {"ext": self._external(rows), "keys": keys, "call": c.tuple_codes[CALL, rows],

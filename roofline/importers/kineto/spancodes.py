@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jsonvalues import FIRST, FNV_OFFSET, FNV_PRIME, PRESENT
+from .jsonvalues import FIRST, FNV_OFFSET, FNV_PRIME, PRESENT, U as _U
 
-_U = np.uint64   # unsigned indices: numba checks signed ones for a negative value
 
 
 @njit(cache=True, nogil=True)
