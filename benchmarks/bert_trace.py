@@ -20,11 +20,23 @@ and the JSON written as Kineto writes it, with a space after every ``,``
 and ``:``. ``--shape long`` writes a trace dominated by operators with long
 shape lists (``_foreach_*`` over 128-256 tensors, ``cat``/``stack`` of 96-128):
 a few KB of operator arguments per kernel.
+
+``--shape replay`` is generated differently: the events of a real trace
+(default: the H100 OWLv2 inference trace of ``realdata/pairs``, found
+through ``ROOFLINE_REALDATA``; ``--source`` names another) repeated until
+there are ``--kernels`` kernels, each copy's times shifted past the
+previous one and its ids (External id, correlation, flow ids, Python ids)
+made new, written with the file's own layout (one key a line, indented).
+Half its events are ``python_function`` and 30 events go with each kernel,
+as in a real trace recorded with stacks: about 10.7 KB per kernel.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import os
+from pathlib import Path
 
 B, S, H, FF, HEADS = 32, 128, 1024, 4096, 16
 
@@ -138,10 +150,64 @@ LONG = [
     ("aten::addmm", [[H], [B * S, H], [H, H], [], []], ["c10::Half"] * 3 + ["Scalar"] * 2,
      ["", "", "", "1", "1"], "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", 105.0),
 ]
-SHAPES = {"bert": (LAYER, (",", ":")), "five": (FIVE, (", ", ": ")), "long": (LONG, (", ", ": "))}
+SHAPES = {"bert": (LAYER, (",", ":")), "five": (FIVE, (", ", ": ")), "long": (LONG, (", ", ": ")),
+          "replay": (None, None)}
 
 
-def write(path: str, n_kernels: int, chunk: int = 20_000, shape: str = "bert") -> None:
+REPLAY_SOURCE = "pairs/AMD-AGI__TraceLens__h100__google_owlv2-large-patch14-ensemble__1016001.json.gz"
+# ids made new in each copy (the flow events' own ``id`` too)
+_ID_ARGS = ("External id", "correlation", "Python id", "Python parent id", "Ev Idx", "Record function id",
+            "Sequence number")
+_ID_STEP = 10_000_000
+
+
+def replay_source() -> Path:
+    root = os.environ.get("ROOFLINE_REALDATA")
+    if not root:
+        raise SystemExit("--shape replay needs ROOFLINE_REALDATA (the realdata folder) or --source")
+    return Path(root) / REPLAY_SOURCE
+
+
+def write_replay(path: str, n_kernels: int, source: Path | None = None) -> None:
+    """A real trace's events repeated until ``n_kernels`` kernels (see the module's text)."""
+    source = replay_source() if source is None else Path(source)
+    with (gzip.open(source) if source.suffix == ".gz" else open(source, "rb")) as fh:
+        trace = json.load(fh)
+    events = trace.pop("traceEvents")
+    times = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
+    span = max(times) - min(times) + 1000.0
+    kernels = sum(e.get("cat") == "kernel" for e in events)
+    with open(path, "w") as out:
+        out.write(json.dumps(trace, indent=2)[:-1].rstrip() + ',\n  "traceEvents": [\n')
+        for copy in range(-(-n_kernels // kernels)):
+            batch = [json.dumps(_shifted(e, copy, span), indent=2) for e in events
+                     if copy == 0 or e.get("ph") != "M"]          # metadata once
+            out.write(("" if copy == 0 else ",\n") + ",\n".join(batch))
+        out.write("\n  ]\n}\n")
+
+
+def _shifted(event: dict, copy: int, span: float) -> dict:
+    """``event`` in copy ``copy``: its time ``copy`` spans later, its ids new."""
+    if not copy:
+        return event
+    event = dict(event)
+    if isinstance(event.get("ts"), (int, float)):
+        event["ts"] = round(event["ts"] + copy * span, 3)
+    if isinstance(event.get("id"), int):
+        event["id"] += copy * _ID_STEP
+    args = event.get("args")
+    if isinstance(args, dict):
+        event["args"] = args = dict(args)
+        for key in _ID_ARGS:
+            if type(args.get(key)) is int:
+                args[key] += copy * _ID_STEP
+    return event
+
+
+def write(path: str, n_kernels: int, chunk: int = 20_000, shape: str = "bert", source: Path | None = None) -> None:
+    if shape == "replay":
+        write_replay(path, n_kernels, source)
+        return
     layer, separators = SHAPES[shape]
     head = {"schemaVersion": 1, "deviceProperties": [
         {"id": 0, "name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85_899_345_920, "computeMajor": 8,
@@ -165,9 +231,12 @@ def main() -> None:
     parser.add_argument("--kernels", type=int, default=900_000, help="number of kernels (default 900,000)")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="bert",
                         help="bert (a BERT layer, compact JSON), five (five operators, 400-character names, "
-                             "spaces after separators) or long (operators with long shape lists)")
+                             "spaces after separators), long (operators with long shape lists) or replay "
+                             "(a real trace's events repeated)")
+    parser.add_argument("--source", type=Path, help="the real trace --shape replay repeats (default: "
+                        f"$ROOFLINE_REALDATA/{REPLAY_SOURCE})")
     args = parser.parse_args()
-    write(args.output, args.kernels, shape=args.shape)
+    write(args.output, args.kernels, shape=args.shape, source=args.source)
     print(f"wrote {args.output} ({args.kernels:,} kernels)")
 
 

@@ -1,15 +1,19 @@
-"""Time the user's path on Kineto traces of three shapes against json.loads
+"""Time the user's path on Kineto traces of four shapes against json.loads
 of the same file, in the same round, each command in a fresh process:
 
     python benchmarks/kineto_speed.py --kernels 900000            # every shape, files in /tmp
     python benchmarks/kineto_speed.py --kernels 300000 --shape five long --repeat 3
     python benchmarks/kineto_speed.py --kernels 300000 --compare /tmp/base --repeat 3
+    ROOFLINE_REALDATA=../shared/realdata python benchmarks/kineto_speed.py --shape replay --replay-kernels 100000
 
 Shapes (``bert_trace.py``): ``bert`` (a BERT layer, compact JSON), ``five``
 (five operators, 400-character kernel names, spaces after separators) and
 ``long`` (operators with long shape lists: a few KB of arguments per
-kernel; at 900,000 kernels the file is about 3.8 GB). Each trace is written
-once to /tmp/<shape>_trace_<N>.json.
+kernel; at 900,000 kernels the file is about 3.8 GB), and ``replay``, generated
+differently: a real trace's events repeated (python_function events, 30
+events a kernel, one key a line; ``--replay-kernels``, default 100,000
+kernels: 1.1 GB). Each trace is written once to /tmp/<shape>_trace_<N>.json.
+The three synthetic shapes run by default; replay needs ``ROOFLINE_REALDATA``.
 
 Prints, per round and shape: json.loads's seconds, CPU seconds and peak
 RSS; ``roofline classify FILE --format csv``'s, with its ratio to
@@ -108,23 +112,28 @@ def classify(path: Path, device: str) -> list[str]:
     return [sys.executable, "-m", "roofline.cli.main", "classify", str(path), "--device", device, "--format", "csv"]
 
 
+def kernels_of(args, shape: str) -> int:
+    return args.replay_kernels if shape == "replay" else args.kernels
+
+
 def rounds(args, checkouts: list[tuple[str, str]]) -> dict:
     """Each round, for each shape: json.loads, then classify in every
     checkout (alternating who goes first); the ratios per (shape, checkout)."""
     ratios: dict = {}
     for i in range(args.repeat):
         for shape in args.shape:
-            path = trace_path(shape, args.kernels)
+            kernels = kernels_of(args, shape)
+            path = trace_path(shape, kernels)
             size = path.stat().st_size
             if size * LOADS_MEMORY_PER_BYTE < available_memory():
                 loads, loads_cpu, loads_rss = run([sys.executable, "-c", JSON_LOADS, str(path)])
-                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads "
+                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {kernels:,} kernels): json.loads "
                       f"{loads:6.2f} s (cpu {loads_cpu:.2f} s, peak RSS {loads_rss / 1e9:.2f} GB)", flush=True)
             else:
                 part = int(available_memory() / (2 * LOADS_MEMORY_PER_BYTE))
                 loads, parts = loads_in_parts(path, part)
                 loads_cpu = loads
-                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {args.kernels:,} kernels): json.loads "
+                print(f"round {i + 1}, {shape} ({size / 1e6:.0f} MB, {kernels:,} kernels): json.loads "
                       f"{loads:6.2f} s in {parts} parts of at most {part / 1e6:.0f} MB (whole, it would need about "
                       f"{size * LOADS_MEMORY_PER_BYTE / 1e9:.0f} GB; {available_memory() / 1e9:.0f} GB free)",
                       flush=True)
@@ -160,7 +169,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", type=int, default=900_000)
     ap.add_argument("--device", default="a100-80gb-sxm")
-    ap.add_argument("--shape", nargs="+", choices=sorted(bert_trace.SHAPES), default=sorted(bert_trace.SHAPES))
+    ap.add_argument("--shape", nargs="+", choices=sorted(bert_trace.SHAPES), default=["bert", "five", "long"])
+    ap.add_argument("--replay-kernels", type=int, default=100_000,
+                    help="kernels of the replay shape (default 100,000: 1.1 GB, as 900,000 of bert)")
     ap.add_argument("--compare", metavar="DIR", help="another roofline checkout to time in the same rounds")
     ap.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     ap.add_argument("--report", action="store_true", help="also time roofline report on the first shape")
@@ -181,7 +192,7 @@ def main() -> None:
               f"max {max(wall):.3f} ({statistics.median(seconds):.2f} s); cpu: median {statistics.median(cpu):.3f}; "
               f"RSS/file: max {max(rss):.2f}")
     if args.report:
-        path = trace_path(args.shape[0], args.kernels)
+        path = trace_path(args.shape[0], kernels_of(args, args.shape[0]))
         with tempfile.TemporaryDirectory() as tmp:
             cmd = [sys.executable, "-m", "roofline.cli.main", "report", str(path), "--device", args.device,
                    "-o", os.path.join(tmp, "r.html")]
