@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# compiled without reference counting (they allocate nothing; .jsonscan says why)
 # indices as unsigned: numba checks a signed index for a negative value on
 # every access (a string's bytes scanned 1.7x faster without that check)
 U = np.uint64
@@ -23,7 +24,7 @@ FNV_OFFSET, FNV_PRIME = np.uint64(0xcbf29ce484222325), np.uint64(0x100000001b3)
 PRESENT, MARKS, INEXACT, FIRST = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hash_of(buf, start, end):
     """A 64-bit hash of ``buf[start:end]``, eight bytes per multiplication
     (values of equal length and hash are one value: :mod:`.spancodes`)."""
@@ -48,7 +49,7 @@ def hash_of(buf, start, end):
     return np.int64(h ^ (h >> np.uint64(29)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def parse_float(buf, start, end):
     """(value, True) for a decimal converted exactly, else (0.0, False)."""
     i = start
@@ -81,7 +82,7 @@ def parse_float(buf, start, end):
     return (-value if negative else value), True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def parse_int(buf, start, end):
     """(value, True) for an integer of at most 18 digits, else (0, False)."""
     i = start
