@@ -208,18 +208,34 @@ def test_a_clean_trace_is_read_by_the_scanner_alone(tmp_path, monkeypatch):
     assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
 
 
+def _number(text: bytes, as_float: bool = True):
+    """jsonvalues.number of ``text`` followed by a comma: (end, value, exact)."""
+    end, f, i, exact = jsonvalues.number(np.frombuffer(text + b",", dtype=np.uint8), 0, len(text) + 1, as_float)
+    return end, (f if as_float else i), exact
+
+
 def test_numbers_convert_exactly_or_are_left_to_python():
     cases = [b"0", b"-0", b"12.5", b"1700000000123.456", b"0.1", b"123456789012345", b"1234567890123456",
-             b"1e3", b"-7.25", b"9007199254740993", b"0.000000000000000000000001"]
+             b"1e3", b"-7.25", b"9007199254740993", b"0.000000000000000000000001", b"0.0000000000000000000001",
+             b"12345678901234567", b"-1.5E+2"]
     for text in cases:
-        buf = np.frombuffer(text, dtype=np.uint8)
-        value, exact = jsonvalues.parse_float(buf, 0, len(text))
+        end, value, exact = _number(text)
+        assert end == len(text), text
         if exact:
             assert value == float(text) and str(value) == str(float(text)), text
-    assert jsonvalues.parse_float(np.frombuffer(b"1700000000123.456", dtype=np.uint8), 0, 17)[1]
-    assert not jsonvalues.parse_float(np.frombuffer(b"1e3", dtype=np.uint8), 0, 3)[1]
-    assert jsonvalues.parse_float(np.frombuffer(b"1234567890123456", dtype=np.uint8), 0, 16)[1]
-    assert not jsonvalues.parse_float(np.frombuffer(b"9007199254740993", dtype=np.uint8), 0, 16)[1]
+    assert _number(b"1700000000123.456")[2] and _number(b"1234567890123456")[2]
+    assert not any(_number(t)[2] for t in (b"1e3", b"9007199254740993", b"12345678901234567", b"0.0000000000000000000000001"))
+    ints = {b"0": 0, b"-0": 0, b"42": 42, b"-17": -17, b"999999999999999999": 999999999999999999}
+    assert all(_number(t, False) == (len(t), v, True) for t, v in ints.items())
+    assert not any(_number(t, False)[2] for t in (b"1.0", b"1e2", b"1000000000000000000"))
+
+
+def test_numbers_are_checked_against_the_grammar():
+    for text in (b"-", b"-a", b"01", b"1.", b"1.e3", b"1e", b"1e+", b".5"):
+        end, _, _ = _number(text)
+        assert end == jsonvalues.BAD or end < len(text), text    # refused, or ends before what is no number
+    buf = np.frombuffer(b"123", dtype=np.uint8)
+    assert jsonvalues.number(buf, 0, 3, True)[0] == jsonvalues.TRUNCATED   # the chunk may go on
 
 
 def test_distinct_values_are_numbered_by_content_in_order_of_first_appearance():

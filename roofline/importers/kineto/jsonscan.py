@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .jsonvalues import FIRST, INEXACT, MARKS, PRESENT, U as _U, hash_of, parse_float, parse_int
-from .spancodes import number
+from .jsonvalues import BAD as _BAD, FIRST, INEXACT, MARKS, PRESENT, TRUNCATED as _TRUNCATED, U as _U, hash_of, number
+from .spancodes import number as number_values
 
 
 # field kinds in the key tables
@@ -42,7 +42,6 @@ ABSENT, PARSED, DECODE = 0, 1, 2
 HAS_ARGS, ODD_ARGS, MARKED = 1, 2, 4
 MAX_DEPTH = 64
 KEY_SLOTS = 256
-_TRUNCATED, _BAD = -1, -2
 _LITERALS = np.array([list(b"true "), list(b"false"), list(b"null ")], dtype=np.uint8)
 _LITERAL_SIZES = np.array([4, 5, 4], dtype=np.int64)
 
@@ -365,6 +364,8 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
                         continue                # the args' first key
                     level = 0                   # empty args
                     end = i + 1
+                elif (kind == NUM or kind == INT) and (buf[_U(i)] == 45 or 48 <= buf[_U(i)] <= 57):
+                    end = _number_field(buf, i, n, row, kind, col, out, floats)
                 else:
                     end = _value_end(buf, i, n, stack)
                     if end >= 0:
@@ -396,8 +397,8 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _record(buf, start, end, row, kind, col, out, floats):
     """Write the value ``buf[start:end]`` of field ``col`` into ``out[row]``:
-    its span, and the hash of its bytes (RAW) or its value (INT; NUM in
-    ``floats``), with its INEXACT bit set where it is left to Python."""
+    its span, and the hash of its bytes (RAW), or, a NUM or INT field that
+    holds no number, its INEXACT bit (left to Python)."""
     if kind == MARK:
         out[_U(row), _U(MARKS)] |= MARKED
         return
@@ -412,16 +413,34 @@ def _record(buf, start, end, row, kind, col, out, floats):
     if kind == RAW:
         out[_U(row), _U(at + 2)] = hash_of(buf, start, end)
         return
-    c = buf[_U(start)]
-    numeric = c == 45 or 48 <= c <= 57
+    # a NUM or INT field that is no number (a number goes to _number_field): Python decodes it
     if kind == NUM:
-        value, exact = parse_float(buf, start, end) if numeric else (0.0, False)
-        floats[_U(row), _U(col)] = value
+        floats[_U(row), _U(col)] = 0.0
     else:
-        number, exact = parse_int(buf, start, end) if numeric else (0, False)
-        out[_U(row), _U(at + 2)] = number
+        out[_U(row), _U(at + 2)] = 0
+    out[_U(row), _U(INEXACT)] |= bit
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _number_field(buf, i, n, row, kind, col, out, floats):
+    """Scan the number at ``buf[i]`` (a minus or a digit) of field ``col``
+    and write it into ``out[row]`` as _record does, converted in the same
+    pass: the index after it, or _TRUNCATED / _BAD."""
+    end, as_float, as_int, exact = number(buf, i, n, kind == NUM)
+    if end < 0:
+        return end
+    bit = np.int64(1) << col
+    out[_U(row), _U(PRESENT)] |= bit
+    at = FIRST + 3 * col
+    out[_U(row), _U(at)] = i
+    out[_U(row), _U(at + 1)] = end
+    if kind == NUM:
+        floats[_U(row), _U(col)] = as_float
+    else:
+        out[_U(row), _U(at + 2)] = as_int
     if not exact:
         out[_U(row), _U(INEXACT)] |= bit
+    return end
 
 
 @njit(cache=True, nogil=True)
@@ -434,7 +453,7 @@ def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds, numbering):
     stack = np.empty(MAX_DEPTH, dtype=np.uint8)
     rows, done, status = _events(buf, i, capacity, keys, meta, slots, out, floats, bounds, stack)
     cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts = numbering
-    number(out, rows, cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts)
+    number_values(out, rows, cols, codes, reps, counts, tuples, tuple_codes, tuple_reps, tuple_counts)
     return rows, done, status
 
 

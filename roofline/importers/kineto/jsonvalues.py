@@ -1,5 +1,6 @@
 """Values of a Kineto chunk as the scanner (:mod:`.jsonscan`) reads them,
-compiled by numba: the hash of a value's bytes, and numbers parsed.
+compiled by numba: the hash of a value's bytes, and numbers scanned and
+converted in one pass.
 
 Numbers: a decimal whose digits make an integer below 2**53 and that
 has at most 22 digits after its point is converted exactly (one correctly
@@ -20,6 +21,7 @@ U = np.uint64
 _POW10 = np.array([10.0 ** k for k in range(23)])
 _MAX_EXACT = 1 << 53
 FNV_OFFSET, FNV_PRIME = np.uint64(0xcbf29ce484222325), np.uint64(0x100000001b3)
+TRUNCATED, BAD = -1, -2      # where a value ends: the chunk ended in it, or it is not JSON
 # an event's row of the scanner's output: three words, then three per field
 PRESENT, MARKS, INEXACT, FIRST = 0, 1, 2, 3
 
@@ -49,53 +51,68 @@ def hash_of(buf, start, end):
     return np.int64(h ^ (h >> np.uint64(29)))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def parse_float(buf, start, end):
-    """(value, True) for a decimal converted exactly, else (0.0, False)."""
-    i = start
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def number(buf, i, n, as_float):
+    """The JSON number at ``buf[i]`` (a minus or a digit), checked against
+    the grammar and converted in the same pass: (the index after it, or
+    TRUNCATED where the chunk ends in it, BAD where it is no number; its
+    value as a float (``as_float``) or an int; whether that is exact)."""
     negative = buf[U(i)] == 45
     if negative:
         i += 1
+        if i >= n:
+            return TRUNCATED, 0.0, 0, False
+    c = buf[U(i)]
     mantissa = 0
-    digits = 0
+    significant = 0             # digits from the first that is not zero (at most 18 kept: 10**18 fits)
     scale = 0
-    while i < end and 48 <= buf[U(i)] <= 57:
-        if mantissa or buf[U(i)] != 48:
-            digits += 1
-        mantissa = mantissa * 10 + (buf[U(i)] - 48)
+    fraction = exponent = False
+    if c == 48:
         i += 1
-        if digits > 16:
-            return 0.0, False
-    if i < end and buf[U(i)] == 46:
-        i += 1
-        while i < end and 48 <= buf[U(i)] <= 57:
-            if mantissa or buf[U(i)] != 48:
-                digits += 1
-            mantissa = mantissa * 10 + (buf[U(i)] - 48)
-            scale -= 1
+    elif 49 <= c <= 57:
+        while i < n:
+            c = buf[U(i)]
+            if c < 48 or c > 57:
+                break
+            significant += 1
+            if significant <= 18:
+                mantissa = mantissa * 10 + (c - 48)
             i += 1
-            if digits > 16:
-                return 0.0, False
-    if i != end or mantissa >= _MAX_EXACT or scale < -22:
-        return 0.0, False               # an exponent, or more than an exact double holds
-    value = mantissa / _POW10[-scale]
-    return (-value if negative else value), True
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def parse_int(buf, start, end):
-    """(value, True) for an integer of at most 18 digits, else (0, False)."""
-    i = start
-    negative = buf[U(i)] == 45
-    if negative:
+    else:
+        return BAD, 0.0, 0, False
+    if i < n and buf[U(i)] == 46:
+        fraction = True
         i += 1
-    if end - i > 18 or end <= i:
-        return 0, False
-    value = 0
-    while i < end:
-        c = buf[U(i)]
-        if c < 48 or c > 57:
-            return 0, False
-        value = value * 10 + (c - 48)
+        first = i
+        while i < n:
+            c = buf[U(i)]
+            if c < 48 or c > 57:
+                break
+            if mantissa or c != 48:
+                significant += 1
+            if significant <= 18:
+                mantissa = mantissa * 10 + (c - 48)
+                scale -= 1
+            i += 1
+        if i == first:
+            return (TRUNCATED if i >= n else BAD), 0.0, 0, False
+    if i < n and (buf[U(i)] == 101 or buf[U(i)] == 69):
+        exponent = True
         i += 1
-    return (-value if negative else value), True
+        if i < n and (buf[U(i)] == 43 or buf[U(i)] == 45):
+            i += 1
+        first = i
+        while i < n and 48 <= buf[U(i)] <= 57:
+            i += 1
+        if i == first:
+            return (TRUNCATED if i >= n else BAD), 0.0, 0, False
+    if i >= n:
+        return TRUNCATED, 0.0, 0, False
+    if as_float:
+        if exponent or significant > 16 or mantissa >= _MAX_EXACT or scale < -22:
+            return i, 0.0, 0, False     # more than an exact double holds: Python decodes it
+        value = mantissa / _POW10[U(-scale)]
+        return i, (-value if negative else value), 0, True
+    if exponent or fraction or significant > 18:
+        return i, 0.0, 0, False
+    return i, 0.0, (-mantissa if negative else mantissa), True
