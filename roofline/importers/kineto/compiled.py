@@ -53,13 +53,15 @@ def apply_inductor_counts(tree, ops, extras) -> int:
     return changed
 
 
-def innermost_graphs(ops, parent: np.ndarray) -> np.ndarray:
+def innermost_graphs(ops, parent: np.ndarray, graph: np.ndarray | None = None) -> np.ndarray:
     """Per operator: a compiled graph with no compiled graph inside it. On
     a CPU trace Inductor's C++ kernels run in its self time (an outer
     ``Torch-Compiled Region`` around a ``CompiledFunction`` only wraps it:
-    Dynamo's guards and AOTAutograd's wrapper, overhead)."""
+    Dynamo's guards and AOTAutograd's wrapper, overhead). ``graph``: whether
+    each operator is a compiled graph, where already found (once per name)."""
     n = len(ops)
-    graph = np.fromiter((str(name).startswith(COMPILED_GRAPHS) for name in ops.names), dtype=bool, count=n)
+    if graph is None:
+        graph = np.fromiter((str(name).startswith(COMPILED_GRAPHS) for name in ops.names), dtype=bool, count=n)
     outer = np.zeros(n, dtype=bool)
     for o in np.flatnonzero(graph).tolist():
         p = int(parent[o])
