@@ -230,6 +230,31 @@ def test_numbers_convert_exactly_or_are_left_to_python():
     assert not any(_number(t, False)[2] for t in (b"1.0", b"1e2", b"1000000000000000000"))
 
 
+def _key_end_bytewise(text: bytes, n: int) -> int:
+    for i in range(1, n):
+        c = text[i]
+        if c == 34:
+            return i + 1
+        if c == 92 or c < 32 or c >= 128:
+            return jsonvalues.BAD
+    return jsonvalues.TRUNCATED
+
+
+def test_a_key_ends_where_a_byte_by_byte_reading_ends_it():
+    # eight bytes a step (jsonscan._key_end): every length, every odd byte at every
+    # place, and the chunk's end anywhere (where the last word would pass it)
+    for size in range(0, 20):
+        for odd in (None, b"\\", b"\x01", b"\xc3", b"\x7f", b"\x80", b"\xff"):
+            for at in ([None] if odd is None else range(size)):
+                body = bytearray(b"abcdefghijklmnopqrstuvwxyz"[:size])
+                if odd is not None:
+                    body[at] = odd[0]
+                text = b'"' + bytes(body) + b'": 1'
+                for n in range(1, len(text) + 1):
+                    buf = np.frombuffer(text[:n], dtype=np.uint8)
+                    assert jsonscan._key_end(buf, 0, n) == _key_end_bytewise(text, n), (text, n)
+
+
 def test_numbers_are_checked_against_the_grammar():
     for text in (b"-", b"-a", b"01", b"1.", b"1.e3", b"1e", b"1e+", b".5"):
         end, _, _ = _number(text)

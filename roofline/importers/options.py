@@ -35,7 +35,8 @@ class ReadOptions:
     ``kineto_engine``: how a Kineto trace's events are decoded. "scan"
     reads kernels, operators and runtime calls with the compiled scanner
     (``kineto.jsonscan``: columns, no Python object per event) and leaves
-    any chunk holding something else to msgspec; "msgspec" decodes every
+    any chunk holding something else to msgspec (on a big-endian machine
+    msgspec reads every chunk); "msgspec" decodes every
     event into a typed struct; "auto" scans traces above
     ``kineto.SCAN_ABOVE_BYTES`` (below, loading the compiled scanner costs
     more than it saves).

@@ -75,6 +75,7 @@ assumed), :mod:`.comms` (collectives and their sizes), :mod:`.overlap`
 from __future__ import annotations
 
 import stat
+import sys
 import zlib
 from pathlib import Path
 
@@ -204,6 +205,8 @@ def _scanner(options: ReadOptions, size: int, gz: bool):
     """What makes a scanner for each pass over the events (None: msgspec decodes them all)."""
     engine = options.kineto_engine
     if engine == "msgspec" or (engine == "auto" and size <= (SCAN_ABOVE_GZIP_BYTES if gz else SCAN_ABOVE_BYTES)):
+        return None
+    if sys.byteorder != "little":        # the scanner reads eight bytes a word as a little-endian machine does
         return None
     from .scanned import Scanner
     return Scanner
