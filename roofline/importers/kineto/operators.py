@@ -42,6 +42,7 @@ import numpy as np
 
 from ...core.families import MATRIX
 from ...ops import OpCall, OpWork, is_view, op_work, unknown_reason
+from . import columns
 from .geometry import settled_calls
 from .layout import keeps_beside_layout_copies
 from .nesting import Nesting
@@ -140,15 +141,21 @@ def _counted(work: list, which: np.ndarray, does_work: np.ndarray, share_flops: 
              share_bytes: np.ndarray) -> tuple[list, np.ndarray]:
     """The work counted at each operator: all of it, its part, or None;
     and a code per operator, equal for one object (its distinct work's
-    index when whole, one past them per part, -1 for None)."""
+    index when whole, one past them per distinct part, -1 for None)."""
     whole = does_work & (share_flops >= 1.0) & (share_bytes >= 1.0)
     counted = np.fromiter(work, dtype=object, count=len(work))    # an object array: no Python loop per operator
     counted[~whole] = None
     code = np.where(whole, which, -1)
     parts = np.flatnonzero(does_work & ~whole)
-    for i in parts.tolist():
-        counted[i] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
-    code[parts] = int(which.max(initial=-1)) + 1 + np.arange(len(parts))
+    # one part per distinct (work, shares): operators of one call nested
+    # alike share it (57,000 parts of a CPU trace were 1,500 distinct)
+    firsts, rank = columns.distinct(zip(which[parts].tolist(), share_flops[parts].tolist(), share_bytes[parts].tolist()),
+                                    len(parts))
+    made = np.empty(len(firsts), dtype=object)
+    for j, i in enumerate(parts[firsts].tolist()):
+        made[j] = _part(work[i], float(share_flops[i]), float(share_bytes[i]))
+    counted[parts] = made[rank]
+    code[parts] = int(which.max(initial=-1)) + 1 + rank
     return counted.tolist(), code
 
 
