@@ -67,6 +67,12 @@ def parents(ts: list, dur: list, thread: list) -> tuple[np.ndarray, np.ndarray]:
                     distinct_values(thread)[1])
 
 
+def coded_parents(ts: np.ndarray, dur: np.ndarray, thread_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parents` of float arrays, threads as integer codes (equal for
+    one thread)."""
+    return _parents(ts, dur, thread_code)
+
+
 def _parents(ts: np.ndarray, dur: np.ndarray, thread_code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`parents` on arrays. The answer is that of a stack walk per
     thread (:func:`_stack_walk`); it is guessed for all operators at once

@@ -36,8 +36,8 @@ import numpy as np
 
 from ...core.families import family_of
 from ...core.phases import PHASES
-from .columns import LaunchColumns, codes, launch_columns, sorted_distinct
-from .nesting import Nesting, parents
+from .columns import LaunchColumns, codes, distinct_values, launch_columns, sorted_distinct
+from .nesting import Nesting, coded_parents
 from .op_columns import OpEvents
 
 FORWARD, BACKWARD, OPTIMIZER, COMMUNICATION, DATA, PREFILL, DECODE, MIXED, OTHER = (
@@ -240,7 +240,7 @@ def cpu_phases(ops: OpEvents, nesting: Nesting, op_row: np.ndarray) -> PhaseTabl
     steps = _steps(ops)
     ts = np.asarray(ops.ts, dtype=float)
     phase = operator_phases(ops, nesting)
-    host_row, host_step, host_phase, host_time = _outside_operators(ops, steps)
+    host_row, host_step, host_phase, host_time = _outside_operators(ops, nesting, steps)
     return _summed(np.concatenate([np.asarray(op_row, dtype=np.int64), host_row]),
                    np.concatenate([_step_of(steps, ts), host_step]),
                    np.concatenate([phase, host_phase]),
@@ -248,15 +248,17 @@ def cpu_phases(ops: OpEvents, nesting: Nesting, op_row: np.ndarray) -> PhaseTabl
                    _basis(ops, steps))
 
 
-def _outside_operators(ops: OpEvents, steps):
+def _outside_operators(ops: OpEvents, nesting: Nesting, steps):
     """Each range's time in no operator and no range inside it: rows -1."""
     a = ops.annotations
     if not len(a):
         return (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.int8), np.zeros(0))
     # operators and ranges nest together: a range's own time is what no
-    # operator or range inside it covers
-    parent, self_time = parents(list(ops.ts) + list(a.ts), list(ops.dur) + list(a.dur),
-                                list(ops.thread) + list(a.thread))
+    # operator or range inside it covers (the operators' columns as the
+    # nesting holds them, the ranges' threads numbered beside theirs)
+    a_ts, a_dur = np.asarray(a.ts, dtype=float).reshape(-1), np.asarray(a.dur, dtype=float).reshape(-1)
+    parent, self_time = coded_parents(np.concatenate([nesting.ts, a_ts]), np.concatenate([nesting.dur, a_dur]),
+                                      np.concatenate([nesting.thread_code, _thread_codes(nesting, a.thread)]))
     own = self_time[len(ops):]
     # a range inside an operator (a compiled graph's "## Call CompiledFxGraph"
     # inside CompiledFunction) adds no time: the operator's self time has it
@@ -269,6 +271,15 @@ def _outside_operators(ops: OpEvents, steps):
     keep = own > 0
     return (np.full(int(keep.sum()), OUTSIDE_OPERATORS, dtype=np.int64), step[keep], phase[keep],
             own[keep] * 1e-6)
+
+
+def _thread_codes(nesting: Nesting, threads: list) -> np.ndarray:
+    """Each of ``threads``' code among the operators' (``nesting.threads``),
+    a new one past them for a thread no operator ran on."""
+    first, code = distinct_values(threads)
+    known = {t: c for c, t in enumerate(nesting.threads)}
+    table = np.array([known.setdefault(threads[i], len(known)) for i in first.tolist()], dtype=np.int64)
+    return table[code] if len(code) else np.zeros(0, dtype=np.int64)
 
 
 def _inside_operator(parent: np.ndarray, n_ops: int) -> np.ndarray:
