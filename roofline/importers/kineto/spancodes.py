@@ -117,16 +117,16 @@ def all_codes(out, n, cols, codes, reps, counts):
     in one call: ``codes[_U(j), _U(r)]`` (-1: row ``r`` has no field ``cols[j]``),
     ``reps[j, c]``, ``counts[j]``."""
     rows = np.empty(n, dtype=np.int64)
+    present = out[:n, PRESENT].copy()      # (read once: a row of ``out`` is tens of words wide)
+    codes[:, :n] = -1
     for j in range(cols.shape[0]):
-        col = cols[j]
-        bit = np.int64(1) << col
+        bit = np.int64(1) << cols[j]
         m = 0
         for r in range(n):
-            if out[_U(r), PRESENT] & bit:
+            if present[_U(r)] & bit:
                 rows[_U(m)] = r
                 m += 1
-            codes[_U(j), _U(r)] = -1
-        counts[j] = distinct_codes(out, col, rows[:m], codes[j], reps[j])
+        counts[j] = distinct_codes(out, cols[j], rows[:m], codes[j], reps[j])
 
 
 @njit(cache=True, nogil=True)
