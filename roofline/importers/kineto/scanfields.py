@@ -83,6 +83,7 @@ class Distinct:
     def __init__(self, codes: np.ndarray, raw: list):
         self.codes, self.raw = codes, raw
         self._decoded = None
+        self._tables: dict[int, tuple[list, np.ndarray]] = {}   # id(values) -> (values, their table)
 
     def decoded(self) -> list:
         if self._decoded is None:
@@ -94,10 +95,19 @@ class Distinct:
 
     def per_event(self, values: list, rows: np.ndarray) -> list:
         """``values[code]`` of each of ``rows`` (None where it has none)."""
+        return self._table(values)[self.codes[rows]].tolist()
+
+    def _table(self, values: list) -> np.ndarray:
+        """``values`` and a None after them as an object array, made once
+        per list (a chunk reads one field for several kinds of event)."""
+        made = self._tables.get(id(values))
+        if made is not None and made[0] is values:
+            return made[1]
         table = np.empty(len(values) + 1, dtype=object)
         for i, v in enumerate(values):        # one by one: a list value is one object, not a row
             table[i] = v
-        return table[self.codes[rows]].tolist()
+        self._tables[id(values)] = (values, table)
+        return table
 
 
 class Chunk:
@@ -110,6 +120,7 @@ class Chunk:
         self.marks = self.out[:, jsonscan.MARKS]
         self.bounds = cols.bounds[:n]          # each event's bytes
         self.inexact = self.out[:, jsonscan.INEXACT]
+        self.parsed = self.present & ~self.inexact    # a bit per field whose number the scan parsed
         self._has: dict[int, np.ndarray] = {}
         self._distinct = self._all_distinct(cols)
         self.tuple_codes = cols.tuple_codes[:, :n]
@@ -138,6 +149,11 @@ class Chunk:
         return np.where((self.present[rows] & bit) == 0, jsonscan.ABSENT,
                         np.where((self.inexact[rows] & bit) == 0, jsonscan.PARSED, jsonscan.DECODE))
 
+    def all_parsed(self, col: int, rows: np.ndarray) -> bool:
+        """Whether every one of ``rows`` has a number in field ``col`` the
+        scan parsed (:meth:`state` PARSED for all)."""
+        return bool(np.all(self.parsed[rows] & (1 << col)))
+
     def span(self, col: int) -> np.ndarray:
         at = jsonscan.FIRST + 3 * col
         return self.out[:, at:at + 2]
@@ -160,10 +176,10 @@ class Chunk:
         where absent), as the msgspec path's ``object`` fields hold it."""
         col = COLUMN[key]
         if key in _INT_KEYS:
-            states = self.state(col, rows)
             out = self.out[rows, jsonscan.FIRST + 3 * col + 2].tolist()
-            if (states == jsonscan.PARSED).all():
+            if self.all_parsed(col, rows):
                 return out
+            states = self.state(col, rows)
             for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
                 out[j] = None if states[j] == jsonscan.ABSENT else self.decoded_at(rows[j], col)
             return out
@@ -175,7 +191,7 @@ class Chunk:
         where ``key`` is absent."""
         read = self.raws if raw else self.objects
         first = read(key, rows)
-        if None not in first:
+        if key in _INT_KEYS and self.all_parsed(COLUMN[key], rows) or None not in first:
             return first
         return [a if a is not None else b for a, b in zip(first, read(other, rows))]
 
@@ -195,10 +211,10 @@ class Chunk:
         """ts or dur of ``rows`` as floats (msgspec's ``float | None``:
         Odd where one is absent, null or no number)."""
         col = COLUMN[key]
-        states = self.state(col, rows)
         values = self.floats[rows, col]
-        if (states == jsonscan.PARSED).all():
+        if self.all_parsed(col, rows):
             return values
+        states = self.state(col, rows)
         for j in np.flatnonzero(states != jsonscan.PARSED).tolist():
             if states[j] == jsonscan.ABSENT:
                 raise Odd()

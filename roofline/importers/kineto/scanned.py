@@ -52,6 +52,7 @@ class Prepared:
         if (chunk.marks & jsonscan.ODD_ARGS).any():
             raise Odd()
         self._check_times()
+        self._name_list = None
         kinds = self._kinds()
         self.batches = {}
         for code, kind in enumerate(KINDS, start=1):
@@ -150,17 +151,27 @@ class Prepared:
 
     def _batch(self, rows: np.ndarray) -> Batch:
         c = self.chunk
-        names = c.objects("name", rows)
-        if set(map(type, names)) != {str} or "" in names:
+        d = c.distinct(COLUMN["name"])
+        names_of = self._names(d)
+        # each distinct name checked once: a string, not empty (code -1: no name)
+        used = np.flatnonzero(np.bincount(d.codes[rows] + 1, minlength=len(names_of) + 1)).tolist()
+        if used[0] == 0 or any(names_of[k - 1] is None for k in used):
             raise Odd()
-        if "__missing__" in names:
-            names = [MISSING if n == "__missing__" else n for n in names]
+        names = d.per_event(names_of, rows)
         ts, dur = c.times("ts", rows), c.times("dur", rows)
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(ts) | ~np.isfinite(dur) | (dur < 0) | (np.abs(ts) > MAX_TS_US) | (dur > MAX_DUR_US)
         if bad.any():
             raise Odd()
         return Batch(rows, names, ts, dur)
+
+    def _names(self, d) -> list:
+        """The chunk's distinct names as the batches hold them (Kineto's
+        ``__missing__`` said), None for one that is no string or empty."""
+        if self._name_list is None:
+            self._name_list = [MISSING if v == "__missing__" else v if type(v) is str and v else None
+                               for v in d.decoded()]
+        return self._name_list
 
     def _kernel_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
