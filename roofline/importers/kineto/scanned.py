@@ -21,7 +21,7 @@ import msgspec
 import numpy as np
 
 from . import decode, jsonscan
-from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd, is_number
+from .scanfields import CALL, CALL_FIELDS, CAPACITY, COLUMN, LAUNCH, Chunk, Columns, Odd
 from .counts import copy_row, named_size
 from .events import FLOWS, MAX_DUR_US, MAX_TS_US, GpuEvents, Span, batch_kind, kind_of
 from .extras import COMM_ANNOTATION
@@ -118,11 +118,7 @@ class Prepared:
         c = self.chunk
         for key in ("ts", "dur"):
             col = COLUMN[key]
-            odd = np.flatnonzero((c.present & c.inexact & (1 << col)) != 0)
-            for row in odd.tolist():
-                x = c.decoded_at(row, col)
-                if x is not None and not is_number(x):
-                    raise Odd()
+            c.floats_decoded(col, np.flatnonzero((c.present & c.inexact & (1 << col)) != 0), nullable=True)
 
     def _kinds(self) -> np.ndarray:
         """Each event's kind (1 to 5: KINDS; 0: not read); the dropped
@@ -213,12 +209,24 @@ class Prepared:
         reps = c.tuple_reps(CALL, rows)
         fields = [c.either("Input Dims", "Input dims", reps, raw=True)] + [c.raws(k, reps) for k in CALL_FIELDS[1:4]]
         keys = dict(zip(c.tuple_codes[CALL, reps].tolist(), zip(*fields)))
-        fwd = c.objects("Fwd thread id", rows)
-        flops = c.objects("flops", rows)
+        # forward operators carry Fwd thread id 0; autograd's nodes the
+        # forward's thread; torch's FLOP count where it is a count: each
+        # worked out once per distinct value, then gathered per operator
+        fwd = c.distinct(COLUMN["Fwd thread id"])
+        backward = np.array([f not in (None, 0, "0") for f in fwd.decoded()] + [False], dtype=bool)
+        flops = c.distinct(COLUMN["flops"])
+        counts = flops.decoded()
+        codes = flops.codes[rows]
+        if (codes < 0).all() or all(counts[k] is None for k in np.unique(codes[codes >= 0]).tolist()):
+            torch_flops = None
+        else:
+            table = np.empty(len(counts) + 1, dtype=object)
+            for i, f in enumerate(counts):
+                table[i] = f if is_count(f) else math.nan
+            table[-1] = math.nan                 # no flops arg
+            torch_flops = table[codes].tolist()
         return {"ext": self._external(rows), "keys": keys, "call": c.tuple_codes[CALL, rows],
-                "tid": c.objects("tid", rows), "backward": [f not in (None, 0, "0") for f in fwd],
-                "flops": None if flops.count(None) == len(flops) else
-                [f if is_count(f) else math.nan for f in flops]}
+                "tid": c.objects("tid", rows), "backward": backward[fwd.codes[rows]].tolist(), "flops": torch_flops}
 
     def _api_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
