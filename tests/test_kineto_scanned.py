@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
+import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +135,12 @@ ODD = {
                                               .replace(b'"dur": 4.5', b'"dur": 4.50000000000000000001', 1),
     "integer as float id": lambda t: t.replace(b'"correlation": 105', b'"correlation": 105.0', 1),
     "huge id": lambda t: t.replace(b'"External id": 7,', b'"External id": 123456789012345678901234567890,', 1),
+    "every time past 16 digits": lambda t: re.sub(rb'"(ts|dur)": (\d+)\.(\d+)', rb'"\1": 168356\2.\g<3>123', t),
+    "every time with zeros after it": lambda t: re.sub(rb'"(ts|dur)": (\d+)\.(\d+)', rb'"\1": 1683564\2.\g<3>000', t),
+    "a null duration past 16 digits": lambda t: re.sub(rb'"(ts|dur)": (\d+)\.(\d+)', rb'"\1": 168356\2.\g<3>123', t)
+                                               .replace(b'"dur": 1683564.5123', b'"dur": null', 1),
+    "a time past 16 digits as text": lambda t: re.sub(rb'"(ts|dur)": (\d+)\.(\d+)', rb'"\1": 168356\2.\g<3>123', t)
+                                              .replace(b'"ts": 1683561000030.0123', b'"ts": "1683561000030.0123"', 1),
     "ts as text": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": "1000030.0"', 1),
     "ts null": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": null', 1),
     "ts true": lambda t: t.replace(b'"ts": 1000030.0', b'"ts": true', 1),
@@ -216,6 +225,7 @@ def _number(text: bytes, as_float: bool = True):
 
 def test_numbers_convert_exactly_or_are_left_to_python():
     cases = [b"0", b"-0", b"12.5", b"1700000000123.456", b"0.1", b"123456789012345", b"1234567890123456",
+             b"1683564903138155.0", b"9007199254740993.0", b"0.000", b"1.10000000000000000000",
              b"1e3", b"-7.25", b"9007199254740993", b"0.000000000000000000000001", b"0.0000000000000000000001",
              b"12345678901234567", b"-1.5E+2"]
     for text in cases:
@@ -224,6 +234,9 @@ def test_numbers_convert_exactly_or_are_left_to_python():
         if exact:
             assert value == float(text) and str(value) == str(float(text)), text
     assert _number(b"1700000000123.456")[2] and _number(b"1234567890123456")[2]
+    # a fraction's last zeros: 17 digits written, 16 that count
+    for text in (b"1683564903138155.0", b"1683564903138155.000", b"0.10", b"-12.50", b"100.0"):
+        assert _number(text) == (len(text), float(text), True), text
     assert not any(_number(t)[2] for t in (b"1e3", b"9007199254740993", b"12345678901234567", b"0.0000000000000000000000001"))
     ints = {b"0": 0, b"-0": 0, b"42": 42, b"-17": -17, b"999999999999999999": 999999999999999999}
     assert all(_number(t, False) == (len(t), v, True) for t, v in ints.items())
@@ -253,6 +266,24 @@ def test_a_key_ends_where_a_byte_by_byte_reading_ends_it():
                 for n in range(1, len(text) + 1):
                     buf = np.frombuffer(text[:n], dtype=np.uint8)
                     assert jsonscan._key_end(buf, 0, n) == _key_end_bytewise(text, n), (text, n)
+
+
+def test_a_converted_number_is_what_python_reads():
+    # random decimals, many with trailing zeros or past what a double holds: exact
+    # ones equal float(text) bit for bit; the rest are left to Python
+    rng = random.Random(36)
+    exact = 0
+    for _ in range(20000):
+        whole = str(rng.randrange(10 ** rng.randrange(1, 21)))
+        part = "".join(rng.choice("0123456789") for _ in range(rng.randrange(0, 24)))
+        part += "0" * rng.randrange(0, 4) if part else ""
+        text = ("-" if rng.random() < 0.2 else "") + whole + ("." + part if part else "")
+        end, value, ok = _number(text.encode())
+        assert end == len(text), text
+        if ok:
+            exact += 1
+            assert value == float(text) and math.copysign(1, value) == math.copysign(1, float(text)), text
+    assert exact > 5000                  # most are read here, not handed back
 
 
 def test_numbers_are_checked_against_the_grammar():

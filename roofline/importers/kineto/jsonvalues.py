@@ -2,8 +2,9 @@
 compiled by numba: the hash of a value's bytes, and numbers scanned and
 converted in one pass.
 
-Numbers: a decimal whose digits make an integer below 2**53 and that
-has at most 22 digits after its point is converted exactly (one correctly
+Numbers: a decimal whose digits (less its fraction's last zeros) make an
+integer below 2**53 and that has at most 22 digits after its point is
+converted exactly (one correctly
 rounded division of two exact doubles, as a correctly rounding decoder
 gives: Kineto's microsecond timestamps, 16 digits, are); any other number
 is marked, and decoded from its bytes in Python.
@@ -63,8 +64,9 @@ def number(buf, i, n, as_float):
         if i >= n:
             return TRUNCATED, 0.0, 0, False
     c = buf[U(i)]
-    mantissa = 0
-    significant = 0             # digits from the first that is not zero (at most 18 kept: 10**18 fits)
+    mantissa = 0                # the digits from the first that is not zero, while 18 fit (10**18 < 2**63)
+    significant = 0             # how many of those there are
+    lost = False                # whether a digit that changes the value did not fit
     scale = 0
     fraction = exponent = False
     if c == 48:
@@ -77,6 +79,8 @@ def number(buf, i, n, as_float):
             significant += 1
             if significant <= 18:
                 mantissa = mantissa * 10 + (c - 48)
+            else:
+                lost = True
             i += 1
     else:
         return BAD, 0.0, 0, False
@@ -93,6 +97,8 @@ def number(buf, i, n, as_float):
             if significant <= 18:
                 mantissa = mantissa * 10 + (c - 48)
                 scale -= 1
+            elif c != 48:
+                lost = True
             i += 1
         if i == first:
             return (TRUNCATED if i >= n else BAD), 0.0, 0, False
@@ -109,10 +115,13 @@ def number(buf, i, n, as_float):
     if i >= n:
         return TRUNCATED, 0.0, 0, False
     if as_float:
-        if exponent or significant > 16 or mantissa >= _MAX_EXACT or scale < -22:
+        while scale < 0 and mantissa and mantissa % 10 == 0 and not lost:
+            mantissa //= 10             # a fraction's last zeros say nothing (1683564903138155.0 is
+            scale += 1                  # 16 digits, as Python's json writes an integral float)
+        if exponent or lost or mantissa >= _MAX_EXACT or scale < -22:
             return i, 0.0, 0, False     # more than an exact double holds: Python decodes it
         value = mantissa / _POW10[U(-scale)]
         return i, (-value if negative else value), 0, True
-    if exponent or fraction or significant > 18:
+    if exponent or fraction or lost:
         return i, 0.0, 0, False
     return i, 0.0, (-mantissa if negative else mantissa), True
