@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from .columns import distinct
+from .columns import distinct, distinct_ints
 from .decode import external_ids
 
 
@@ -121,9 +121,19 @@ class OpEvents:
         The models and dtypes are worked out once per pair, not per operator."""
         n, keys = self._keys
         if n != len(self.names):         # columns grown since (a merged half)
-            keys = distinct(zip(self.names, self.call), len(self.names))
+            keys = self._call_keys()
             self._keys = (len(self.names), keys)
         return keys
+
+    def _call_keys(self) -> tuple:
+        """:meth:`call_keys` found on integer codes: each (name, call) pair
+        one int64 (name code x (calls + 1) + call + 1), numbered by a table."""
+        n = len(self.names)
+        if not n:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        name_code = distinct(self.names, n)[1]
+        call = np.asarray(self.call, dtype=np.int64).reshape(-1)
+        return distinct_ints(name_code * (len(self.calls) + 1) + (call + 1))
 
     @property
     def has_shapes(self) -> bool:
