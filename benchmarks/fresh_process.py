@@ -30,7 +30,10 @@ def user_env() -> dict:
 # numba compiles the Kineto scanner at its first use and caches the machine
 # code beside the source (as it does in a user's install after the first
 # big trace): compiled before anything is timed. A checkout older than the
-# scanner has nothing to compile.
+# scanner has nothing to compile. The cache is cleared first: numba checks
+# only the source file of the function it loads, so an edit of a module the
+# scanner calls into (jsonvalues.py, spancodes.py) would otherwise time the
+# code before the edit.
 WARM_SCANNER = ("import numpy as np\n"
                 "try:\n    from roofline.importers.kineto.scanfields import Columns\n"
                 "except ImportError:\n    raise SystemExit(0)\n"
@@ -43,6 +46,8 @@ def compile_checkout(root: str | Path) -> None:
     subprocess.run([sys.executable, "-c", "import compileall, sys; "
                     "sys.exit(not compileall.compile_dir(sys.argv[1], quiet=1))",
                     str(Path(root) / "roofline")], env=user_env(), check=True)
+    for cached in (Path(root) / "roofline").rglob("__pycache__/*.nb[ic]"):
+        cached.unlink()
     subprocess.run([sys.executable, "-c", WARM_SCANNER], cwd=root, env=user_env(), check=True)
 
 

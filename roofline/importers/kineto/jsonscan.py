@@ -18,6 +18,11 @@ says what is wrong, if anything, as it always has (:mod:`.stream`).
 
 Numbers are parsed and values hashed by :mod:`.jsonvalues`.
 
+numba caches the compiled scan beside this file and checks only this file's
+time stamp: after an edit of :mod:`.jsonvalues` or :mod:`.spancodes` alone,
+delete ``__pycache__/*.nbi`` and ``*.nbc`` (benchmarks/fresh_process.py
+does). An install writes every file anew, so a user never meets a stale scan.
+
 Every function the scan calls per token is compiled without numba's
 reference counting (``_nrt=False``: they allocate nothing): with it, each
 call counted each array it was handed up and down again, atomically, and
