@@ -32,8 +32,8 @@ def user_env() -> dict:
 # big trace): compiled before anything is timed. A checkout older than the
 # scanner has nothing to compile. The cache is cleared first: numba checks
 # only the source file of the function it loads, so an edit of a module the
-# scanner calls into (jsonvalues.py, spancodes.py) would otherwise time the
-# code before the edit.
+# scanner calls into (jsongrammar.py, jsonvalues.py, spancodes.py) would
+# otherwise time the code before the edit.
 WARM_SCANNER = ("import numpy as np\n"
                 "try:\n    from roofline.importers.kineto.scanfields import Columns\n"
                 "except ImportError:\n    raise SystemExit(0)\n"

@@ -66,7 +66,7 @@ def read_options(args):
     """The ReadOptions the command line asks for (and, on a terminal, a
     progress bar for a big file read in chunks)."""
     from ..importers.options import ReadOptions
-    return ReadOptions(format=getattr(args, "input_format", None),
+    return ReadOptions(format=getattr(args, "input_format", None), quick_numba_load=True,
                        progress=ByteBar() if sys.stderr.isatty() else None)
 
 

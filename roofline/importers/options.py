@@ -48,6 +48,11 @@ class ReadOptions:
     2); None: two for a plain file above ``kineto.halves.PARALLEL_ABOVE_BYTES``
     where a second core is free (``kineto.halves.two_cores``), else one.
 
+    ``quick_numba_load``: load numba's CPU target for the Kineto scanner
+    without its BLAS probe importing SciPy (``kineto.numba_load``; the
+    command line asks for this, a library caller's process is left as numba
+    leaves it).
+
     ``progress``: called as ``progress(done, total)`` (bytes; total None
     where not known, as inflating gzip) while a reader goes through a big
     file a chunk at a time (the Kineto reader), so a command can show how
@@ -61,6 +66,7 @@ class ReadOptions:
     kineto_engine: str = "auto"
     max_text_bytes: int = MAX_TEXT_BYTES
     workers: int | None = None
+    quick_numba_load: bool = False
     progress: Callable[[int, int | None], None] | None = field(default=None, compare=False)
 
     def __post_init__(self):

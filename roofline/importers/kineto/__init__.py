@@ -51,8 +51,9 @@ held by tests/test_kineto_stages.py): :mod:`.decode` (bytes -> typed
 events; :mod:`.stream` for files larger than memory, and every gzip file,
 with :mod:`.scan` to find the top-level keys and where events end; in a
 big trace :mod:`.jsonscan`, compiled, reads the chunks of kernels, operators
-and runtime calls into arrays, with :mod:`.jsonvalues`, :mod:`.spancodes`
-and :mod:`.scanfields`, and :mod:`.scanned` makes their columns; :mod:`.counts`
+and runtime calls into arrays, with :mod:`.jsongrammar`, :mod:`.jsonvalues`,
+:mod:`.spancodes` and :mod:`.scanfields` (numba's target loaded by
+:mod:`.numba_load`), and :mod:`.scanned` makes their columns; :mod:`.counts`
 checks counters and byte counts) ->
 :mod:`.events` (events -> columns: GPU activity, and the operator columns
 of :mod:`.op_columns`; :mod:`.halves` runs this stage and the decoding in
@@ -208,6 +209,8 @@ def _scanner(options: ReadOptions, size: int, gz: bool):
         return None
     if sys.byteorder != "little":        # the scanner reads eight bytes a word as a little-endian machine does
         return None
+    from .numba_load import load_target
+    load_target(options.quick_numba_load)
     from .scanned import Scanner
     return Scanner
 

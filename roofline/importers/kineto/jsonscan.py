@@ -13,13 +13,16 @@ It is strict where it reads and conservative everywhere: it checks the
 whole chunk against JSON's grammar (what it skips too), and stops at the
 first thing it does not read plainly (a key spelt with escapes or in
 anything but ASCII, a key twice in one event, nesting deeper than
-:data:`MAX_DEPTH`). Then the chunk is decoded by msgspec as before, which
-says what is wrong, if anything, as it always has (:mod:`.stream`).
+:data:`.jsongrammar.MAX_DEPTH`). Then the chunk is decoded by msgspec as
+before, which says what is wrong, if anything, as it always has
+(:mod:`.stream`).
 
-Numbers are parsed and values hashed by :mod:`.jsonvalues`.
+Where a value ends is found by :mod:`.jsongrammar`; numbers are parsed and
+values hashed by :mod:`.jsonvalues`.
 
 numba caches the compiled scan beside this file and checks only this file's
-time stamp: after an edit of :mod:`.jsonvalues` or :mod:`.spancodes` alone,
+time stamp: after an edit of :mod:`.jsongrammar`, :mod:`.jsonvalues` or
+:mod:`.spancodes` alone,
 delete ``__pycache__/*.nbi`` and ``*.nbc`` (benchmarks/fresh_process.py
 does). An install writes every file anew, so a user never meets a stale scan.
 
@@ -32,11 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.extending import intrinsic
-from numba.cpython.unsafe.numbers import trailing_zeros
-from llvmlite import ir
 
+from .jsongrammar import MAX_DEPTH, key_end, number_end, skip_blanks, string_end, value_end
 from .jsonvalues import BAD as _BAD, FIRST, INEXACT, MARKS, PRESENT, TRUNCATED as _TRUNCATED, U as _U, hash_of, number
 from .spancodes import number as number_values
 
@@ -49,10 +49,7 @@ ENDED_IN_EVENT, ARRAY_CLOSED, IRREGULAR, FULL = 0, 1, 2, 3
 ABSENT, PARSED, DECODE = 0, 1, 2
 # an event's marks
 HAS_ARGS, ODD_ARGS, MARKED = 1, 2, 4
-MAX_DEPTH = 64
 KEY_SLOTS = 256
-_LITERALS = np.array([list(b"true "), list(b"false"), list(b"null ")], dtype=np.uint8)
-_LITERAL_SIZES = np.array([4, 5, 4], dtype=np.int64)
 
 
 class KeyTables:
@@ -78,246 +75,6 @@ class KeyTables:
                 while self.slots[_U(level), _U(at)] >= 0:
                     at = (at + 1) & (KEY_SLOTS - 1)
                 self.slots[_U(level), _U(at)] = k
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _blank(c):
-    return c == 32 or c == 10 or c == 13 or c == 9
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _skip_blanks(buf, i, n):
-    while i < n and _blank(buf[_U(i)]):
-        i += 1
-    return i
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _hex(c):
-    return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _string_end(buf, i, n):
-    """The index after the string whose opening quote is at ``i``;
-    _TRUNCATED or _BAD (a control character or a bad escape: the msgspec
-    path reports those)."""
-    i += 1
-    while i < n:
-        c = buf[_U(i)]
-        if c == 34:
-            return i + 1
-        if c == 92:
-            if i + 1 >= n:
-                return _TRUNCATED
-            e = buf[_U(i + 1)]
-            if e == 117:                       # \u and four hex digits
-                if i + 5 >= n:
-                    return _TRUNCATED
-                for k in range(2, 6):
-                    if not _hex(buf[_U(i + k)]):
-                        return _BAD
-                i += 6
-                continue
-            if e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
-                i += 2
-                continue
-            return _BAD
-        if c < 32:                         # (UTF-8 is checked where a value is decoded, as
-            return _BAD                    # msgspec checks it: a skipped or raw value is not)
-        i += 1
-    return _TRUNCATED
-
-
-_ONES = np.uint64(0x0101010101010101)
-_HIGHS = np.uint64(0x8080808080808080)
-_QUOTES = np.uint64(0x2222222222222222)
-_BACKSLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
-_SPACES = np.uint64(0x2020202020202020)
-
-
-@intrinsic
-def _word(typingctx, buf, j):
-    """The eight bytes at ``buf[j]`` as one word, the first in its lowest
-    byte (one unaligned load: on a little-endian machine; elsewhere the
-    reader does not scan, see kineto._scanner); the caller keeps ``j + 8``
-    within ``buf``."""
-    def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        at = builder.gep(array.data, [args[1]])
-        return builder.load(builder.bitcast(at, ir.IntType(64).as_pointer()), align=1)
-    return types.uint64(buf, j), codegen
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _key_bytes(w):
-    """The high bit of each byte of ``w`` that ends a key's plain run (a
-    quote, a backslash, a control character, a byte past ASCII). Only the
-    lowest set bit is exact (a borrow can mark a byte above a true one),
-    and only it is used."""
-    q = w ^ _QUOTES
-    b = w ^ _BACKSLASHES
-    return ((q - _ONES) & ~q | (b - _ONES) & ~b | (w - _SPACES) & ~w | w) & _HIGHS
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _key_end(buf, i, n):
-    """As _string_end, for a key: _BAD where it holds an escape or a
-    non-ASCII byte (a key spelt with escapes may be one of ours: msgspec
-    reads those). Eight bytes a step while the chunk holds them (a key's
-    end, found byte by byte, was the scan's costliest branch)."""
-    i += 1
-    while i + 8 <= n:
-        m = _key_bytes(_word(buf, _U(i)))
-        if m != 0:
-            i += np.int64(trailing_zeros(m)) >> 3
-            return i + 1 if buf[_U(i)] == 34 else _BAD
-        i += 8
-    while i < n:
-        c = buf[_U(i)]
-        if c == 34:
-            return i + 1
-        if c == 92 or c < 32 or c >= 128:
-            return _BAD
-        i += 1
-    return _TRUNCATED
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _number_end(buf, i, n):
-    """The index after the JSON number starting at ``i``; _TRUNCATED
-    when the chunk ends in it, _BAD when it is not one."""
-    if i < n and buf[_U(i)] == 45:
-        i += 1
-    if i >= n:
-        return _TRUNCATED
-    c = buf[_U(i)]
-    if c == 48:
-        i += 1
-    elif 49 <= c <= 57:
-        while i < n and 48 <= buf[_U(i)] <= 57:
-            i += 1
-    else:
-        return _BAD
-    if i < n and buf[_U(i)] == 46:
-        i = _digits_end(buf, i + 1, n)
-        if i < 0:
-            return i
-    if i < n and (buf[_U(i)] == 101 or buf[_U(i)] == 69):
-        i += 1
-        if i < n and (buf[_U(i)] == 43 or buf[_U(i)] == 45):
-            i += 1
-        i = _digits_end(buf, i, n)
-        if i < 0:
-            return i
-    return _TRUNCATED if i >= n else i
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _digits_end(buf, i, n):
-    """The index after the one or more digits at ``i`` (a fraction's, an
-    exponent's); _TRUNCATED or _BAD where there are none."""
-    start = i
-    while i < n and 48 <= buf[_U(i)] <= 57:
-        i += 1
-    if i == start:
-        return _TRUNCATED if i >= n else _BAD
-    return i
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _literal_end(buf, i, n):
-    """The index after true, false or null at ``i``."""
-    c = buf[_U(i)]
-    row = 0 if c == 116 else (1 if c == 102 else 2)
-    size = _LITERAL_SIZES[row]
-    for k in range(size):
-        if i + k >= n:
-            return _TRUNCATED
-        if buf[_U(i + k)] != _LITERALS[_U(row), _U(k)]:
-            return _BAD
-    return i + size
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _value_end(buf, i, n, stack):
-    """The index after the JSON value starting at ``i`` (checked against
-    the grammar, nested at most MAX_DEPTH deep: ``stack`` holds the open
-    brackets, 0 array, 1 object); _TRUNCATED or _BAD."""
-    depth = 0
-    while True:
-        i = _skip_blanks(buf, i, n)
-        if i >= n:
-            return _TRUNCATED
-        c = buf[_U(i)]
-        if c == 123 or c == 91:                      # { or [
-            if depth == MAX_DEPTH:
-                return _BAD
-            stack[_U(depth)] = 1 if c == 123 else 0
-            depth += 1
-            i = _skip_blanks(buf, i + 1, n)
-            if i >= n:
-                return _TRUNCATED
-            if buf[_U(i)] == (125 if c == 123 else 93):   # empty
-                depth -= 1
-                i += 1
-            elif c == 123:
-                i = _key_then_colon(buf, i, n)
-                if i < 0:
-                    return i
-                continue
-            else:
-                continue
-        else:
-            if c == 34:
-                i = _string_end(buf, i, n)
-            elif c == 45 or 48 <= c <= 57:
-                i = _number_end(buf, i, n)
-            elif c == 116 or c == 102 or c == 110:
-                i = _literal_end(buf, i, n)
-            else:
-                return _BAD
-            if i < 0:
-                return i
-        # after a value: a comma (then the next element or key) or the closing bracket
-        while True:
-            if depth == 0:
-                return i
-            i = _skip_blanks(buf, i, n)
-            if i >= n:
-                return _TRUNCATED
-            c = buf[_U(i)]
-            if c == 44:
-                i += 1
-                if stack[_U(depth - 1)] == 1:
-                    i = _skip_blanks(buf, i, n)
-                    i = _key_then_colon(buf, i, n)
-                    if i < 0:
-                        return i
-                break
-            if c == (125 if stack[_U(depth - 1)] == 1 else 93):
-                depth -= 1
-                i += 1
-                continue
-            return _BAD
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _key_then_colon(buf, i, n):
-    """The index after ``"key" :`` at ``i`` (blanks skipped)."""
-    if i >= n:
-        return _TRUNCATED
-    if buf[_U(i)] != 34:
-        return _BAD
-    i = _string_end(buf, i, n)
-    if i < 0:
-        return i
-    i = _skip_blanks(buf, i, n)
-    if i >= n:
-        return _TRUNCATED
-    if buf[_U(i)] != 58:
-        return _BAD
-    return i + 1
 
 
 def _key_slot_of(key: bytes) -> int:
@@ -368,7 +125,7 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
     / _BAD. (One loop for both levels: numba's cache keeps no recursion.)"""
     seen0 = seen1 = np.int64(0)                  # the keys met, per level
     level = 0
-    i = _skip_blanks(buf, i + 1, n)
+    i = skip_blanks(buf, i + 1, n)
     if i >= n:
         return _TRUNCATED
     if buf[_U(i)] == 125:                           # an empty event
@@ -378,16 +135,16 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
         if not closed:
             if buf[_U(i)] != 34:
                 return _BAD
-            key_end = _key_end(buf, i, n)
-            if key_end < 0:
-                return key_end
-            k = _key_index(buf, i + 1, key_end - 1, level, keys, meta, slots)
-            i = _skip_blanks(buf, key_end, n)
+            after_key = key_end(buf, i, n)
+            if after_key < 0:
+                return after_key
+            k = _key_index(buf, i + 1, after_key - 1, level, keys, meta, slots)
+            i = skip_blanks(buf, after_key, n)
             if i >= n:
                 return _TRUNCATED
             if buf[_U(i)] != 58:
                 return _BAD
-            i = _skip_blanks(buf, i + 1, n)
+            i = skip_blanks(buf, i + 1, n)
             if i >= n:
                 return _TRUNCATED
             if k >= 0:
@@ -404,7 +161,7 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
                     out[_U(row), _U(MARKS)] |= HAS_ARGS
                     level = 1
                     seen1 = np.int64(0)
-                    i = _skip_blanks(buf, i + 1, n)
+                    i = skip_blanks(buf, i + 1, n)
                     if i >= n:
                         return _TRUNCATED
                     if buf[_U(i)] != 125:
@@ -414,21 +171,21 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
                 elif (kind == NUM or kind == INT) and (buf[_U(i)] == 45 or 48 <= buf[_U(i)] <= 57):
                     end = _number_field(buf, i, n, row, kind, col, out, floats)
                 else:
-                    end = _string_end(buf, i, n) if buf[_U(i)] == 34 else _value_end(buf, i, n, stack)
+                    end = string_end(buf, i, n) if buf[_U(i)] == 34 else value_end(buf, i, n, stack)
                     if end >= 0:
                         _record(buf, i, end, row, kind, col, out, floats)
-            elif buf[_U(i)] == 34:                  # most values: no call of _value_end's loop
-                end = _string_end(buf, i, n)
+            elif buf[_U(i)] == 34:                  # most values: no call of value_end's loop
+                end = string_end(buf, i, n)
             elif buf[_U(i)] == 45 or 48 <= buf[_U(i)] <= 57:
-                end = _number_end(buf, i, n)
+                end = number_end(buf, i, n)
             else:
-                end = _value_end(buf, i, n, stack)
+                end = value_end(buf, i, n, stack)
             if end < 0:
                 return end
             i = end
         closed = False
         # after a value: the next key, or the end of the args or of the event
-        i = _skip_blanks(buf, i, n)
+        i = skip_blanks(buf, i, n)
         if i >= n:
             return _TRUNCATED
         if buf[_U(i)] == 125:
@@ -440,7 +197,7 @@ def _object(buf, i, n, row, keys, meta, slots, out, floats, stack):
             continue
         if buf[_U(i)] != 44:
             return _BAD
-        i = _skip_blanks(buf, i + 1, n)
+        i = skip_blanks(buf, i + 1, n)
         if i >= n:
             return _TRUNCATED
 
@@ -511,12 +268,12 @@ def scan(buf, i, capacity, keys, meta, slots, out, floats, bounds, numbering):
 @njit(cache=True, nogil=True, _nrt=False)
 def _events(buf, i, capacity, keys, meta, slots, out, floats, bounds, stack):
     """The events of :func:`scan`, before their values are numbered
-    (``stack``: MAX_DEPTH bytes for _value_end)."""
+    (``stack``: MAX_DEPTH bytes for value_end)."""
     n = buf.shape[0]
     rows = 0
     done = i
     while True:
-        i = _skip_blanks(buf, i, n)
+        i = skip_blanks(buf, i, n)
         if i >= n:
             return rows, done, ENDED_IN_EVENT
         if buf[_U(i)] != 123:          # an empty array, a comma before its end, not an event: msgspec's
@@ -531,7 +288,7 @@ def _events(buf, i, capacity, keys, meta, slots, out, floats, bounds, stack):
         if end == _BAD:
             return rows, done, IRREGULAR
         bounds[_U(rows), 1] = end
-        i = _skip_blanks(buf, end, n)
+        i = skip_blanks(buf, end, n)
         if i >= n:
             return rows, done, ENDED_IN_EVENT
         if buf[_U(i)] == 93:
