@@ -27,9 +27,6 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-from pyarrow import csv as pa_csv
 
 from ...core.errors import InputError
 from ...core.text_files import read_text
@@ -108,6 +105,8 @@ class Table:
         raise InputError(self.path, None, "empty file: no header line")
 
     def _arrow_columns(self, body: str) -> dict[str, pa.ChunkedArray] | None:
+        import pyarrow as pa            # (here, not at import: every command imports the readers,
+        from pyarrow import csv as pa_csv    # and pyarrow's import is 60 ms of a Kineto trace's read)
         if not body.strip():
             return {h: pa.chunked_array([], pa.string()) for h in self.header}
         names = [f"c{i}" for i in range(len(self.header))]     # the names as written may repeat after strip
@@ -184,6 +183,8 @@ class Table:
         cell is not of that kind (the slow path then names it)."""
         if self._arrow is None:
             return None
+        import pyarrow as pa
+        import pyarrow.compute as pc
         col = self._arrow[name]
         try:
             blank = pc.is_in(col, value_set=pa.array(MISSING))
@@ -204,6 +205,7 @@ class Table:
         return self._numbers[name]
 
     def _floats(self, name: str) -> np.ndarray:
+        import pyarrow as pa
         values = self._cast(name, pa.float64())
         if values is None:
             values = np.array([self._float(name, i, c) for i, c in enumerate(self.text(name))], dtype=np.float64)
@@ -238,6 +240,7 @@ class Table:
         """(ns as int64, resolution in ns as int64) of a timestamp column;
         -1 where a cell is empty. Integers are exact; ``8.1097E+14`` is
         810970000000000 with a resolution of 10^10."""
+        import pyarrow as pa
         fast = self._cast(name, pa.int64())
         if fast is not None and fast.dtype == np.int64 and not (fast < 0).any():
             return fast, np.ones(len(fast), dtype=np.int64)
