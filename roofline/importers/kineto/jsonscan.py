@@ -213,20 +213,10 @@ def _record(buf, start, end, row, kind, col, out, floats):
     if kind == ARGS:                       # args that are not an object (null): the msgspec path
         out[_U(row), _U(MARKS)] |= ODD_ARGS
         return
-    bit = np.int64(1) << col
-    out[_U(row), _U(PRESENT)] |= bit
-    at = FIRST + 3 * col
-    out[_U(row), _U(at)] = start
-    out[_U(row), _U(at + 1)] = end
     if kind == RAW:
-        out[_U(row), _U(at + 2)] = hash_of(buf, start, end)
-        return
-    # a NUM or INT field that is no number (a number goes to _number_field): Python decodes it
-    if kind == NUM:
-        floats[_U(row), _U(col)] = 0.0
-    else:
-        out[_U(row), _U(at + 2)] = 0
-    out[_U(row), _U(INEXACT)] |= bit
+        _put(out, floats, row, col, kind, start, end, 0.0, hash_of(buf, start, end), True)
+    else:                   # a NUM or INT field that is no number (a number goes to _number_field)
+        _put(out, floats, row, col, kind, start, end, 0.0, 0, False)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -235,12 +225,20 @@ def _number_field(buf, i, n, row, kind, col, out, floats):
     and write it into ``out[row]`` as _record does, converted in the same
     pass: the index after it, or _TRUNCATED / _BAD."""
     end, as_float, as_int, exact = number(buf, i, n, kind == NUM)
-    if end < 0:
-        return end
+    if end >= 0:
+        _put(out, floats, row, col, kind, i, end, as_float, as_int, exact)
+    return end
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _put(out, floats, row, col, kind, start, end, as_float, as_int, exact):
+    """Field ``col`` of ``out[row]`` present: its span, its value (a NUM's
+    in ``floats``; a RAW's hash or an INT's value in the row), and its
+    INEXACT bit where Python decodes it."""
     bit = np.int64(1) << col
     out[_U(row), _U(PRESENT)] |= bit
     at = FIRST + 3 * col
-    out[_U(row), _U(at)] = i
+    out[_U(row), _U(at)] = start
     out[_U(row), _U(at + 1)] = end
     if kind == NUM:
         floats[_U(row), _U(col)] = as_float
@@ -248,7 +246,6 @@ def _number_field(buf, i, n, row, kind, col, out, floats):
         out[_U(row), _U(at + 2)] = as_int
     if not exact:
         out[_U(row), _U(INEXACT)] |= bit
-    return end
 
 
 @njit(cache=True, nogil=True)
