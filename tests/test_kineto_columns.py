@@ -4,9 +4,11 @@ out on, and the operator work gathered from them (#36: once per pair, not
 once per operator)."""
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 
-from roofline.importers.kineto.columns import distinct
+from roofline.importers.kineto.columns import ODD, Ids, distinct, int_column
 from roofline.importers.kineto.dtypes import op_dtypes
 from roofline.importers.kineto.geometry import Settled
 from roofline.importers.kineto.op_columns import OpEvents
@@ -111,3 +113,27 @@ def test_distinct_values_agrees_with_distinct_on_ints_spread_ints_strings_and_mi
     for values in columns:
         got, want = distinct_values(values), distinct(values, len(values))
         assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist(), values
+
+
+def test_ids_read_as_the_list_they_replace_whatever_the_values():
+    values = [7, None, "stream 7", 2 ** 70, -2 ** 63, 5.0, 2 ** 63 - 1, True, 0]
+    ids = Ids(values)
+    assert ids.tolist() == list(ids) == values and len(ids) == len(values)
+    assert [ids[i] for i in range(len(values))] == values and ids[-1] == 0
+    assert ids.ints() is None                       # not every row is a 64-bit integer
+    grown = Ids([1, 2])
+    grown += ids
+    grown += np.array([3, ODD, 4])                   # the scanner's: ODD where absent
+    grown.append("x")
+    assert grown.tolist() == [1, 2] + values + [3, None, 4, "x"]
+    again = pickle.loads(pickle.dumps(grown))
+    assert again.tolist() == grown.tolist() and again.marked == grown.marked
+
+
+def test_ids_of_integers_are_one_int64_array():
+    ids = Ids([5, 6])
+    ids += np.array([7], dtype=np.int64)
+    assert int_column(ids).tolist() == [5, 6, 7] and ids.marked == 0
+    ints = ids.ints()
+    ids.append(8)                                    # the array handed out is a copy: the column still grows
+    assert ints.tolist() == [5, 6, 7] and ids.tolist() == [5, 6, 7, 8]

@@ -408,3 +408,37 @@ def test_the_command_line_loads_the_scanner_without_importing_scipy(tmp_path):
             "import scipy.linalg; print(scipy.linalg.__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert int(out[0]) > 0 and out[1:] == ["False", "scipy.linalg"]
+
+
+def _id_columns(path: Path, scanner) -> dict:
+    """The id columns (.columns.Ids) of a trace read one way, as lists."""
+    from roofline.importers.kineto.events import GpuEvents, Span, take_chunk
+    from roofline.importers.kineto.op_columns import OpEvents
+    from roofline.importers.kineto.stream import StreamedTrace, file_bytes
+    trace = StreamedTrace(file_bytes(path, 1 << 16), path, scanner=scanner, chunk_bytes=1 << 16)
+    gpu, ops, span, first = GpuEvents(), OpEvents(), Span(), 0
+    for chunk in trace.event_chunks:
+        take_chunk(chunk, first, gpu, ops, span, path)
+        first += len(chunk)
+    columns = {name: getattr(gpu, name).tolist() for name in ("kernel_ext", "kernel_corr", "api_corr", "api_ext_col")}
+    return {**columns, "external_id": ops.external_id.tolist(), "call": ops.call.tolist()}
+
+
+_ID_EDITS = {
+    "as written": lambda t: t,
+    "some ids absent": lambda t: t.replace(b'"External id": 3, ', b"").replace(b'"correlation": 105', b'"x": 105'),
+    "2021 key on some": lambda t: t.replace(b'"External id": 4,', b'"external id": 4,'),
+    "null, text, float and huge ids": lambda t: t.replace(b'"External id": 5,', b'"External id": null,')
+    .replace(b'"correlation": 106', b'"correlation": "106"').replace(b'"External id": 7,', b'"External id": 7.0,')
+    .replace(b'"correlation": 108', b'"correlation": 100000000000000000000000'),
+    "the lowest 64-bit id": lambda t: t.replace(b'"correlation": 109', b'"correlation": -9223372036854775808'),
+}
+
+
+@pytest.mark.parametrize("edit", list(_ID_EDITS), ids=list(_ID_EDITS))
+def test_id_columns_hold_what_msgspec_reads(edit, tmp_path):
+    path = tmp_path / "t.json"
+    path.write_bytes(_ID_EDITS[edit](json.dumps({"traceEvents": _bert_like(300)}, separators=(", ", ": ")).encode()))
+    scan, plain = _id_columns(path, scanned.Scanner()), _id_columns(path, None)
+    assert scan == plain
+    assert len(plain["kernel_corr"]) == 300 and len(plain["external_id"]) == 300

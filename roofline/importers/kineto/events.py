@@ -23,6 +23,7 @@ import numpy as np
 from ...core.errors import InputError
 from ...core.import_result import MAX_TIME_S
 from . import decode
+from .columns import Ids
 from .counts import copy_row, flops_from_counters, named_size
 from .extras import Extras
 from .op_columns import OpEvents, add_floats, float_column
@@ -50,18 +51,18 @@ class GpuEvents:
     def __init__(self):
         self.kernel_names: list[str] = []
         self.kernel_dur = float_column()
-        self.kernel_ext: list = []
-        self.kernel_corr: list = []
+        self.kernel_ext = Ids()
+        self.kernel_corr = Ids()
         self.launch: dict[str, dict] = {}
         self.copies: dict[str, dict] = {}
         self.ranges: dict[str, list] = {}
         self.api: dict[str, float] = {}
         self.api_sizes: dict = {}        # correlation -> bytes the runtime call names
         # runtime calls as columns: correlation id, thread, start, External id
-        self.api_corr: list = []
+        self.api_corr = Ids()
         self.api_tid: list = []
         self.api_ts = float_column()
-        self.api_ext_col: list = []
+        self.api_ext_col = Ids()
         self.api_graph: set = set()       # rows of the calls that launch a CUDA/HIP graph (.replay)
         self.api_kernel: dict = {}        # row -> the kernel name a launch call carries (ROCm)
         self.other_categories: dict[str, int] = {}   # events of categories not read, per category
@@ -70,9 +71,7 @@ class GpuEvents:
         self.ends = float_column()
         self.device_time: dict = {}
         self.launch_first: dict = {}
-        # each launch's start (us from the first event) and stream (its tid), for overlap
-        self.kernel_ts = float_column()
-        self.kernel_stream: list = []
+        self.kernel_ts = float_column()   # each launch's start (us from the first event), for overlap
         self.extras = Extras()           # collectives' and Triton launches' arguments (.extras)
         self.name_ids: dict = {}          # kernel or API call name -> its one string object
         # What is summed in file order, kept per event until :meth:`finish`
@@ -371,7 +370,6 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, event
     names = list(map(gpu.name_ids.setdefault, names, names))
     add_floats(gpu.starts, ts)
     add_floats(gpu.kernel_ts, ts)
-    gpu.kernel_stream += list(map(_TID_OF, events))
     add_floats(gpu.ends, ts + dur)
     durations = dur.tolist()
     gpu.kernel_names += names

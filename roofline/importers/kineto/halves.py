@@ -33,6 +33,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .columns import distinct, int_column
 from .decode import GZIP_MAGIC, UTF8_BOM, UTF16_BOMS
 from .events import GpuEvents, Span, take_chunk
 from .op_columns import OpEvents, add_floats
@@ -185,6 +186,7 @@ def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece
         return None
     other_gpu, other_ops, lo, hi, tail, base = part
     del part
+    _as_coded(other_gpu, other_ops, decode=True)
     trace.metadata(trace.head, SimpleNamespace(tail=tail, line0=0, base=base))
     merge(gpu, ops, other_gpu, other_ops)
     span.lo, span.hi = min(span.lo, lo), max(span.hi, hi)
@@ -209,6 +211,7 @@ def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: floa
         gpu.launch_first = {name: raw is not None for name, raw in gpu.launch_first.items()}
         _as_arrays(gpu, _FLOATS)
         _as_arrays(ops, _OP_FLOATS)
+        _as_coded(gpu, ops)
         data = pickle.dumps((gpu, ops, span.lo, span.hi, array.tail, array.base), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:         # the parent reads the file in one pass and says what is wrong
         data = pickle.dumps(None)
@@ -227,6 +230,31 @@ def _as_arrays(columns, names: tuple) -> None:
         setattr(columns, name, np.array(getattr(columns, name), dtype=float))
 
 
+# Columns whose values repeat (threads; torch's FLOP counts, NaN where none):
+# pickle memoizes no int or float, so each row would come back its own
+# object (30 MB of 1M rows); they cross as codes and their distinct values.
+_REPEATED = (("gpu", "api_tid"), ("ops", "thread"), ("ops", "torch_flops"))
+
+
+def _as_coded(gpu: GpuEvents, ops: OpEvents, decode: bool = False) -> None:
+    """The _REPEATED columns as (codes, distinct values), or back (``decode``)."""
+    for owner, name in _REPEATED:
+        columns = gpu if owner == "gpu" else ops
+        values = getattr(columns, name)
+        if decode and isinstance(values, tuple):
+            code, distinct_values = values
+            table = np.empty(len(distinct_values), dtype=object)
+            for i, v in enumerate(distinct_values):      # one by one: a tuple value is one object
+                table[i] = v
+            setattr(columns, name, table[code].tolist())
+        elif not decode:
+            try:
+                first, code = distinct(values, len(values))
+            except TypeError:                            # an unhashable value: the list crosses as it is
+                continue
+            setattr(columns, name, (code, [values[i] for i in first.tolist()]))
+
+
 def _extend(columns, later, name: str) -> None:
     """``columns.name += later.name`` (a list, or an array of floats), the
     later half's column freed as it goes."""
@@ -238,7 +266,7 @@ def _extend(columns, later, name: str) -> None:
     setattr(later, name, None)
 
 
-_LISTS = ("kernel_dur", "kernel_ext", "kernel_corr", "kernel_ts", "kernel_stream", "starts", "ends",
+_LISTS = ("kernel_dur", "kernel_ext", "kernel_corr", "kernel_ts", "starts", "ends",
           "api_corr", "api_tid", "api_ts", "api_ext_col", "api_names", "api_dur", "copy_events")
 _OP_LISTS = ("names", "ts", "dur", "thread", "external_id", "torch_flops", "backward")
 
@@ -298,7 +326,7 @@ def _merge_ops(ops: OpEvents, later: OpEvents) -> None:
             ops.calls.append(key)
         remap.append(call)
     table = np.array(remap + [-1], dtype=np.int64)      # -1 (no shapes) stays -1
-    ops.call += table[np.asarray(later.call, dtype=np.int64)].tolist()
+    ops.call += table[int_column(later.call)]
     later.call = None
     for name in _OP_LISTS:
         _extend(ops, later, name)

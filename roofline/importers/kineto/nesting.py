@@ -131,22 +131,31 @@ def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     closes of each thread in time order (a close before an open at the
     same time; an operator shorter than the slack closes at its open)."""
     n = len(start)
-    k = np.arange(n)
+    # 4-byte integers where they fit, temporaries freed as they go: this
+    # was the peak of a big trace's read (18 arrays of n at 800k operators)
+    small = np.int32 if 4 * n + 2 < 2 ** 31 else np.int64
+    k = np.arange(n, dtype=small)
     leaf = end <= start
     times = np.concatenate([start, np.where(leaf, start, end)])
     # at one time: closes first, innermost first; then opens in position
     # order, a leaf's close right after its open (one key: closes below 2n)
     tie = np.concatenate([2 * n + 2 * k, np.where(leaf, 2 * n + 2 * k + 1, n - 1 - k)])
+    del k, leaf
     one_thread = n == 0 or thread[0] == thread[-1]     # threads run in order: the first and last tell
-    events = np.lexsort((tie, times) if one_thread else (tie, times, np.concatenate([thread, thread])))
-    depth = np.cumsum(np.where(events < n, 1, -1))
-    where = np.empty(2 * n, dtype=np.int64)
-    where[events] = np.arange(2 * n)
-    opened = where[:n]
+    keys = (tie, times) if one_thread else (tie, times, np.concatenate([thread, thread]).astype(small, copy=False))
+    events = np.lexsort(keys)
+    del keys, tie, times
+    opens = events < n
+    depth = np.where(opens, small(1), small(-1)).cumsum(dtype=small)
+    opened = np.empty(n, dtype=np.int64)             # each operator's open among the events
+    opened[events[opens]] = np.flatnonzero(opens)
+    del events, opens
     d = depth[opened]
-    key = d * (2 * n) + opened
+    del depth
+    key = d.astype(np.int64) * (2 * n) + opened
     by_key = np.argsort(key)
-    j = np.searchsorted(key[by_key], (d - 1) * (2 * n) + opened) - 1
+    j = np.searchsorted(key[by_key], (d - 1).astype(np.int64) * (2 * n) + opened) - 1
+    del key, opened
     guess = np.where((j >= 0) & (d > 1), by_key[np.maximum(j, 0)], -1)
     return np.where((guess >= 0) & (d[np.maximum(guess, 0)] == d - 1), guess, -1)
 

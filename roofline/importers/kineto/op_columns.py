@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from .columns import distinct, distinct_ints
+from .columns import Ids, distinct, distinct_ints, int_column
 from .decode import external_ids
 
 
@@ -63,8 +63,8 @@ class OpEvents:
     ts: array = field(default_factory=float_column)
     dur: array = field(default_factory=float_column)
     thread: list = field(default_factory=list)
-    external_id: list = field(default_factory=list)
-    call: list = field(default_factory=list)
+    external_id: Ids = field(default_factory=Ids)
+    call: Ids = field(default_factory=Ids)
     torch_flops: list = field(default_factory=list)
     calls: list = field(default_factory=list)          # (dims, types, strides, concrete) raw JSON bytes
     backward: list = field(default_factory=list)       # autograd ran it (its Fwd thread id is not 0)
@@ -132,7 +132,7 @@ class OpEvents:
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         name_code = distinct(self.names, n)[1]
-        call = np.asarray(self.call, dtype=np.int64).reshape(-1)
+        call = int_column(self.call)
         return distinct_ints(name_code * (len(self.calls) + 1) + (call + 1))
 
     @property

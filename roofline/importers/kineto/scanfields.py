@@ -9,6 +9,7 @@ import msgspec
 import numpy as np
 
 from . import decode, jsonscan
+from .columns import ODD
 
 _J = jsonscan
 # (key, kind, column): the event's keys, then its args'
@@ -179,6 +180,27 @@ class Chunk:
             return out
         d = self.distinct(col)
         return d.per_event(d.decoded(), rows)
+
+    def ids(self, key: str, rows: np.ndarray, other: str | None = None) -> np.ndarray | list:
+        """Integer field ``key`` of ``rows`` (``other``'s where it is absent)
+        for an :class:`.columns.Ids`: int64, ODD where absent, no Python
+        object per event; a list (:meth:`objects`) where a value is no
+        number the scan parsed."""
+        col = COLUMN[key]
+        values = self.out[rows, jsonscan.FIRST + 3 * col + 2]
+        if self.all_parsed(col, rows) and ODD not in values:
+            return values
+        parsed = (self.parsed[rows] & (1 << col)) != 0
+        if ((self.present[rows] & (1 << col)) != 0).sum() != parsed.sum() or ODD in values[parsed]:
+            return self.objects(key, rows) if other is None else self.either(key, other, rows)
+        values[~parsed] = ODD
+        if other is not None and (~parsed).any():
+            left = np.flatnonzero(~parsed)
+            more = self.ids(other, rows[left])
+            if isinstance(more, list):
+                return self.either(key, other, rows)
+            values[left] = more
+        return values
 
     def either(self, key: str, other: str, rows: np.ndarray, raw: bool = False) -> list:
         """objects() (raws() where ``raw``) of ``key``, and of ``other``

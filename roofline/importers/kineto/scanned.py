@@ -176,8 +176,8 @@ class Prepared:
             distinct_devices = set(devices)
         except TypeError:
             raise Odd() from None            # an unhashable device: the msgspec path names it
-        return {"ext": self._external(rows), "corr": c.objects("correlation", rows),
-                "stream": c.objects("tid", rows), "devices": devices, "one_device": len(distinct_devices) == 1,
+        return {"ext": self._external(rows), "corr": c.ids("correlation", rows),
+                "devices": devices, "one_device": len(distinct_devices) == 1,
                 "launch": self._launches(rows)}
 
     def _launches(self, rows: np.ndarray) -> list:
@@ -198,8 +198,8 @@ class Prepared:
             out.append((name, LaunchArgs(_raw(grid), _raw(block), registers, shared) if with_args else None))
         return out
 
-    def _external(self, rows: np.ndarray) -> list:
-        return self.chunk.either("External id", "external id", rows)      # (2021 traces: the second)
+    def _external(self, rows: np.ndarray) -> np.ndarray | list:
+        return self.chunk.ids("External id", rows, "external id")      # (2021 traces: the second)
 
     def _op_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
@@ -230,9 +230,9 @@ class Prepared:
 
     def _api_fields(self, rows: np.ndarray) -> dict:
         c = self.chunk
-        corr = c.objects("correlation", rows)
+        corr = c.ids("correlation", rows)
         return {"ext": self._external(rows), "corr": corr, "tid": c.objects("tid", rows),
-                "kernel": c.objects("kernel", rows), "sizes": self._named_sizes(rows, corr),
+                "kernel": c.objects("kernel", rows), "sizes": self._named_sizes(rows),
                 "names": self._name_codes(rows)}
 
     def _name_codes(self, rows: np.ndarray) -> tuple[np.ndarray, list]:
@@ -247,7 +247,7 @@ class Prepared:
         names = [decoded[k] for k in distinct[order].tolist()]
         return rank[inverse.reshape(-1)], [MISSING if n == "__missing__" else n for n in names]
 
-    def _named_sizes(self, rows: np.ndarray, corr: list) -> dict:
+    def _named_sizes(self, rows: np.ndarray) -> dict:
         """correlation -> the bytes its runtime call names (for copies without their own)."""
         c = self.chunk
         named = np.flatnonzero(c.has(COLUMN["bytes"])[rows] | c.has(COLUMN["size"])[rows])
@@ -256,7 +256,8 @@ class Prepared:
             return sizes
         values = [b if b is not None else z for b, z in zip(c.objects("bytes", rows[named]),
                                                              c.objects("size", rows[named]))]
-        for j, value in zip(named.tolist(), values):
+        corr = c.objects("correlation", rows[named])
+        for j, value in enumerate(values):
             if corr[j] is None or value is None:
                 continue
             try:
@@ -354,7 +355,7 @@ def take(p: Prepared, gpu: GpuEvents, ops: OpEvents, span: Span) -> None:
             ops.external_id += f["ext"]
             calls = np.full(max(f["keys"]) + 1, -1, dtype=np.int64)
             calls[list(f["keys"])] = [ops.call_of(k) for k in f["keys"].values()]
-            ops.call += calls[f["call"]].tolist()
+            ops.call += calls[f["call"]]
             ops.backward += f["backward"]
             ops.torch_flops += [math.nan] * len(b.names) if f["flops"] is None else f["flops"]
             continue
@@ -373,7 +374,6 @@ def _kernels(gpu: GpuEvents, names: list, ts: np.ndarray, dur: np.ndarray, f: di
     names = list(map(gpu.name_ids.setdefault, names, names))
     add_floats(gpu.starts, ts)
     add_floats(gpu.kernel_ts, ts)
-    gpu.kernel_stream += f["stream"]
     add_floats(gpu.ends, ts + dur)
     durations = dur.tolist()
     gpu.kernel_names += names
