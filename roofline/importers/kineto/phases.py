@@ -93,9 +93,16 @@ class _Ranges:
 
     def holding(self, times, threads=None) -> np.ndarray:
         """Index of the latest-starting range holding each time (-1: none)."""
-        times = np.asarray(times, dtype=float)
+        return self._holding(np.asarray(times, dtype=float), _groups(threads, len(times)))
+
+    def holding_coded(self, times: np.ndarray, code: np.ndarray, threads: list) -> np.ndarray:
+        """:meth:`holding` of times on threads given as codes (``threads[code]``
+        each one's thread): the operators' threads, coded once (.nesting)."""
+        return self._holding(np.asarray(times, dtype=float), _coded_groups(code, threads))
+
+    def _holding(self, times: np.ndarray, groups) -> np.ndarray:
         out = np.full(len(times), -1, dtype=np.int64)
-        for key, members in _groups(threads, len(times)):
+        for key, members in groups:
             found = self.by_thread.get(key)
             if found is None:
                 continue
@@ -113,11 +120,19 @@ def _groups(threads, n: int):
         return
     threads = list(threads)
     code = codes(threads)
+    for _, idx in _coded_groups(code, None):
+        yield threads[int(idx[0])], idx
+
+
+def _coded_groups(code: np.ndarray, threads: list | None):
+    """(thread, indices) per distinct code: ``threads[code]`` (None: the
+    code itself)."""
     order = np.argsort(code, kind="stable")
     bounds = np.flatnonzero(np.diff(code[order])) + 1
     for idx in np.split(order, bounds):
         if len(idx):
-            yield threads[int(idx[0])], idx
+            c = int(code[idx[0]])
+            yield (c if threads is None else threads[c]), idx
 
 
 def _annotation_ranges(ops: OpEvents, pattern: re.Pattern) -> tuple[list[int], _Ranges | None]:
@@ -157,12 +172,11 @@ def operator_phases(ops: OpEvents, nesting: Nesting) -> np.ndarray:
     backward |= np.asarray(ops.backward, dtype=bool) if len(ops.backward) == n else False
     for level in nesting.levels:          # what autograd runs, it runs all the way down
         backward[level] |= backward[parent[level]]
-    ts, threads = nesting.ts, ops.thread
     phase = np.where(backward, BACKWARD, FORWARD).astype(np.int8)
     for code, pattern in ((BACKWARD, _BACKWARD_RANGE), (DATA, _DATA), (OPTIMIZER, _OPTIMIZER)):
         _, ranges = _annotation_ranges(ops, pattern)
         if ranges is not None:
-            phase[ranges.holding(ts, threads) >= 0] = code
+            phase[ranges.holding_coded(nesting.ts, nesting.thread_code, nesting.threads) >= 0] = code
     return phase
 
 
