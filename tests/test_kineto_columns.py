@@ -96,6 +96,28 @@ def test_runtime_calls_find_the_last_call_of_each_correlation_as_a_dict_does():
     assert runtime_calls(gpu).tolist() == [2, 1, -1]
 
 
+def test_kernels_find_their_operator_by_external_id_as_the_dicts_do():
+    """The sorted way (int64 columns, ODD where absent) gives what one dict
+    of External ids and one of the calls' ids give, repeated ids too."""
+    from types import SimpleNamespace
+
+    from roofline.importers.kineto.attribution import _by_external_id, _by_external_id_dict
+
+    rng = np.random.default_rng(2)
+
+    def column(n: int, high: int) -> list:
+        return [None if rng.random() < 0.3 else int(v) for v in rng.integers(0, high, n)]
+
+    for t in range(300):
+        high = 10 ** 15 if t % 5 == 0 else 12
+        n_ops, n_kernels, n_api = (int(x) for x in rng.integers(0, 25, 3))
+        gpu = SimpleNamespace(kernel_ext=Ids(column(n_kernels, high)), kernel_corr=Ids(column(n_kernels, high)),
+                              api_corr=Ids(column(n_api, high)), api_ext_col=Ids(column(n_api, high)))
+        ops = SimpleNamespace(external_id=Ids(column(n_ops, high)))
+        unlinked = np.flatnonzero(rng.random(n_kernels) < 0.7)
+        assert _by_external_id(gpu, ops, unlinked).tolist() == _by_external_id_dict(gpu, ops, unlinked.tolist())
+
+
 def test_sorted_distinct_is_np_unique_with_its_inverse():
     from roofline.importers.kineto.columns import sorted_distinct
     rng = np.random.default_rng(2)

@@ -75,6 +75,7 @@ assumed), :mod:`.comms` (collectives and their sizes), :mod:`.overlap`
 """
 from __future__ import annotations
 
+import ctypes
 import stat
 import sys
 import zlib
@@ -244,6 +245,7 @@ def _checked(trace, path: Path, halves=None) -> ImportResult:
             if parsed is not None:
                 trace, gpu, ops, span = parsed
                 gpu.finish()
+                _return_freed_memory()
                 return kineto_result(trace, path, gpu, ops, span.lo, span.hi)
             return _parse(trace, path)
     except InputError:
@@ -269,7 +271,21 @@ def _parse(trace, path: Path) -> ImportResult:
         take_chunk(chunk, first, gpu, ops, span, path)
         first += len(chunk)
     gpu.finish()
+    _return_freed_memory()
     return kineto_result(trace, path, gpu, ops, span.lo, span.hi)
+
+
+def _return_freed_memory() -> None:
+    """Hand the heap the read has freed (its chunks' buffers, a half's
+    pickle) back to the system before the result stage allocates its
+    own: glibc keeps it otherwise, 50 MB of a 0.5 GB trace's peak (#36).
+    Elsewhere (not Linux, or a C library without malloc_trim): nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _event_chunks(trace):

@@ -41,7 +41,7 @@ from ...core.kernel_precision import precision_from_name
 from ...core.model import Kernel
 from ...ops import tensor_core_key
 from . import comms as C
-from .columns import LaunchColumns, distinct, distinct_ints, int_column, launch_columns, sorted_distinct
+from .columns import ODD, Ids, LaunchColumns, distinct, distinct_ints, launch_columns, row_of, sorted_distinct
 from .compiled import apply_inductor_counts
 from .dtypes import op_dtype_codes, row_dtypes
 from .events import decoded_launch
@@ -303,18 +303,28 @@ def gpu_kernels(gpu, ops: OpEvents, nesting: Nesting, warnings: list[Advice]) ->
 def runtime_calls(gpu) -> np.ndarray:
     """Row of the runtime call with each kernel's correlation id (-1: none;
     the last call of an id when several share it)."""
-    api, kernel = int_column(gpu.api_corr), int_column(gpu.kernel_corr)
-    if api is not None and kernel is not None and len(api) and len(kernel):
-        low, high = min(int(api.min()), int(kernel.min())), max(int(api.max()), int(kernel.max()))
-        if high - low <= 4 * (len(api) + len(kernel)) + 1024:
-            # a table indexed by id: repeated ids, the last assignment (the last call) wins
-            row_at = np.full(high - low + 1, -1, dtype=np.int64)
-            row_at[api - low] = np.arange(len(api))
-            return row_at[kernel - low]
+    api, kernel = _coded(gpu.api_corr), _coded(gpu.kernel_corr)
+    if api is not None and kernel is not None:
+        if len(api) and len(kernel) and (ODD not in api) and (ODD not in kernel):
+            low, high = min(int(api.min()), int(kernel.min())), max(int(api.max()), int(kernel.max()))
+            if high - low <= 4 * (len(api) + len(kernel)) + 1024:
+                # a table indexed by id: repeated ids, the last assignment (the last call) wins
+                row_at = np.full(high - low + 1, -1, dtype=np.int64)
+                row_at[api - low] = np.arange(len(api))
+                return row_at[kernel - low]
+        return row_of(api, kernel, last=True)
     row = dict(zip(gpu.api_corr, range(len(gpu.api_corr))))
     row.pop(None, None)
     return np.fromiter(map(row.get, gpu.kernel_corr, itertools.repeat(-1)), dtype=np.int64,
                        count=len(gpu.kernel_corr))
+
+
+def _coded(ids) -> np.ndarray | None:
+    """An id column as int64, ODD where absent (.columns.Ids.coded; a list's
+    too, where every value is an integer or None), else None."""
+    if isinstance(ids, Ids):
+        return ids.coded()
+    return Ids(ids).coded()
 
 
 def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | None",
@@ -332,16 +342,40 @@ def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | 
     if len(linked):
         rows = call[linked]
         op_of[linked] = enclosing.at_codes(enclosing.codes_of(gpu.api_tid)[rows], launches.api_ts[rows])
-    unlinked = np.flatnonzero(op_of < 0).tolist()
-    if unlinked:
-        by_ext = _first_operator_by_id(ops.external_id)
-        api_ext = {c: x for c, x in zip(gpu.api_corr, gpu.api_ext_col) if c is not None and x is not None}
-        for j in unlinked:
-            ext = gpu.kernel_ext[j]
-            if ext is None:
-                ext = api_ext.get(gpu.kernel_corr[j])
-            op_of[j] = by_ext.get(ext, -1) if ext is not None else -1
+    unlinked = np.flatnonzero(op_of < 0)
+    if len(unlinked):
+        op_of[unlinked] = _by_external_id(gpu, ops, unlinked)
     return op_of
+
+
+def _by_external_id(gpu, ops, unlinked: np.ndarray) -> np.ndarray:
+    """The first operator with each of the ``unlinked`` kernels' External
+    id (its runtime call's where the kernel has none; -1: none)."""
+    columns = [_coded(c) for c in (ops.external_id, gpu.kernel_ext, gpu.kernel_corr, gpu.api_corr,
+                                   gpu.api_ext_col)]
+    if any(c is None for c in columns):       # an id that is no integer: one Python dict of them
+        return _by_external_id_dict(gpu, ops, unlinked.tolist())
+    op_ext, kernel_ext, kernel_corr, api_corr, api_ext = columns
+    ext = kernel_ext[unlinked]
+    none = np.flatnonzero(ext == ODD)
+    if len(none):
+        calls = np.flatnonzero(api_ext != ODD)            # the last call of a correlation id with an External id
+        at = row_of(api_corr[calls], kernel_corr[unlinked[none]], last=True)
+        ext[none] = np.append(api_ext[calls], ODD)[at]    # (-1: no call, the ODD after them)
+    return row_of(op_ext, ext)
+
+
+def _by_external_id_dict(gpu, ops, unlinked: list) -> list:
+    """:func:`_by_external_id` for ids of any JSON value, one at a time."""
+    by_ext = _first_operator_by_id(ops.external_id)
+    api_ext = {c: x for c, x in zip(gpu.api_corr, gpu.api_ext_col) if c is not None and x is not None}
+    out = []
+    for j in unlinked:
+        ext = gpu.kernel_ext[j]
+        if ext is None:
+            ext = api_ext.get(gpu.kernel_corr[j])
+        out.append(by_ext.get(ext, -1) if ext is not None else -1)
+    return out
 
 
 def _first_operator_by_id(external_ids: list) -> dict:

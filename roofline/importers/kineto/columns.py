@@ -118,6 +118,11 @@ class Ids:
         row is not an integer."""
         return None if self.marked else np.array(self.values, dtype=np.int64)
 
+    def coded(self) -> np.ndarray | None:
+        """The column as int64 with ODD where a row is None (a copy), None
+        where a row holds some other value that is no 64-bit integer."""
+        return None if self.odd else np.array(self.values, dtype=np.int64)
+
     def extend(self, values) -> None:
         """Append ``values``: another Ids, an int64 array (ODD where absent:
         the scanner's), or a list of any values (the msgspec path's)."""
@@ -157,6 +162,20 @@ def _ids(values: array.array, odd: dict, marked: int) -> Ids:
     out = Ids()
     out.values, out.odd, out.marked = values, odd, marked
     return out
+
+
+def row_of(keys: np.ndarray, wanted: np.ndarray, last: bool = False) -> np.ndarray:
+    """The row of the first (``last``: the last) of ``keys`` equal to each
+    of ``wanted`` (-1: none; ODD matches nothing), by sorting: no dict of
+    a Python int per key."""
+    keep = np.flatnonzero(keys != ODD)
+    if last:
+        keep = keep[::-1]
+    values, at = np.unique(keys[keep], return_index=True)     # (the first of equal values in keep's order)
+    if not len(values):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    k = np.minimum(np.searchsorted(values, wanted), len(values) - 1)
+    return np.where((values[k] == wanted) & (wanted != ODD), keep[at[k]], -1)
 
 
 def distinct_values(values: list) -> tuple[np.ndarray, np.ndarray]:

@@ -174,6 +174,7 @@ class StreamedTrace:
         lines_before = None if self._reread is None else self._lines_before
         array = EventArray(rest, self._pieces, lines, base, self.path, lines_before, self._chunk_bytes,
                            self._scanner)
+        self._scanner = None                # (the array holds it while it reads)
         yield from array.chunks()
         self.metadata(head, array)
 
@@ -321,6 +322,7 @@ class EventArray:
                 yield events
             if last:
                 self._take_tail(buf, end)
+                self.scanner = None         # its reused arrays (16 MB) outlive the read otherwise
                 return
             if events is None:                 # no event ends in buf: read further
                 target = self._grown(buf, target)
