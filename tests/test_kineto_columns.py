@@ -159,3 +159,19 @@ def test_ids_of_integers_are_one_int64_array():
     ints = ids.ints()
     ids.append(8)                                    # the array handed out is a copy: the column still grows
     assert ints.tolist() == [5, 6, 7] and ids.tolist() == [5, 6, 7, 8]
+
+
+def test_nearly_sorted_order_is_lexsort():
+    from roofline.importers.kineto.columns import nearly_sorted_order
+
+    rng = np.random.default_rng(3)
+    for t in range(200):
+        n = int(rng.integers(0, 60))
+        primary = np.round(rng.random(n) * 5, 0 if t % 2 else 3)      # many equal times, or few
+        if t % 3 == 0:
+            primary = np.sort(primary)                                # in order already, as traces nearly are
+        tie = rng.integers(-3, 3, n).astype(float)
+        group = rng.integers(0, 3, n) * (1 if t % 4 else 10 ** 6)      # codes past 16 bits too
+        assert nearly_sorted_order(primary, tie, group).tolist() == np.lexsort((tie, primary, group)).tolist()
+        assert nearly_sorted_order(primary, tie).tolist() == np.lexsort((tie, primary)).tolist()
+        assert nearly_sorted_order(primary, None, group).tolist() == np.lexsort((primary, group)).tolist()

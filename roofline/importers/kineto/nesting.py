@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import distinct, distinct_ints, distinct_values, int_column
+from .columns import distinct, distinct_ints, distinct_values, int_column, nearly_sorted_order
 from .op_columns import OpEvents
 
 # Kineto rounds timestamps to 1 ns (1 us in older traces): intervals that
@@ -83,7 +83,7 @@ def _parents(ts: np.ndarray, dur: np.ndarray, thread_code: np.ndarray) -> tuple[
     n = len(ts)
     # each thread's operators in a run, in start order, longest first among
     # equal starts (a parent and its first child may share ts)
-    order = np.lexsort((-dur, ts, thread_code))
+    order = nearly_sorted_order(ts, -dur, thread_code)
     thread, start, end = thread_code[order], (ts + NEST_SLACK_US)[order], (ts + dur)[order]
     at = _guess(thread, start, end)                     # parent's position in ``order``, -1: none
     wrong = ~_walk_agrees(thread, start, end, at)
@@ -142,9 +142,8 @@ def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     tie = np.concatenate([2 * n + 2 * k, np.where(leaf, 2 * n + 2 * k + 1, n - 1 - k)])
     del k, leaf
     one_thread = n == 0 or thread[0] == thread[-1]     # threads run in order: the first and last tell
-    keys = (tie, times) if one_thread else (tie, times, np.concatenate([thread, thread]).astype(small, copy=False))
-    events = np.lexsort(keys)
-    del keys, tie, times
+    events = nearly_sorted_order(times, tie, None if one_thread else np.concatenate([thread, thread]))
+    del tie, times
     opens = events < n
     depth = np.where(opens, small(1), small(-1)).cumsum(dtype=small)
     opened = np.empty(n, dtype=np.int64)             # each operator's open among the events
@@ -153,7 +152,11 @@ def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     d = depth[opened]
     del depth
     key = d.astype(np.int64) * (2 * n) + opened
-    by_key = np.argsort(key)
+    # opens come in position order (sorted by thread, start, then position),
+    # so ``opened`` rises with position: sorting by key is a stable sort by
+    # depth (radix where depths fit 16 bits)
+    by_key = np.argsort(d.astype(np.int16) if n and int(d.max()) < 2 ** 15 and int(d.min()) > -2 ** 15 else d,
+                        kind="stable")
     j = np.searchsorted(key[by_key], (d - 1).astype(np.int64) * (2 * n) + opened) - 1
     del key, opened
     guess = np.where((j >= 0) & (d > 1), by_key[np.maximum(j, 0)], -1)
@@ -210,7 +213,7 @@ class Enclosing:
         self.end = nesting.ts + nesting.dur
         self.code_of = {t: c for c, t in enumerate(nesting.threads)}
         # per thread code: its operators in start order, and their starts
-        order = np.lexsort((self.ts, nesting.thread_code))
+        order = nearly_sorted_order(self.ts, None, nesting.thread_code)
         bounds = np.searchsorted(nesting.thread_code[order], np.arange(len(nesting.threads) + 1))
         self.threads = [(order[a:b], self.ts[order[a:b]]) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
