@@ -179,12 +179,21 @@ def nearly_sorted_order(primary: np.ndarray, tie: np.ndarray | None = None,
             tied = np.union1d(equal, equal + 1)          # runs of equal times, each contiguous
             rows = order[tied]
             order[tied] = rows[np.lexsort((tie[rows], primary[rows]))]
-    if group is not None:
+    if group is not None and len(order):
         g = group[order]
-        if len(g) and 0 <= int(g.min()) and int(g.max()) < 2 ** 15:
-            g = g.astype(np.int16)
-        order = order[np.argsort(g, kind="stable")]
+        low, high = int(g.min()), int(g.max())
+        if high - low < FEW_GROUPS:
+            # a few threads: each one's rows picked out in turn, in order
+            order = np.concatenate([order[g == v] for v in range(low, high + 1)])
+        else:
+            order = order[np.argsort(g.astype(np.int16) if high - low < 2 ** 15 else g, kind="stable")]
     return order
+
+
+# Groups numbered within this span are picked out in turn by
+# nearly_sorted_order (a pass each) rather than sorted (radix sort and
+# gather: 60 ms at 4.8M rows).
+FEW_GROUPS = 8
 
 
 def row_of(keys: np.ndarray, wanted: np.ndarray, last: bool = False) -> np.ndarray:

@@ -157,8 +157,14 @@ def _guess(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray
     # depth (radix where depths fit 16 bits)
     by_key = np.argsort(d.astype(np.int16) if n and int(d.max()) < 2 ** 15 and int(d.min()) > -2 ** 15 else d,
                         kind="stable")
-    j = np.searchsorted(key[by_key], (d - 1).astype(np.int64) * (2 * n) + opened) - 1
-    del key, opened
+    sorted_key = key[by_key]
+    del key
+    # asked in key order: numpy's search starts each answer from the last
+    # one when the asked values rise (a third of the time of asking in
+    # position order, at 2.4M operators)
+    j = np.empty(n, dtype=np.int64)
+    j[by_key] = np.searchsorted(sorted_key, sorted_key - 2 * n) - 1
+    del sorted_key, opened
     guess = np.where((j >= 0) & (d > 1), by_key[np.maximum(j, 0)], -1)
     return np.where((guess >= 0) & (d[np.maximum(guess, 0)] == d - 1), guess, -1)
 
