@@ -171,7 +171,8 @@ def test_nearly_sorted_order_is_lexsort():
         if t % 3 == 0:
             primary = np.sort(primary)                                # in order already, as traces nearly are
         tie = rng.integers(-3, 3, n).astype(float)
-        group = rng.integers(0, 3, n) * (1 if t % 4 else 10 ** 6)      # codes past 16 bits too
+        # a few groups, more than a few, far apart (past 16 bits), or close but across 2**15
+        group = rng.integers(0, (3, 40, 3, 40)[t % 4], n) * (1, 1, 10 ** 6, 1)[t % 4] + (0, 0, 0, 2 ** 15 - 20)[t % 4]
         assert nearly_sorted_order(primary, tie, group).tolist() == np.lexsort((tie, primary, group)).tolist()
         assert nearly_sorted_order(primary, tie).tolist() == np.lexsort((tie, primary)).tolist()
         assert nearly_sorted_order(primary, None, group).tolist() == np.lexsort((primary, group)).tolist()

@@ -376,8 +376,8 @@ def test_random_events_read_or_fail_alike(tmp_path_factory, events, separators, 
         assert scan == plain
 
 
-def _api_time(path: Path, scanner) -> list:
-    """GpuEvents.api, in order: the runtime calls' time by name, first seen first."""
+def _columns(path: Path, scanner) -> tuple:
+    """(GPU columns, operator columns) of a trace read chunk by chunk one way."""
     from roofline.importers.kineto.events import GpuEvents, Span, take_chunk
     from roofline.importers.kineto.op_columns import OpEvents
     from roofline.importers.kineto.stream import StreamedTrace, file_bytes
@@ -386,6 +386,12 @@ def _api_time(path: Path, scanner) -> list:
     for chunk in trace.event_chunks:
         take_chunk(chunk, first, gpu, ops, span, path)
         first += len(chunk)
+    return gpu, ops
+
+
+def _api_time(path: Path, scanner) -> list:
+    """GpuEvents.api, in order: the runtime calls' time by name, first seen first."""
+    gpu, _ = _columns(path, scanner)
     gpu.finish()
     return list(gpu.api.items())
 
@@ -413,14 +419,7 @@ def test_the_command_line_loads_the_scanner_without_importing_scipy(tmp_path):
 
 def _id_columns(path: Path, scanner) -> dict:
     """The id columns (.columns.Ids) of a trace read one way, as lists."""
-    from roofline.importers.kineto.events import GpuEvents, Span, take_chunk
-    from roofline.importers.kineto.op_columns import OpEvents
-    from roofline.importers.kineto.stream import StreamedTrace, file_bytes
-    trace = StreamedTrace(file_bytes(path, 1 << 16), path, scanner=scanner, chunk_bytes=1 << 16)
-    gpu, ops, span, first = GpuEvents(), OpEvents(), Span(), 0
-    for chunk in trace.event_chunks:
-        take_chunk(chunk, first, gpu, ops, span, path)
-        first += len(chunk)
+    gpu, ops = _columns(path, scanner)
     columns = {name: getattr(gpu, name).tolist() for name in ("kernel_ext", "kernel_corr", "api_corr", "api_ext_col")}
     return {**columns, "external_id": ops.external_id.tolist(), "call": ops.call.tolist()}
 
