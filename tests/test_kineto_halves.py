@@ -138,3 +138,20 @@ def test_progress_is_told_up_to_the_file_size(tmp_path, monkeypatch, workers):
     size = path.stat().st_size
     assert len(told) > 5 and told[-1] == (size, size)
     assert all(t == size for _, t in told) and [d for d, _ in told] == sorted(d for d, _ in told)
+
+
+@pytest.mark.parametrize("in_file", [True, False], ids=["in a shared file", "down the pipe"])
+def test_the_workers_columns_arrive_whole_either_way(in_file, tmp_path, monkeypatch):
+    """The worker's columns cross in an in-memory file where the platform
+    makes one (Linux's memfd), else down the pipe: the same result."""
+    if in_file and halves._handoff_file() is None:
+        pytest.skip("no anonymous in-memory file on this platform")
+    if not in_file:
+        monkeypatch.setattr(halves, "_handoff_file", lambda: None)
+    sent = []
+    real = halves._unpickled
+    monkeypatch.setattr(halves, "_unpickled", lambda message, shared: sent.append(len(message)) or real(message, shared))
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": _events(3000)}))
+    assert everything(kineto.read(path, TWO)) == everything(kineto.read(path, ONE))
+    assert len(sent) == 1 and (sent[0] < 100) == in_file          # a size down the pipe, or the pickle itself
