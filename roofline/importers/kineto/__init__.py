@@ -71,7 +71,8 @@ fields), :mod:`.replay` (kernels replayed from a CUDA/HIP graph; :mod:`.capture`
 fused MoE routing, attention sized by its serving step's sequence lengths),
 :mod:`.why` (why a row got no work), :mod:`.notes` (what the models
 assumed), :mod:`.comms` (collectives and their sizes), :mod:`.overlap`
-(exposed communication) and :mod:`.columns` (column codes).
+(exposed communication) and :mod:`.columns` (column codes, id columns,
+orders of nearly sorted times).
 """
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Small column helpers every Kineto stage may use (no stage of its own)."""
+"""Small column helpers every Kineto stage may use (no stage of its own):
+codes of a column's distinct values, a column of ids held as int64
+(:class:`Ids`), the order of times a trace holds nearly sorted, and the
+row holding each wanted key."""
 from __future__ import annotations
 
 import array

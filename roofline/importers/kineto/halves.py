@@ -6,8 +6,9 @@ to the first's.
 Decoding and building the columns make a Python object per event, and
 that is most of a big trace's reading time; two processes make them side
 by side. The second process (a fork of this one, so nothing is imported
-again) hands back columns, not events: a few lists and dicts, pickled
-once. Everything summed in file order (API time, copy groups) is kept per
+again) hands back columns, not events: a few arrays, lists and dicts,
+pickled once into an in-memory file the parent maps (Linux's memfd;
+elsewhere down the pipe). Everything summed in file order (API time, copy groups) is kept per
 event until :meth:`.events.GpuEvents.finish` sums it, so the merged
 columns give the same floats as one pass.
 
