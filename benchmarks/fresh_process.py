@@ -37,12 +37,16 @@ def user_env() -> dict:
 WARM_SCANNER = ("import numpy as np\n"
                 "try:\n    from roofline.importers.kineto.scanfields import Columns\n"
                 "except ImportError:\n    raise SystemExit(0)\n"
-                "Columns(16).scan(np.frombuffer(bytearray(b'[{\"ph\": \"X\"}]'), dtype=np.uint8), 1)\n")
+                "Columns(16).scan(np.frombuffer(bytearray(b'[{\"ph\": \"X\"}]'), dtype=np.uint8), 1)\n"
+                "try:\n    from roofline.importers.kineto.nestwalk import walked_parents\n"
+                "except ImportError:\n    raise SystemExit(0)\n"
+                "walked_parents(np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1), 0.0)\n")
 
 
 def compile_checkout(root: str | Path) -> None:
     """Bytecode of the ``roofline`` package in ``root``, as an install
-    writes it, and the scanner's machine code, as its first use does."""
+    writes it, and the scanner's and the nesting walk's machine code, as
+    their first use does."""
     subprocess.run([sys.executable, "-c", "import compileall, sys; "
                     "sys.exit(not compileall.compile_dir(sys.argv[1], quiet=1))",
                     str(Path(root) / "roofline")], env=user_env(), check=True)

@@ -5,6 +5,9 @@ without nesting, touch within the slack, last 0 us or share a start (the
 walk, on the threads where the guess fails)."""
 from __future__ import annotations
 
+import sys
+
+import numba.core.registry  # noqa: F401  (loaded, as a scanned trace loads it: the compiled walk is checked too)
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,10 +37,28 @@ def stack_walk(ts: list, dur: list, thread: list) -> tuple[list, list]:
 
 
 def _check(ts, dur, thread):
-    parent, self_time = nesting.parents(ts, dur, thread)
+    """The rule's parents and self times, from the numpy guess and from the
+    compiled walk (.nestwalk, taken where numba is loaded and operators are many)."""
     want_parent, want_self = stack_walk(ts, dur, thread)
-    assert parent.tolist() == want_parent
-    assert self_time.tolist() == want_self
+    for compiled_from in (nesting.COMPILED_WALK_FROM, 0):
+        saved, nesting.COMPILED_WALK_FROM = nesting.COMPILED_WALK_FROM, compiled_from
+        try:
+            parent, self_time = nesting.parents(ts, dur, thread)
+        finally:
+            nesting.COMPILED_WALK_FROM = saved
+        assert parent.tolist() == want_parent, compiled_from
+        assert self_time.tolist() == want_self, compiled_from
+
+
+def test_the_compiled_walk_is_taken_where_numba_is_loaded(monkeypatch):
+    """(So the tests above check it: numba is loaded here, as the scanner loads it.)"""
+    import roofline.importers.kineto.nestwalk as nestwalk
+    calls = []
+    real = nestwalk.walked_parents
+    monkeypatch.setattr(nestwalk, "walked_parents", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(nesting, "COMPILED_WALK_FROM", 0)
+    _check([0.0, 1.0], [5.0, 1.0], [1, 1])
+    assert "numba.core.registry" in sys.modules and calls
 
 
 def _nested(draw_sizes: list[tuple[float, float, int]]) -> tuple[list, list]:

@@ -59,7 +59,8 @@ checks counters and byte counts) ->
 of :mod:`.op_columns`; :mod:`.halves` runs this stage and the decoding in
 two processes for a big plain file, one half of its events each, and
 merges their columns) -> :mod:`.nesting` (each operator's parent, self
-time and depth, computed once) and :mod:`.operators` (modelled work) ->
+time and depth, computed once; by :mod:`.nestwalk`'s compiled walk where
+numba is loaded) and :mod:`.operators` (modelled work) ->
 :mod:`.attribution` (operator work -> the kernels it launched, handed on
 as an ``Attribution`` record; on a CPU trace :mod:`.cpu_rows`, every
 operator a row, each with its dtype from :mod:`.dtypes`) -> :mod:`.phases`
