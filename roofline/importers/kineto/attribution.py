@@ -322,9 +322,7 @@ def runtime_calls(gpu) -> np.ndarray:
 def _coded(ids) -> np.ndarray | None:
     """An id column as int64, ODD where absent (.columns.Ids.coded; a list's
     too, where every value is an integer or None), else None."""
-    if isinstance(ids, Ids):
-        return ids.coded()
-    return Ids(ids).coded()
+    return (ids if isinstance(ids, Ids) else Ids(ids)).coded()
 
 
 def launch_operators(gpu, ops, launches: LaunchColumns, enclosing: "Enclosing | None",

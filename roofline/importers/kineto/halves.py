@@ -189,7 +189,7 @@ def _read(path: Path, comma: int, closing: bytes, chunk_bytes: int | None, piece
         return None
     other_gpu, other_ops, lo, hi, tail, base = part
     del part
-    _as_coded(other_gpu, other_ops, decode=True)
+    _from_codes(other_gpu, other_ops)
     trace.metadata(trace.head, SimpleNamespace(tail=tail, line0=0, base=base))
     merge(gpu, ops, other_gpu, other_ops)
     span.lo, span.hi = min(span.lo, lo), max(span.hi, hi)
@@ -215,7 +215,7 @@ def _second_half(send, path: Path, comma: int, chunk_bytes: int | None, t0: floa
         gpu.launch_first = {name: raw is not None for name, raw in gpu.launch_first.items()}
         _as_arrays(gpu, _FLOATS)
         _as_arrays(ops, _OP_FLOATS)
-        _as_coded(gpu, ops)
+        _as_codes(gpu, ops)
         data = pickle.dumps((gpu, ops, span.lo, span.hi, array.tail, array.base), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException:         # the parent reads the file in one pass and says what is wrong
         data = pickle.dumps(None)
@@ -268,23 +268,31 @@ def _as_arrays(columns, names: tuple) -> None:
 _REPEATED = (("gpu", "api_tid"), ("ops", "thread"), ("ops", "torch_flops"))
 
 
-def _as_coded(gpu: GpuEvents, ops: OpEvents, decode: bool = False) -> None:
-    """The _REPEATED columns as (codes, distinct values), or back (``decode``)."""
-    for owner, name in _REPEATED:
-        columns = gpu if owner == "gpu" else ops
+def _as_codes(gpu: GpuEvents, ops: OpEvents) -> None:
+    """The _REPEATED columns as (codes, distinct values), in the worker."""
+    for columns, name in _repeated(gpu, ops):
         values = getattr(columns, name)
-        if decode and isinstance(values, tuple):
+        try:
+            first, code = distinct(values, len(values))
+        except TypeError:                                # an unhashable value: the list crosses as it is
+            continue
+        setattr(columns, name, (code, [values[i] for i in first.tolist()]))
+
+
+def _from_codes(gpu: GpuEvents, ops: OpEvents) -> None:
+    """The _REPEATED columns back as lists, each distinct value one object."""
+    for columns, name in _repeated(gpu, ops):
+        values = getattr(columns, name)
+        if isinstance(values, tuple):
             code, distinct_values = values
             table = np.empty(len(distinct_values), dtype=object)
             for i, v in enumerate(distinct_values):      # one by one: a tuple value is one object
                 table[i] = v
             setattr(columns, name, table[code].tolist())
-        elif not decode:
-            try:
-                first, code = distinct(values, len(values))
-            except TypeError:                            # an unhashable value: the list crosses as it is
-                continue
-            setattr(columns, name, (code, [values[i] for i in first.tolist()]))
+
+
+def _repeated(gpu: GpuEvents, ops: OpEvents):
+    return [(gpu if owner == "gpu" else ops, name) for owner, name in _REPEATED]
 
 
 def _extend(columns, later, name: str) -> None:
