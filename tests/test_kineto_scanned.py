@@ -270,6 +270,51 @@ def test_a_key_ends_where_a_byte_by_byte_reading_ends_it():
                     assert jsongrammar.key_end(buf, 0, n) == _key_end_bytewise(text, n), (text, n)
 
 
+def _string_end_bytewise(text: bytes, n: int) -> int:
+    """jsongrammar.string_end as it read a byte at a time, before #36."""
+    i = 1
+    while i < n:
+        c = text[i]
+        if c == 34:
+            return i + 1
+        if c == 92:
+            if i + 1 >= n:
+                return jsonvalues.TRUNCATED
+            e = text[i + 1]
+            if e == 117:
+                if i + 5 >= n:
+                    return jsonvalues.TRUNCATED
+                if not all(chr(h) in "0123456789abcdefABCDEF" for h in text[i + 2:i + 6]):
+                    return jsonvalues.BAD
+                i += 6
+                continue
+            if e in b'"\\/bfnrt':
+                i += 2
+                continue
+            return jsonvalues.BAD
+        if c < 32:
+            return jsonvalues.BAD
+        i += 1
+    return jsonvalues.TRUNCATED
+
+
+def test_a_string_ends_where_a_byte_by_byte_reading_ends_it():
+    # eight bytes a step (jsongrammar.string_end): every length, an escape, a control
+    # or non-ASCII byte or a quote at every place, and the chunk's end anywhere
+    odds = (None, b"\\n", b"\\u00e9", b"\\uZZ00", b"\\q", b"\\", b"\x01", b"\x1f", b"\xc3\xa9", b"\x7f",
+            b"\x80", b"\xff", b'"', b'\\"')
+    for size in range(0, 20):
+        for odd in odds:
+            for at in ([None] if odd is None else range(size + 1)):
+                body = b"abcdefghijklmnopqrstuvwxyz"[:size]
+                if odd is not None:
+                    body = body[:at] + odd + body[at:]
+                text = b'"' + body + b'", 1'
+                for n in range(1, len(text) + 1):
+                    buf = np.frombuffer(text[:n], dtype=np.uint8)
+                    assert jsongrammar.string_end(buf, 0, n) == _string_end_bytewise(text, n), (text, n)
+
+
 def test_a_converted_number_is_what_python_reads():
     # random decimals, many with trailing zeros or past what a double holds: exact
     # ones equal float(text) bit for bit; the rest are left to Python

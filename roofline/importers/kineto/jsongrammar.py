@@ -39,38 +39,6 @@ def _hex(c):
     return (48 <= c <= 57) or (65 <= c <= 70) or (97 <= c <= 102)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def string_end(buf, i, n):
-    """The index after the string whose opening quote is at ``i``;
-    _TRUNCATED or _BAD (a control character or a bad escape: the msgspec
-    path reports those)."""
-    i += 1
-    while i < n:
-        c = buf[_U(i)]
-        if c == 34:
-            return i + 1
-        if c == 92:
-            if i + 1 >= n:
-                return _TRUNCATED
-            e = buf[_U(i + 1)]
-            if e == 117:                       # \u and four hex digits
-                if i + 5 >= n:
-                    return _TRUNCATED
-                for k in range(2, 6):
-                    if not _hex(buf[_U(i + k)]):
-                        return _BAD
-                i += 6
-                continue
-            if e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
-                i += 2
-                continue
-            return _BAD
-        if c < 32:                         # (UTF-8 is checked where a value is decoded, as
-            return _BAD                    # msgspec checks it: a skipped or raw value is not)
-        i += 1
-    return _TRUNCATED
-
-
 _ONES = np.uint64(0x0101010101010101)
 _HIGHS = np.uint64(0x8080808080808080)
 _QUOTES = np.uint64(0x2222222222222222)
@@ -100,6 +68,55 @@ def _key_bytes(w):
     q = w ^ _QUOTES
     b = w ^ _BACKSLASHES
     return ((q - _ONES) & ~q | (b - _ONES) & ~b | (w - _SPACES) & ~w | w) & _HIGHS
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _string_bytes(w):
+    """As _key_bytes, for a value's string: a byte past ASCII is text (UTF-8
+    is checked where a value is decoded), so only a quote, a backslash or
+    a control character ends its plain run."""
+    q = w ^ _QUOTES
+    b = w ^ _BACKSLASHES
+    return ((q - _ONES) & ~q | (b - _ONES) & ~b | (w - _SPACES) & ~w) & _HIGHS
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def string_end(buf, i, n):
+    """The index after the string whose opening quote is at ``i``;
+    _TRUNCATED or _BAD (a control character or a bad escape: the msgspec
+    path reports those). Plain runs eight bytes a step while the chunk
+    holds them (kernel names run to thousands of bytes)."""
+    i += 1
+    while i < n:
+        if i + 8 <= n:
+            m = _string_bytes(_word(buf, _U(i)))
+            if m == 0:
+                i += 8
+                continue
+            i += np.int64(trailing_zeros(m)) >> 3
+        c = buf[_U(i)]
+        if c == 34:
+            return i + 1
+        if c == 92:
+            if i + 1 >= n:
+                return _TRUNCATED
+            e = buf[_U(i + 1)]
+            if e == 117:                       # \u and four hex digits
+                if i + 5 >= n:
+                    return _TRUNCATED
+                for k in range(2, 6):
+                    if not _hex(buf[_U(i + k)]):
+                        return _BAD
+                i += 6
+                continue
+            if e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
+                i += 2
+                continue
+            return _BAD
+        if c < 32:                         # (UTF-8 is checked where a value is decoded, as
+            return _BAD                    # msgspec checks it: a skipped or raw value is not)
+        i += 1
+    return _TRUNCATED
 
 
 @njit(cache=True, nogil=True, _nrt=False)
