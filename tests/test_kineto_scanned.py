@@ -455,11 +455,34 @@ def test_the_command_line_loads_the_scanner_without_importing_scipy(tmp_path):
     path = tmp_path / "t.json"
     path.write_bytes(_trace(_bert_like(50)))
     code = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions\n"
-            f"r = kineto.read({str(path)!r}, ReadOptions(kineto_engine='scan', quick_numba_load=True))\n"
+            f"r = kineto.read({str(path)!r}, ReadOptions(kineto_engine='scan', stream=True, quick_numba_load=True))\n"
+            "from roofline.importers.kineto import jsonscan; assert jsonscan.scan.overloads\n"
             "print(len(r.kernels), 'scipy.linalg' in sys.modules, 'scipy' in sys.modules)\n"
             "import scipy.linalg; print(scipy.linalg.__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert int(out[0]) > 0 and out[1:] == ["False", "False", "scipy.linalg"]
+
+
+@pytest.mark.parametrize("cache", ["warm", "empty"])
+def test_the_command_line_loads_cached_code_without_numbas_whole_target(tmp_path, cache):
+    # cached machine code is loaded without numba's registries of implementations
+    # (kineto.numba_load); with no cache (a first run: NUMBA_CACHE_DIR empty) the
+    # target is loaded, SciPy hidden, and the scan compiled: the same kernels either way
+    path = tmp_path / "t.json"
+    path.write_bytes(_trace(_bert_like(50)))
+    code = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions\n"
+            f"r = kineto.read({str(path)!r}, ReadOptions(kineto_engine='scan', stream=True, quick_numba_load=True))\n"
+            "from roofline.importers.kineto import jsonscan\n"
+            "print(len(jsonscan.scan.overloads), sorted((k.name, k.count) for k in r.kernels) == sorted("
+            f"(k.name, k.count) for k in kineto.read({str(path)!r}, ReadOptions(kineto_engine='msgspec')).kernels))\n"
+            "print('numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules)\n")
+    env = dict(os.environ)
+    if cache == "empty":
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
+    else:       # this process's reads have written the cache the command line reads back
+        kineto.read(path, ReadOptions(kineto_engine="scan", stream=True))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["1", "True", "False" if cache == "warm" else "True", "False"]
 
 
 def _id_columns(path: Path, scanner) -> dict:

@@ -48,10 +48,10 @@ class ReadOptions:
     2); None: two for a plain file above ``kineto.halves.PARALLEL_ABOVE_BYTES``
     where a second core is free (``kineto.halves.two_cores``), else one.
 
-    ``quick_numba_load``: load numba's CPU target for the Kineto scanner
-    without its BLAS probe importing SciPy (``kineto.numba_load``; the
-    command line asks for this, a library caller's process is left as numba
-    leaves it).
+    ``quick_numba_load``: load numba for the Kineto scanner without
+    importing SciPy, and the scanner's cached machine code without numba's
+    whole CPU target (``kineto.numba_load``; the command line asks for
+    this, a library caller's process is left as numba leaves it).
 
     ``progress``: called as ``progress(done, total)`` (bytes; total None
     where not known, as inflating gzip) while a reader goes through a big
