@@ -210,8 +210,11 @@ def _record(buf, start, end, row, kind, col, out, floats):
     if kind == MARK:
         out[_U(row), _U(MARKS)] |= MARKED
         return
-    if kind == ARGS:                       # args that are not an object (null): the msgspec path
-        out[_U(row), _U(MARKS)] |= ODD_ARGS
+    if kind == ARGS:
+        # args null: none, as msgspec reads it (an event's args are an object
+        # or None; a flow's are not read); any other value is the msgspec path's
+        if not (end - start == 4 and buf[_U(start)] == 110):
+            out[_U(row), _U(MARKS)] |= ODD_ARGS
         return
     if kind == RAW:
         _put(out, floats, row, col, kind, start, end, 0.0, hash_of(buf, start, end), True)
