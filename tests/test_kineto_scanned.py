@@ -190,6 +190,10 @@ ODD = {
     "name not text": lambda t: t.replace(b'"name": "kernel_2"', b'"name": 2', 1),
     "empty name": lambda t: t.replace(b'"name": "kernel_2"', b'"name": ""', 1),
     "phase unknown": lambda t: t.replace(b'"ph": "s"', b'"ph": "Q"', 1),
+    "a collective's fields without its name": lambda t: t.replace(
+        b'"Record function id": 0', b'"Record function id": 0, "dtype": "Float", "Group size": 8, '
+        b'"In msg nelems": "x", "Process Group Name": [1], "Process Group Ranks": null').replace(
+        b'"device": 0,', b'"device": 0, "dtype": 3, "Out msg nelems": 1024,', 2),
     "collective args": lambda t: t.replace(b'"device": 0,', b'"device": 0, "Collective name": "allreduce",', 1),
     "counters": lambda t: t.replace(b'"device": 0,', b'"device": 0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5,', 1),
     "2021 schema": lambda t: t.replace(b'"cat": "kernel"', b'"cat": "Kernel"').replace(b'"External id"', b'"external id"')
@@ -233,6 +237,17 @@ def test_args_null_is_read_by_the_scanner_as_no_args(tmp_path, monkeypatch):
     path.write_bytes(text)
     result, counter = read_counting(path, 65536, monkeypatch)
     assert counter.handed_back == 0 and text.count(b'"args": null') > 3000
+    assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
+
+
+def test_a_collectives_fields_without_its_name_are_read_by_the_scanner(tmp_path, monkeypatch):
+    # dtype, sizes and group fields count only beside a collective's name (extras):
+    # alone they leave the event the scanner's, and its chunk with it
+    path = tmp_path / "t.json"
+    text = _trace(_bert_like(3000)).replace(b'"Record function id": 0', b'"Record function id": 0, "dtype": "Float"')
+    path.write_bytes(text.replace(b'"device": 0,', b'"device": 0, "Group size": 8, "Process Group Name": "0",'))
+    result, counter = read_counting(path, 65536, monkeypatch)
+    assert counter.handed_back == 0
     assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
 
 

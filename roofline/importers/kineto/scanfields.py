@@ -21,11 +21,13 @@ _ARGS_READ = [("External id", _J.INT), ("external id", _J.INT), ("correlation", 
               ("Input type", _J.RAW), ("Input Strides", _J.RAW), ("Concrete Inputs", _J.RAW),
               ("Fwd thread id", _J.RAW), ("flops", _J.RAW), ("kernel", _J.RAW), ("bytes", _J.RAW),
               ("size", _J.RAW), ("kind", _J.RAW)]
-# keys whose presence marks an event: a collective's arguments, Inductor's
+# keys whose presence marks an event: a collective's name, Inductor's
 # counts, the range profiler's counters (decode.py's rare fields), decoded by
-# msgspec from the event's own bytes (.scanned)
-_MARKED = ["Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
-           "Process Group Ranks", "kernel_flop", "kernel_num_gb", *decode.COUNTER_KEYS]
+# msgspec from the event's own bytes (.scanned). A collective's other fields
+# (sizes, dtype, group) are read only beside its name (extras.take_op,
+# take_kernel; msgspec types them all as any value), so alone they mark
+# nothing: an operator with a "dtype" arg sent its whole chunk to msgspec
+_MARKED = ["Collective name", "kernel_flop", "kernel_num_gb", *decode.COUNTER_KEYS]
 ARGS = [(key, kind, 7 + i) for i, (key, kind) in enumerate(_ARGS_READ)] + [(k, _J.MARK, 0) for k in _MARKED]
 COLUMN = {key: col for key, kind, col in TOP + ARGS if kind != _J.MARK and kind != _J.ARGS}
 WIDTH = 7 + len(_ARGS_READ)
