@@ -91,10 +91,15 @@ def _cast(name: str, args: Args, types: list, first: str) -> str:
     return ""
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def _frozen(x):
-    if isinstance(x, list):
-        return tuple(_frozen(v) for v in x)
-    return x if isinstance(x, (str, int, float, bool, type(None))) else repr(x)
+    """A decoded JSON value with its lists as tuples and anything but a
+    list or plain value (an object) as its text; one call per list."""
+    if type(x) is list:
+        return tuple([v if isinstance(v, _PLAIN) else _frozen(v) for v in x])
+    return x if isinstance(x, _PLAIN) else repr(x)
 
 
 def joined(labels) -> str:

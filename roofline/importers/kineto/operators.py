@@ -220,9 +220,12 @@ def _added(distinct: list, w) -> int:
 
 
 def _frozen(x):
-    if isinstance(x, list):
-        return tuple(_frozen(v) for v in x)
-    return x
+    """A decoded JSON value with its lists as tuples (hashable, as OpCall
+    holds them); leaves are not called for (one call per list, not per
+    value: a trace of distinct shapes freezes one call per operator)."""
+    if type(x) is not list:
+        return x
+    return tuple([_frozen(v) if type(v) is list else v for v in x])
 
 
 def _model(name, dims, types, strides, concrete) -> OpWork | None:
