@@ -25,6 +25,9 @@ from roofline.importers import kineto
 from roofline.importers.kineto import jsongrammar, jsonscan, jsonvalues, scanfields, scanned
 from roofline.importers.options import ReadOptions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import kineto_variants  # noqa: E402  (the traces generated differently of benchmarks/kineto_variants.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = (sorted((REALDATA / "kineto_trace").glob("*.json.gz")) + sorted((REALDATA / "pairs").glob("*.json.gz"))
           + sorted((ROOT / "tests" / "fixtures" / "serving").glob("*.json.gz"))
@@ -248,6 +251,18 @@ def test_a_collectives_fields_without_its_name_are_read_by_the_scanner(tmp_path,
     path.write_bytes(text.replace(b'"device": 0,', b'"device": 0, "Group size": 8, "Process Group Name": "0",'))
     result, counter = read_counting(path, 65536, monkeypatch)
     assert counter.handed_back == 0
+    assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
+
+
+@pytest.mark.parametrize("variant", list(kineto_variants.VARIANTS))
+def test_traces_generated_differently_are_scanned_and_read_as_msgspec_reads_them(variant, tmp_path, monkeypatch):
+    # benchmarks/kineto_variants.py's traces (layouts, key orders, times, names,
+    # schemas, extra events and args, cardinality): valid JSON, every chunk read
+    # by the scanner (none handed to msgspec), and the result msgspec's
+    path = kineto_variants.write(variant, 400, tmp_path)
+    json.loads(path.read_bytes())
+    result, counter = read_counting(path, 65536, monkeypatch)
+    assert counter.handed_back == 0 and counter.events >= 5 * 400
     assert everything(result) == everything(kineto.read(path, options("msgspec", 65536)))
 
 
