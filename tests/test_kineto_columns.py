@@ -4,12 +4,14 @@ out on, and the operator work gathered from them (#36: once per pair, not
 once per operator)."""
 from __future__ import annotations
 
+import json
 import pickle
+import random
 
 import numpy as np
 
 from roofline.importers.kineto.columns import ODD, Ids, distinct, int_column
-from roofline.importers.kineto.dtypes import op_dtypes
+from roofline.importers.kineto.dtypes import call_dtype, call_dtypes, op_dtypes
 from roofline.importers.kineto.geometry import Settled
 from roofline.importers.kineto.op_columns import OpEvents
 from roofline.importers.kineto.operators import _works
@@ -61,6 +63,31 @@ def test_op_dtypes_label_each_operator_from_its_pair():
     labels = op_dtypes(ops)
     assert labels.tolist() == ["fp32", "", "fp32", ""]          # "" at the end: launches without an operator
     assert np.array_equal(op_dtypes(OpEvents()), np.array([""], dtype=object))
+
+
+def test_calls_alike_in_what_their_label_says_share_one_label_worked_out_once():
+    # call_dtypes works a label out once per (types, which arguments are tensors,
+    # and a cast's name and concrete arguments): the same labels as call_dtype
+    # of each call, on random calls with shapes, non-shapes, casts and odd values
+    rng = random.Random(36)
+    dims_choices = [[2, 3], [], [4], [-1, 2], [True, 2], [[2], [3]], [2.0], "x", None, [{"a": 1}], [0, 5]]
+    types_choices = ["float", "c10::BFloat16", "c10::Half", "Scalar", "TensorList", "", "ScalarType", "int", 3]
+    concrete_choices = ["", "5", "15", "6", "False", "[1, 2]", 7]
+    ops = OpEvents()
+    for _ in range(3000):
+        size = rng.randrange(0, 4)
+        dims = [rng.choice(dims_choices) for _ in range(size)] if rng.random() > 0.05 else "odd"
+        types = [rng.choice(types_choices) for _ in range(rng.randrange(0, 4))]
+        concrete = [rng.choice(concrete_choices) for _ in range(rng.randrange(0, 4))]
+        key = (json.dumps(dims).encode(), json.dumps(types).encode(), None, json.dumps(concrete).encode())
+        for name in rng.sample(["aten::to", "aten::_to_copy", "aten::copy_", "aten::add", "aten::mm"], 2):
+            ops.names.append(name)                      # one call under two names: a cast's label is its own
+            ops.call.append(ops.call_of(key))
+    labels = call_dtypes(ops)
+    assert len(labels) > 2000 and len(set(labels.values())) > 5
+    for (name, c), label in labels.items():
+        dims, types, _, concrete = ops.decoded(c)
+        assert label == call_dtype(name, dims, types, concrete), (name, ops.calls[c])
 
 
 def test_distinct_ints_agrees_with_distinct_by_table_and_by_sorting():

@@ -185,6 +185,13 @@ class UnknownWork(LookupError):
     is unknown, never zero. The message says why (``unknown_reason``)."""
 
 
+def is_shape(dims) -> bool:
+    """Whether recorded dims are a tensor's shape: non-negative integers
+    (a bool is none). Which arguments are tensors follows from this and
+    their types alone (:meth:`Args.tensor`)."""
+    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in dims)
+
+
 class Args:
     """Positional access to a call's recorded arguments."""
 
@@ -200,9 +207,7 @@ class Args:
         if i >= len(dims) or i >= len(types):
             return None
         t, d = types[i], dims[i]
-        if t in _NOT_TENSOR or not isinstance(d, tuple):
-            return None
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in d):
+        if t in _NOT_TENSOR or not isinstance(d, tuple) or not is_shape(d):
             return None
         return Tensor(d, t)
 

@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ...ops.call import Args, OpCall
+from ...ops.call import Args, OpCall, is_shape
 from .columns import distinct_ints
 from .op_columns import OpEvents
 
@@ -113,12 +113,29 @@ def call_dtypes(ops: OpEvents, keys: tuple | None = None) -> dict[tuple, str]:
     told by its name). ``keys``: ``ops.call_keys()`` where already found
     (:class:`.nesting.Nesting`)."""
     out: dict[tuple, str] = {}
+    labels: dict[tuple, str] = {}
     for o in (ops.call_keys() if keys is None else keys)[0].tolist():
         name, c = ops.names[o], ops.call[o]
         if c >= 0:
             dims, types, _, concrete = ops.decoded(c)
-            out[(name, c)] = call_dtype(name, dims, types, concrete)
+            key = _label_key(name, dims, ops.calls[c])
+            label = labels.get(key)
+            if label is None:
+                label = labels[key] = call_dtype(name, dims, types, concrete)
+            out[(name, c)] = label
     return out
+
+
+def _label_key(name: str, dims, raw: tuple) -> tuple:
+    """What a call's label depends on (:func:`call_dtype`): its types, which
+    of its arguments are tensors (their dims a shape: :meth:`Args.tensor`),
+    and for a cast its name and concrete arguments. Calls alike in these get
+    one label, worked out once: a trace of many shapes (a server's steps)
+    has few of them. ``raw``: the call's (dims, types, strides, concrete) as
+    raw JSON."""
+    cast = name in CASTS_TO or name in COPY_INTO
+    shapes = tuple(isinstance(d, list) and is_shape(d) for d in dims) if isinstance(dims, list) else None
+    return (name if cast else None, raw[1], raw[3] if cast else None, shapes)
 
 
 def op_dtypes(ops: OpEvents, keys: tuple | None = None) -> np.ndarray:
