@@ -52,7 +52,7 @@ events; :mod:`.stream` for files larger than memory, and every gzip file,
 with :mod:`.scan` to find the top-level keys and where events end; in a
 big trace :mod:`.jsonscan`, compiled, reads the chunks of kernels, operators
 and runtime calls into arrays, with :mod:`.jsongrammar`, :mod:`.jsonvalues`,
-:mod:`.spancodes` and :mod:`.scanfields` (numba's target loaded by
+:mod:`.spancodes` and :mod:`.scanfields` (numba and their cached code loaded by
 :mod:`.numba_load`), and :mod:`.scanned` makes their columns; :mod:`.counts`
 checks counters and byte counts) ->
 :mod:`.events` (events -> columns: GPU activity, and the operator columns
