@@ -495,41 +495,46 @@ def test_api_time_by_name_is_the_same_floats_in_the_same_order(path):
     assert _api_time(path, scanned.Scanner()) == _api_time(path, None)
 
 
+def _as_the_command_line(path: Path, then: str, env: dict | None = None) -> list[str]:
+    """What ``then`` prints, in a fresh process that read ``path`` as the
+    command line reads it (the scanner, numba loaded quick: kineto.numba_load)."""
+    code = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions\n"
+            f"path = {str(path)!r}\n"
+            "r = kineto.read(path, ReadOptions(kineto_engine='scan', stream=True, quick_numba_load=True))\n"
+            "from roofline.importers.kineto import jsonscan\n" + then)     # (after: it imports numba)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=env).stdout.split()
+
+
 def test_the_command_line_loads_the_scanner_without_importing_scipy(tmp_path):
     # numba imports SciPy (a version check) and its BLAS probe scipy.linalg
-    # when the scanner loads; the CLI's reads hide SciPy for that moment
-    # (kineto.numba_load), and it still imports after
+    # when the scanner loads; the CLI's reads hide SciPy for that moment, and
+    # it still imports after
     path = tmp_path / "t.json"
     path.write_bytes(_trace(_bert_like(50)))
-    code = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions\n"
-            f"r = kineto.read({str(path)!r}, ReadOptions(kineto_engine='scan', stream=True, quick_numba_load=True))\n"
-            "from roofline.importers.kineto import jsonscan; assert jsonscan.scan.overloads\n"
-            "print(len(r.kernels), 'scipy.linalg' in sys.modules, 'scipy' in sys.modules)\n"
-            "import scipy.linalg; print(scipy.linalg.__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    out = _as_the_command_line(path, "assert jsonscan.scan.overloads\n"
+                               "print(len(r.kernels), 'scipy.linalg' in sys.modules, 'scipy' in sys.modules)\n"
+                               "import scipy.linalg; print(scipy.linalg.__name__)\n")
     assert int(out[0]) > 0 and out[1:] == ["False", "False", "scipy.linalg"]
 
 
 @pytest.mark.parametrize("cache", ["warm", "empty"])
 def test_the_command_line_loads_cached_code_without_numbas_whole_target(tmp_path, cache):
-    # cached machine code is loaded without numba's registries of implementations
-    # (kineto.numba_load); with no cache (a first run: NUMBA_CACHE_DIR empty) the
-    # target is loaded, SciPy hidden, and the scan compiled: the same kernels either way
+    # cached machine code is loaded without numba's registries of implementations;
+    # with no cache (a first run: NUMBA_CACHE_DIR empty) the target is loaded,
+    # SciPy hidden, and the scan compiled: the same kernels either way
     path = tmp_path / "t.json"
     path.write_bytes(_trace(_bert_like(50)))
-    code = ("import sys; from roofline.importers import kineto; from roofline.importers.options import ReadOptions\n"
-            f"r = kineto.read({str(path)!r}, ReadOptions(kineto_engine='scan', stream=True, quick_numba_load=True))\n"
-            "from roofline.importers.kineto import jsonscan\n"
-            "print(len(jsonscan.scan.overloads), sorted((k.name, k.count) for k in r.kernels) == sorted("
-            f"(k.name, k.count) for k in kineto.read({str(path)!r}, ReadOptions(kineto_engine='msgspec')).kernels))\n"
-            "print('numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules)\n")
     env = dict(os.environ)
     if cache == "empty":
         env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
     else:       # this process's reads have written the cache the command line reads back
         kineto.read(path, ReadOptions(kineto_engine="scan", stream=True))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.split() == ["1", "True", "False" if cache == "warm" else "True", "False"]
+    out = _as_the_command_line(path, "print(len(jsonscan.scan.overloads), sorted((k.name, k.count) for k in "
+                               "r.kernels) == sorted((k.name, k.count) for k in kineto.read(path, ReadOptions("
+                               "kineto_engine='msgspec')).kernels))\n"
+                               "print('numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules)\n", env)
+    assert out == ["1", "True", "False" if cache == "warm" else "True", "False"]
 
 
 def _id_columns(path: Path, scanner) -> dict:

@@ -1,21 +1,27 @@
 """numba loaded for the scanner (:mod:`.jsonscan`), where the command line
-asks, without importing SciPy, and its cached machine code loaded without
-loading numba's whole CPU target first.
+asks (``ReadOptions.quick_numba_load``): without importing SciPy, and its
+cached machine code without numba's whole CPU target. A library caller's
+process keeps numba's own behaviour unless it asks.
 
-Loading the scanner's cached machine code first loads numba's CPU target,
-and that imports ``numba.np.arraymath``, which imports ``scipy.linalg`` to
-learn whether a BLAS is there (about 0.2 s and 20 MB, a tenth of the
-scanner's load); roofline never uses SciPy. The probe's answer only picks
-how numba-compiled ``np.correlate``/``np.convolve`` take inner products
-(BLAS or a loop; ``np.dot`` asks for SciPy itself, later), so the command
-line (``ReadOptions.quick_numba_load``) loads the target with
-``scipy.linalg`` hidden for that moment. Where SciPy is not imported yet it
-is hidden whole: numba's own import imports it only to check its version
-(86 ms). A library caller's process keeps numba's own behaviour unless it
-asks.
+numba imports SciPy only to check its version (86 ms), and its CPU target,
+when loaded, imports ``scipy.linalg`` to learn whether a BLAS is there
+(about 0.2 s and 20 MB); roofline never uses SciPy. The probe's answer only
+picks how numba-compiled ``np.correlate``/``np.convolve`` take inner
+products (BLAS or a loop; ``np.dot`` asks for SciPy itself, later), so
+SciPy is hidden while numba is imported, and while its target is loaded.
+
+numba loads its whole CPU target (some 250 registries of implementations,
+60 modules) before every load of cached machine code, which needs none of
+them: the code is linked as it was compiled and called through its own
+compiled wrapper. Here a cached load reads the code alone; the load to a
+first scanned chunk went from 0.52 to 0.42 s (three alternating runs).
+Where there is no cached code (a first run, a new numba) or it does not
+load, the target is loaded, SciPy hidden, and numba's own load runs, then
+compiles as it always does (its compiler loads the target itself).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import sys
 
@@ -28,16 +34,23 @@ class _HiddenScipy(importlib.abc.MetaPathFinder):
 
     def find_spec(self, name, path, target=None):
         if name == self.hidden or name.startswith(self.hidden + "."):
-            raise ModuleNotFoundError(f"{name} (hidden while numba's CPU target loads)", name=name)
+            raise ModuleNotFoundError(f"{name} (hidden while numba loads)", name=name)
         return None
+
+
+@contextlib.contextmanager
+def _scipy_hidden():
+    finder = _HiddenScipy(whole="scipy" not in sys.modules)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def load_target(quick: bool) -> None:
     """Load numba now; where ``quick``, and neither its CPU target nor
-    ``scipy.linalg`` is loaded yet, without importing SciPy (numba's
-    version check), and with cached machine code loaded without loading
-    the whole target first (:func:`_cache_loads_without_refresh`); the
-    target is loaded, SciPy hidden, where something must be compiled."""
+    ``scipy.linalg`` is loaded yet, as the module doc says."""
     if not quick or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
     with _scipy_hidden():
@@ -48,15 +61,6 @@ def load_target(quick: bool) -> None:
     _cache_loads_without_refresh(caching.Cache)
 
 
-class _scipy_hidden:
-    def __enter__(self):
-        self.finder = _HiddenScipy(whole="scipy" not in sys.modules)
-        sys.meta_path.insert(0, self.finder)
-
-    def __exit__(self, *exc):
-        sys.meta_path.remove(self.finder)
-
-
 def _loaded_target(target_context) -> None:
     """numba's whole CPU target (its registries of implementations), SciPy hidden."""
     with _scipy_hidden():
@@ -64,16 +68,8 @@ def _loaded_target(target_context) -> None:
 
 
 def _cache_loads_without_refresh(cache_class) -> None:
-    """numba reloads its whole CPU target before every load of cached
-    machine code (``Cache.load_overload``): some 250 registries of
-    implementations, 60 modules, 0.09 s of the scanner's 0.43 s load
-    (python /tmp/norefresh.py, three alternating runs). Machine code read
-    back needs none of them: it is linked as it was compiled, and called
-    through its own compiled wrapper. So in this process a cached load
-    reads the code alone; where there is none (a first run, a new numba)
-    or it does not load, the target is loaded (SciPy hidden, as before)
-    and numba's own load runs, then compiles as it always does (its
-    compiler loads the target itself)."""
+    """``Cache.load_overload`` made to read cached code alone, loading
+    the target only where that finds nothing (the module doc says why)."""
     own = cache_class.load_overload
     if getattr(own, "_roofline_quick", False) or not hasattr(cache_class, "_load_overload"):
         return
