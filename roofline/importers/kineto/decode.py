@@ -424,13 +424,11 @@ def syntax_error(path, raw, exc: Exception, line0: int = 0, start: int = 0, offs
     byte: ``raw`` holds the file's text from its byte ``base`` on, starting
     at ``raw[start]``, with ``line0`` lines before it; byte 0 of what
     msgspec decoded is ``raw[offset]``."""
-    if isinstance(exc, UnicodeDecodeError):     # its position is in a string, not in raw
-        try:
-            bytes(raw).decode("utf-8")
-        except UnicodeDecodeError as where:
-            line = line0 + raw.count(b"\n", start, max(where.start, start)) + 1
-            return InputError(path, line, f"not UTF-8 text (byte {base + where.start - start}): "
-                              "save the trace as UTF-8")
+    if is_utf8_error(exc):            # where msgspec says, if it does, is in a string, not in raw
+        at = non_utf8_at(raw)
+        if at is not None:
+            line = line0 + raw.count(b"\n", start, max(at, start)) + 1
+            return InputError(path, line, f"not UTF-8 text (byte {base + at - start}): save the trace as UTF-8")
         return InputError(path, None, f"not UTF-8 text ({exc})")
     text = str(exc)
     at = byte_of(text)
@@ -439,6 +437,23 @@ def syntax_error(path, raw, exc: Exception, line0: int = 0, start: int = 0, offs
     at = max(at + offset, start)
     text = f"{text[:text.rfind('byte ')]}byte {base + at - start})"
     return InputError(path, line0 + raw.count(b"\n", start, at) + 1, f"not valid JSON: {text}")
+
+
+def is_utf8_error(exc: Exception) -> bool:
+    """Whether msgspec refused bytes that are not UTF-8: a
+    UnicodeDecodeError up to msgspec 0.22, a DecodeError saying so from
+    0.23 on (with no byte named)."""
+    return isinstance(exc, UnicodeDecodeError) or (isinstance(exc, msgspec.DecodeError) and "UTF-8" in str(exc))
+
+
+def non_utf8_at(raw) -> int | None:
+    """The offset of the first byte of ``raw`` that is not UTF-8 (one cut
+    short at its end included), or None where all of it is."""
+    try:
+        bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as where:
+        return where.start
+    return None
 
 
 no_gc = paused  # kept for the readers that import it from here

@@ -40,7 +40,9 @@ from .decode import (
     Trace,
     byte_of,
     events_type,
+    is_utf8_error,
     needs_comm_fields,
+    non_utf8_at,
     gunzip,
     refuse_utf16_without_bom,
     syntax_error,
@@ -247,8 +249,8 @@ class StreamedTrace:
         try:
             _META.decode(text)
         except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-            at = byte_of(str(exc))
-            if isinstance(exc, UnicodeDecodeError) or (at is not None and at < before):
+            at = non_utf8_at(text) if is_utf8_error(exc) else byte_of(str(exc))
+            if at is not None and at < before:
                 raise syntax_error(self.path, text, exc) from None
         except msgspec.ValidationError:
             pass
@@ -410,10 +412,9 @@ class EventArray:
                 _EVENTS[events_type(buf)].decode(view)
         except msgspec.ValidationError as exc:
             raise InputError(self.path, None, validation_message(exc, self.first)) from None
-        except UnicodeDecodeError as exc:
-            raise syntax_error(self.path, buf, exc, line0=self.line0, start=1, base=self.base) from None
-        except msgspec.DecodeError as exc:
-            at = byte_of(str(exc))
+        except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+            # (a character cut short by the chunk's end is no error: the slack)
+            at = non_utf8_at(buf) if is_utf8_error(exc) else byte_of(str(exc))
             if at is not None and at < len(buf) - slack:
                 raise syntax_error(self.path, buf, exc, line0=self.line0, start=1, base=self.base) from None
 
