@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -150,7 +151,8 @@ def _same(e, i):
     return e
 
 
-# name -> (each event's edit (event, kernel index) -> event, json.dumps options, the text between events)
+# name -> (each event's edit (event, kernel index) -> the event, or the events, to write; json.dumps
+# options; the text between events)
 VARIANTS = {
     "base": (_same, {"separators": (",", ":")}, ",\n"),
     "indent2": (_same, {"indent": 2}, ",\n"),
@@ -165,7 +167,7 @@ VARIANTS = {
     "str_ids": (_str_ids, {}, ",\n"),
     "schema2021": (_schema2021, {}, ",\n"),
     "no_launch_args": (_no_launch_args, {}, ",\n"),
-    "extra_events": (_same, {}, ",\n"),
+    "extra_events": (_extra, {}, ",\n"),
     "nested_args": (_nested, {}, ",\n"),
     "null_args": (_null_args, {}, ",\n"),
     "dtype_args": (_dtype, {}, ",\n"),
@@ -191,7 +193,8 @@ def write(name: str, kernels: int, folder: Path = Path("/tmp")) -> Path:
         first = True
         for j, e in enumerate(bert_trace.events(kernels)):
             i = j // 5                                   # the kernel's index (five events a kernel)
-            for event in (_extra(e, i) if name == "extra_events" else (edit(e, i),)):
+            edited = edit(e, i)
+            for event in ((edited,) if isinstance(edited, dict) else edited):
                 fh.write(("" if first else between) + json.dumps(event, **options))
                 first = False
         fh.write('\n], "displayTimeUnit": "ms"}\n')
@@ -201,7 +204,6 @@ def write(name: str, kernels: int, folder: Path = Path("/tmp")) -> Path:
 
 def handed_back(path: Path) -> str:
     """'N of M': the chunks the scanner handed to msgspec, of those it was given."""
-    import subprocess
     out = subprocess.run([sys.executable, "-c", COUNT, str(path)], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.split()
     scanned, back = int(out[0]), int(out[1])
